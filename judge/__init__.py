@@ -1,0 +1,1 @@
+"""Glue between the packages: one entry per game, used by ``cli.py`` and ``app.py``."""
