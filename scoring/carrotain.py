@@ -38,6 +38,8 @@ BOARDS_PER_SUCCESS = 2
 #: Most own chips the challenger takes (hidden, on success) / each other player takes (failure).
 CHIPS_PER_AWARD = 2
 COVERAGES = ("centre", "whole_dot")
+#: ``margin_mm`` reported for a chip when there is no challenge board, or its position is not finite.
+NO_BOARD_MARGIN_MM = -1.0e6
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,10 @@ class CarrotainOptions:
         Centre hole of a colourless / first-star chip, mm (``whole_dot`` only).
     sigma_factor : float
         How many sigmas the band spans when ``use_chip_sigma``.
+    min_confidence : float
+        Chips the detector is less sure of than this (``ChipReading.confidence``) are *uncertain*:
+        flagged, and a not-hidden uncertain chip may be a phantom, so the verdict is contested when
+        dropping uncertain (and flipping borderline) chips could change it.
     """
 
     coverage: str = "centre"
@@ -70,6 +76,7 @@ class CarrotainOptions:
     dot_diameter_mm: float = 7.0
     hole_diameter_mm: float = 6.0
     sigma_factor: float = 2.0
+    min_confidence: float = 0.5
 
     def __post_init__(self) -> None:
         if self.coverage not in COVERAGES:
@@ -333,6 +340,8 @@ def adjudicate(
     usable = [i for i, p in enumerate(polys) if p is not None]
     for a_pos, a in enumerate(usable):
         for b in usable[a_pos + 1:]:
+            if a not in challenge and b not in challenge:
+                continue  # a pile of unused boards beside the mat breaks no rule
             area = float(shapely.intersection(polys[a], polys[b]).area)
             if area > options.stack_overlap_mm2:
                 ida, idb = state.boards[a].id, state.boards[b].id
@@ -342,7 +351,9 @@ def adjudicate(
 
     # ---- chips against the challenge boards (vectorised)
     n = len(state.chips)
-    xy = np.array([c.xy_mm for c in state.chips], dtype=np.float64).reshape(n, 2)
+    xy_raw = np.array([c.xy_mm for c in state.chips], dtype=np.float64).reshape(n, 2)
+    bad_xy = ~np.all(np.isfinite(xy_raw), axis=1)
+    xy = np.where(bad_xy[:, None], 0.0, xy_raw)  # judged apart below; keeps NaN out of shapely
     x, y = xy[:, 0], xy[:, 1]
     points = shapely.points(xy) if n else np.empty(0, dtype=object)
     if challenge:
@@ -365,27 +376,38 @@ def adjudicate(
         radius = np.array([options.dot_diameter_mm / 2 if c.kind == "star" else options.hole_diameter_mm / 2
                            for c in state.chips], dtype=np.float64)
     margin = signed - radius
-    hidden = margin >= 0.0
+    margin[bad_xy | ~np.isfinite(margin)] = NO_BOARD_MARGIN_MM
+    hidden = (margin >= 0.0) & ~bad_xy
     chip_sigma = np.array([c.centre_sigma_mm for c in state.chips], dtype=np.float64)
     band = np.full(n, float(options.margin_mm))
     if options.use_chip_sigma:
         band = np.maximum(band, options.sigma_factor * np.hypot(chip_sigma, board_sigma))
-    borderline = np.abs(margin) <= band
+    borderline = (np.abs(margin) <= band) | bad_xy  # a chip with no usable position could be either
+    if np.any(bad_xy):
+        bad = [int(i) for i in np.flatnonzero(bad_xy)]
+        flags.append(Flag("bad_chip_position", f"chip(s) {_chip_list(bad)} have no finite position: "
+                          "counted as not hidden and borderline", {"chips": bad}))
+    confidence = np.array([c.confidence for c in state.chips], dtype=np.float64)
+    uncertain = confidence < options.min_confidence
+    if np.any(uncertain):
+        unc = [int(i) for i in np.flatnonzero(uncertain)]
+        flags.append(Flag("uncertain_chip", f"chip(s) {_chip_list(unc)} detected with confidence below "
+                          f"{options.min_confidence:g}: they may not be chips", {"chips": unc}))
 
+    # the first challenge board whose outline covers each centre (vectorised per board)
+    board_of: list[str | None] = [None] * n
+    for k in reversed(challenge):
+        for i in np.flatnonzero(shapely.intersects_xy(polys[k], x, y) & ~bad_xy) if n else ():
+            board_of[i] = state.boards[k].id
     chips: list[ChipJudgement] = []
     for i, c in enumerate(state.chips):
-        board = None
-        for k in challenge:
-            if shapely.intersects_xy(polys[k], x[i], y[i]):
-                board = state.boards[k].id
-                break
-        m = float(margin[i]) if math.isfinite(margin[i]) else -1e9
-        chips.append(ChipJudgement(i, c.kind, c.colour, (float(x[i]), float(y[i])), bool(hidden[i]),
-                                   m, bool(borderline[i]), board))
+        board = board_of[i]
+        chips.append(ChipJudgement(i, c.kind, c.colour, (float(xy_raw[i, 0]), float(xy_raw[i, 1])), bool(hidden[i]),
+                                   float(margin[i]), bool(borderline[i]), board))
 
     # ---- other boards covering a centre point
     for k in others:
-        under = np.flatnonzero(shapely.intersects_xy(polys[k], x, y)) if n else np.empty(0, dtype=int)
+        under = np.flatnonzero(shapely.intersects_xy(polys[k], x, y) & ~bad_xy) if n else np.empty(0, dtype=int)
         if len(under):
             bid = state.boards[k].id
             flags.append(Flag("other_board_covers",
@@ -407,8 +429,10 @@ def adjudicate(
     verdict = _verdict(n_not)
     bl = np.flatnonzero(borderline)
     bl_hidden = [int(i) for i in bl if hidden[i]]
-    bl_not = [int(i) for i in bl if not hidden[i]]
-    lo, hi = n_not - len(bl_not), n_not + len(bl_hidden)
+    # not-hidden chips that could drop out of the count: borderline ones first, then phantoms
+    could_drop = sorted((int(i) for i in bl if not hidden[i]), key=lambda i: abs(margin[i])) + \
+        [int(i) for i in np.flatnonzero(uncertain & ~hidden & ~borderline)]
+    lo, hi = n_not - len(could_drop), n_not + len(bl_hidden)
     contested = _verdict(lo) != _verdict(hi)
     other = None
     if contested:
@@ -420,12 +444,13 @@ def adjudicate(
             other_n = n_not + len(flip)
         else:
             need = n_not - MAX_NOT_HIDDEN
-            flip = sorted(bl_not, key=lambda i: abs(margin[i]))[:need]
+            flip = could_drop[:need]
             other_n = n_not - len(flip)
+        doubtful = sorted(set(int(i) for i in bl) | set(could_drop))
         flags.append(Flag("contested",
-                          f"verdict contested: borderline chip(s) {_chip_list(bl)} could give {other}",
-                          {"chips": [int(i) for i in bl], "other_reading": other,
-                           "margins_mm": [round(float(margin[i]), 2) for i in bl]}))
+                          f"verdict contested: borderline/uncertain chip(s) {_chip_list(doubtful)} could give {other}",
+                          {"chips": doubtful, "other_reading": other,
+                           "margins_mm": [round(float(margin[i]), 2) for i in doubtful]}))
     elif len(bl):
         flags.append(Flag("borderline",
                           f"chip(s) {_chip_list(bl)} lie within the measurement margin of an edge; "
@@ -465,7 +490,7 @@ def adjudicate(
     rule = f"success iff at most {MAX_NOT_HIDDEN} are not hidden"
     explanation.append(f"Reading 1 (as measured): {n_not} not hidden -> {verdict.upper()} ({rule}).")
     if contested:
-        how = "hidden" if other == "success" else "not hidden"
+        how = "hidden (or not chips)" if other == "success" else "not hidden"
         explanation.append(
             f"Reading 2 (borderline chip(s) {_chip_list(flip)} taken as {how}): {other_n} not hidden -> "
             f"{other.upper()}. The verdict is CONTESTED: check those chips by eye."

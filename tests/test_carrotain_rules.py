@@ -124,6 +124,9 @@ def test_stacked_boards_flagged_verdict_still_computed():
     flag = next(f for f in adj.flags if f.code == "stacked_boards")
     assert flag.data["overlap_mm2"] == pytest.approx(1000.0) and flag.data["boards"] == ["A", "B"]
     assert adj.verdict == "success" and adj.hidden == 2
+    # two unused boards piled beside the mat break no rule
+    piled = BOARDS + (BoardReading("C", square(400, 0), role="other"), BoardReading("D", square(450, 0), role="other"))
+    assert "stacked_boards" not in judge(hidden_chips(["red"]), boards=piled).flag_codes()
     # touching edge to edge (zero area) is not stacking
     touching = (BoardReading("A", square(0, 0)), BoardReading("B", square(100, 0)))
     assert "stacked_boards" not in judge(hidden_chips(["red"]), boards=touching).flag_codes()
@@ -178,6 +181,27 @@ def test_band_widens_with_sigma_and_shrinks_without():
     chips = outside_chips(["blue", "green"]) + [chip("blue", 97.0, 50, sigma=1.5)]  # 2*hypot(1.5, .2) = 3.03
     assert judge(chips).contested
     assert not judge(chips, use_chip_sigma=False).contested
+
+
+def test_uncertain_not_hidden_chip_may_be_a_phantom():
+    """3 not hidden, one of them detected with low confidence: failure as measured, success if it is no chip."""
+    chips = outside_chips(["blue", "green"]) + [ChipReading("star", "blue", (150, 90), 0.2, confidence=0.3)]
+    adj = judge(chips)
+    assert adj.verdict == "failure" and adj.contested and adj.other_reading == "success"
+    assert "uncertain_chip" in adj.flag_codes()
+    assert next(f for f in adj.flags if f.code == "contested").data["chips"] == [2]
+    # confident: not contested; uncertain but hidden: cannot lower the count either
+    assert not judge(chips, min_confidence=0.2).contested
+    hid = outside_chips(["blue", "green", "green"]) + [ChipReading("star", "red", (50, 50), 0.2, confidence=0.3)]
+    assert not judge(hid).contested
+
+
+def test_non_finite_chip_position_is_flagged_not_hidden_and_borderline():
+    chips = outside_chips(["blue", "green"]) + [chip("blue", float("nan"), 50)]
+    adj = judge(chips)
+    assert not adj.chips[2].hidden and adj.chips[2].borderline and adj.contested
+    assert "bad_chip_position" in adj.flag_codes()
+    json.dumps(adj.to_json(), allow_nan=True)
 
 
 def test_whole_dot_option():
