@@ -252,3 +252,84 @@ def test_bad_context_raises_value_error(players, challenger):
 def test_bad_option_raises():
     with pytest.raises(ValueError):
         CarrotainOptions(coverage="rim")
+
+
+# ------------------------------------------------------------------------------ independent check
+
+
+def _inside_ray(poly: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Even-odd ray casting (independent of shapely)."""
+    x, y = pts[:, 0:1], pts[:, 1:2]
+    x0, y0 = poly[:, 0], poly[:, 1]
+    x1, y1 = np.roll(x0, -1), np.roll(y0, -1)
+    crosses = ((y0 > y) != (y1 > y)) & (x < x0 + (y - y0) * (x1 - x0) / np.where(y1 == y0, 1e-300, y1 - y0))
+    return np.count_nonzero(crosses, axis=1) % 2 == 1
+
+
+def _edge_distance(poly: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Distance of each point to the nearest polygon edge (brute force over segments)."""
+    a, b = poly, np.roll(poly, -1, axis=0)
+    ab = b - a
+    t = np.clip(((pts[:, None, :] - a) * ab).sum(-1) / (ab * ab).sum(-1), 0, 1)
+    proj = a + t[..., None] * ab
+    return np.linalg.norm(pts[:, None, :] - proj, axis=-1).min(axis=1)
+
+
+def _placed(outline: np.ndarray, centre, angle: float, mirrored: bool) -> np.ndarray:
+    o = outline * ([-1, 1] if mirrored else [1, 1])
+    c, s = np.cos(angle), np.sin(angle)
+    return o @ np.array([[c, s], [-s, c]]) + centre
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_random_layouts_against_independent_count(seed):
+    """Real board outlines (components/default.json), random poses; chips random on a 600x420 mat.
+
+    Expected answers come from ray casting, brute-force edge distances and an enumeration of every
+    subset of borderline chips, independent of the module's shapely code.
+    """
+    from components import load_components
+
+    outlines = load_components()["carrotain"]["board"]["outlines_mm"]
+    rng = np.random.default_rng(seed)
+    ids = rng.choice(sorted(outlines), size=2, replace=False)
+    boards = tuple(BoardReading(str(k), _placed(np.asarray(outlines[k], float), (150 + 260 * i + rng.uniform(-20, 20),
+                                                                               210 + rng.uniform(-40, 40)),
+                                                rng.uniform(0, 2 * np.pi), bool(rng.integers(2))))
+                   for i, k in enumerate(ids))
+    players = ["red", "blue", "green"]
+    # most chips under the boards, 0-3 anywhere, 2 right next to an edge (borderline cases)
+    cand = rng.uniform([0, 0], [600, 420], size=(4000, 2))
+    under = cand[_inside_ray(boards[0].outline_mm, cand) | _inside_ray(boards[1].outline_mm, cand)]
+    near = [boards[j].outline_mm[rng.integers(len(boards[j].outline_mm))] + rng.normal(0, 1.0, 2) for j in (0, 1)]
+    centres = np.vstack([under[: rng.integers(5, 14)], rng.uniform([0, 0], [600, 420], (rng.integers(0, 4), 2)), near])
+    n = len(centres)
+    colours = rng.choice(players + ["pink", None], size=n)
+    chips = tuple(ChipReading("star" if c is not None else "colourless", None if c is None else str(c), tuple(p))
+                  for c, p in zip(colours, centres))
+    adj = adjudicate(CarrotainState(chips, boards), players, "blue", CarrotainOptions(use_chip_sigma=False))
+
+    inside = _inside_ray(boards[0].outline_mm, centres) | _inside_ray(boards[1].outline_mm, centres)
+    dist = np.minimum(_edge_distance(boards[0].outline_mm, centres), _edge_distance(boards[1].outline_mm, centres))
+    assert [c.hidden for c in adj.chips] == inside.tolist()
+    assert np.allclose([abs(c.margin_mm) for c in adj.chips], dist, atol=1e-6)
+    borderline = dist <= 1.5
+    assert [c.borderline for c in adj.chips] == borderline.tolist()
+    n_not = int(np.count_nonzero(~inside))
+    assert adj.not_hidden == n_not and adj.verdict == ("success" if n_not <= 2 else "failure")
+    readings = set()
+    idx = np.flatnonzero(borderline)
+    for mask in range(1 << len(idx)):
+        flipped = inside.copy()
+        for b, i in enumerate(idx):
+            if mask >> b & 1:
+                flipped[i] = not flipped[i]
+        readings.add("success" if np.count_nonzero(~flipped) <= 2 else "failure")
+    assert adj.contested == (len(readings) == 2)
+    own = {p: [i for i in range(n) if colours[i] == p] for p in players}
+    if adj.verdict == "success":
+        want = {p: sum(not inside[i] for i in own[p]) for p in players}
+        want["blue"] += min(2, sum(inside[i] for i in own["blue"]))
+    else:
+        want = {p: 0 if p == "blue" else min(2, len(own[p])) for p in players}
+    assert {p: a["chips"] for p, a in adj.awards.items()} == want
