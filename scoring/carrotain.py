@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 import shapely
@@ -83,6 +83,41 @@ class CarrotainOptions:
             raise ValueError(f"coverage must be one of {COVERAGES}, not {self.coverage!r}")
         if self.margin_mm < 0:
             raise ValueError(f"margin_mm must be >= 0, not {self.margin_mm}")
+
+    def to_json(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_json(cls, obj: dict | None) -> CarrotainOptions:
+        """Options from a context's ``"options"`` object (missing keys keep their defaults).
+
+        Raises
+        ------
+        ValueError
+            An unknown key or a value of the wrong type, named in the message.
+        """
+        if not obj:
+            return cls()
+        if not isinstance(obj, dict):
+            raise ValueError(f"options must be an object, not {type(obj).__name__}")
+        known = {f.name: f for f in fields(cls)}
+        unknown = sorted(set(obj) - set(known))
+        if unknown:
+            raise ValueError(f"unknown carrotain option(s) {unknown}; known: {sorted(known)}")
+        values = {}
+        for key, value in obj.items():
+            default = getattr(cls(), key)
+            if isinstance(default, bool):
+                if not isinstance(value, bool):
+                    raise ValueError(f"option {key} must be true or false, not {value!r}")
+            elif isinstance(default, float):
+                if isinstance(value, bool) or not isinstance(value, int | float):
+                    raise ValueError(f"option {key} must be a number, not {value!r}")
+                value = float(value)
+            elif not isinstance(value, str):
+                raise ValueError(f"option {key} must be a string, not {value!r}")
+            values[key] = value
+        return cls(**values)
 
     def describe(self) -> str:
         """One line naming the options, for the explanation."""

@@ -254,6 +254,16 @@ def test_bad_option_raises():
         CarrotainOptions(coverage="rim")
 
 
+def test_options_from_context_json():
+    opts = CarrotainOptions.from_json({"coverage": "whole_dot", "margin_mm": 2, "use_chip_sigma": False})
+    assert opts == CarrotainOptions(coverage="whole_dot", margin_mm=2.0, use_chip_sigma=False)
+    assert CarrotainOptions.from_json(None) == CarrotainOptions() == CarrotainOptions.from_json({})
+    assert CarrotainOptions.from_json(opts.to_json()) == opts
+    for bad in ({"margin": 2}, {"margin_mm": "2"}, {"use_chip_sigma": 1}, {"coverage": "rim"}, {"coverage": 3}):
+        with pytest.raises(ValueError):
+            CarrotainOptions.from_json(bad)
+
+
 # ------------------------------------------------------------------------------ independent check
 
 
