@@ -167,6 +167,8 @@ class Ledger:
                 raise LedgerError(f"{self.path}: cannot switch to WAL mode (got {mode})")
         c.execute(f"PRAGMA synchronous = {self.config.synchronous}")
         c.execute("PRAGMA foreign_keys = ON")
+        if c.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+            return  # the usual case: no write lock taken just to open
         with self._tx() as cur:
             version = cur.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:

@@ -149,11 +149,8 @@ class CarrotainGame:
     @classmethod
     def from_json(cls, obj: dict) -> CarrotainGame:
         """Rebuild from players, initial boards and the rounds (derived fields are recomputed)."""
-        game = new_game(obj["players"], obj.get("initial_boards", DEFAULT_BOARDS),
-                        int(obj.get("chips_per_colour", CHIPS_PER_COLOUR)))
-        for r in obj.get("rounds", []):
-            game = _apply_summary(game, RoundSummary.from_json(r))
-        return game
+        return replay(obj["players"], obj.get("rounds", []), obj.get("initial_boards", DEFAULT_BOARDS),
+                      int(obj.get("chips_per_colour", CHIPS_PER_COLOUR)))
 
 
 def new_game(players: Sequence[str], boards: Sequence[str] = DEFAULT_BOARDS,
@@ -240,14 +237,20 @@ def apply_round(game: CarrotainGame, challenger: str, adjudication: CarrotainAdj
     return _apply_summary(game, summary)
 
 
+def replay(players: Sequence[str], summaries: Sequence[RoundSummary | dict], boards: Sequence[str] = DEFAULT_BOARDS,
+           chips_per_colour: int = CHIPS_PER_COLOUR) -> CarrotainGame:
+    """A game rebuilt from round summaries (objects or their JSON, e.g. the ledger's live rounds)."""
+    game = new_game(players, boards, chips_per_colour)
+    for s in summaries:
+        game = _apply_summary(game, s if isinstance(s, RoundSummary) else RoundSummary.from_json(s))
+    return game
+
+
 def undo_last(game: CarrotainGame) -> CarrotainGame:
     """The game rebuilt from every round but the last; ValueError when there is no round."""
     if not game.rounds:
         raise ValueError("no round to undo")
-    rebuilt = new_game(game.players, game.initial_boards, game.chips_per_colour)
-    for summary in game.rounds[:-1]:
-        rebuilt = _apply_summary(rebuilt, summary)
-    return rebuilt
+    return replay(game.players, game.rounds[:-1], game.initial_boards, game.chips_per_colour)
 
 
 def game_over(game: CarrotainGame) -> GameEnd | None:

@@ -183,3 +183,36 @@ def test_default_path_from_env_or_cwd(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     led = Ledger()
     assert led.path == "table_judge.sqlite" and (tmp_path / "table_judge.sqlite").exists()
+
+
+def test_a_carrotain_game_kept_in_the_ledger_survives_reopen_and_undo(tmp_path):
+    """Rounds stored as RoundSummary JSON; a fresh Ledger replays them to the same game, undo included."""
+    from scoring.carrotain import adjudicate
+    from scoring.carrotain_game import apply_round, new_game, replay, undo_last
+    from scoring.carrotain_state import BoardReading, CarrotainState, ChipReading
+
+    sq = np.array([[0, 0], [100, 0], [100, 100], [0, 100]], float)
+    players = ["red", "blue"]
+    path = tmp_path / "game.sqlite"
+    led = Ledger(path)
+    sid = led.start_session("carrotain", players, {"coverage": "centre"})
+    game = new_game(players)
+    for k, (challenger, out) in enumerate([("red", 1), ("blue", 3), ("blue", 0)]):
+        chips = (ChipReading("star", "red", (50, 50)),) + tuple(ChipReading("star", "blue", (150, 20 * i + 10))
+                                                               for i in range(out))
+        state = CarrotainState(chips, (BoardReading("ABC"[k], sq), BoardReading("DEF"[k], sq + [200, 0])))
+        adj = adjudicate(state, players, challenger)
+        jid = led.record_judgement("carrotain", state.to_json(), adj.to_json(), session_id=sid)
+        game = apply_round(game, challenger, adj, judgement_id=jid)
+        led.add_round(sid, jid, game.rounds[-1].to_json())
+    led.close()
+
+    again = Ledger(path)
+    s = again.session(sid)
+    rebuilt = replay(s.players, [r.summary for r in again.rounds(sid)])
+    assert rebuilt == game
+    # r1 red succeeds: red 2 boards + 1 own hidden, blue 1 not-hidden chip; r2 blue fails: red takes its 1 chip;
+    # r3 blue succeeds with no own chip hidden: 2 boards
+    assert rebuilt.points() == {"red": 2 + 1 + 1, "blue": 1 + 2}
+    assert again.undo_last_round(sid)
+    assert replay(s.players, [r.summary for r in again.rounds(sid)]) == undo_last(game)
