@@ -241,6 +241,10 @@ def _score_player(k: int, players: Sequence[CmykPlayer], mosaic: MosaicState, re
 
     counted: list[tuple[str, int]] = []
     for c in res.cards:
+        if c.status == "unanswered" and c.card in SCORING_CARDS:
+            bd.append((c.card, 0))
+            lines.append(f"{who}: {c.card} not scored: {c.note} (needs_answer)")
+            continue
         if not c.counted or c.card in ("do_more", "never_mind"):
             continue
         counted.append((c.card, c.multiplier))
@@ -270,11 +274,8 @@ def _score_player(k: int, players: Sequence[CmykPlayer], mosaic: MosaicState, re
             p = o.mirror_ud_points * m if geo.mirror_ud else 0
             why = "shape symmetric up-down" if geo.mirror_ud else "shape not symmetric up-down"
         elif c.card == "want_this_colour":
-            if c.answer is None:
-                p, why = 0, "needs the unused personal card (not entered): not scored"
-            else:
-                p, why = card_points(c.answer)
-                p *= m
+            p, why = card_points(c.answer)
+            p *= m
         elif c.card == "neighbour_colour":
             if len(players) < 2:
                 p, why = 0, "no right-hand neighbour (one player)"
