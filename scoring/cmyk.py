@@ -26,8 +26,8 @@ from scoring.flags import Flag
 from scoring.ranking import RankEntry, Ranking, rank_players
 
 __all__ = [
-    "CardAnswers", "CmykOptions", "CmykPlayer", "CmykResult", "PersonalCard", "PlayerScore",
-    "parse_cmyk_context", "parse_cmyk_options", "score_game",
+    "CardAnswers", "CmykContext", "CmykOptions", "CmykPlayer", "CmykResult", "PersonalCard", "PlayerScore",
+    "adjudicate_mosaics", "parse_cmyk_context", "parse_cmyk_options", "parse_context", "score_game",
 ]
 
 
@@ -438,3 +438,30 @@ def parse_cmyk_options(obj: dict) -> CmykOptions:
         if key not in known:
             raise ValueError(f"options.{key}: unknown option (known: {', '.join(known)})")
     return CmykOptions(**raw)
+
+
+@dataclass(frozen=True)
+class CmykContext:
+    """Everything a CLI/page context says about a CMYK! game (see :func:`parse_context`)."""
+
+    players: tuple[CmykPlayer, ...]
+    public_cards: tuple[str, ...]
+    answers: CardAnswers = CardAnswers()
+    options: CmykOptions = CmykOptions()
+
+
+def parse_context(obj: dict) -> CmykContext:
+    """The whole context object (players, public_cards, optional answers and options) -> CmykContext.
+
+    Raises
+    ------
+    ValueError
+        Naming the bad field (the CLI turns it into exit 2).
+    """
+    players, cards, answers = parse_cmyk_context(obj)
+    return CmykContext(players, cards, answers, parse_cmyk_options(obj))
+
+
+def adjudicate_mosaics(mosaics: Sequence[MosaicState], ctx: CmykContext) -> dict:
+    """Score one mosaic per player (context order) and return the CLI contract's JSON fields."""
+    return score_game(ctx.players, mosaics, ctx.public_cards, ctx.answers, ctx.options).to_json()

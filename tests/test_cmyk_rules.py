@@ -18,8 +18,10 @@ from scoring.cmyk import (
     CmykOptions,
     CmykPlayer,
     PersonalCard,
+    adjudicate_mosaics,
     parse_cmyk_context,
     parse_cmyk_options,
+    parse_context,
     score_game,
 )
 from scoring.cmyk_cards import resolve_cards
@@ -255,3 +257,14 @@ def test_parse_context():
         parse_cmyk_options({"options": {"nope": 1}})
     with pytest.raises(ValueError, match="mosaics"):
         score_game([AKI], [M1, M2], [])
+
+
+def test_context_to_judgement():
+    ctx = parse_context({"players": [{"name": "Aki", "personal_card": {"colour": "cyan", "level": 0}},
+                                     {"name": "Ben", "personal_card": {"colour": "magenta", "level": 3}}],
+                         "public_cards": ["make_it_wide", "do_more"], "options": {"horizontal": "P"}})
+    assert ctx.options.horizontal == "P"
+    out = adjudicate_mosaics([ROW8, M1], ctx)
+    assert out["game"] == "cmyk" and out["ranking"][0] in ("Aki", "Ben")
+    # turned so that P edges are horizontal, the 8-tile row is a zig-zag of runs of 2: 1 point x2
+    assert out["players"]["Aki"]["breakdown"]["make_it_wide"] == 2
