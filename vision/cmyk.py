@@ -45,6 +45,7 @@ class CmykVisionConfig:
     min_tile_confidence: float = 0.6
     min_edge_confidence: float = 0.7
     ground_disagree_levels: float = 1.3
+    ground_summary_share: float = 0.4
     max_vertex_residual_mm: float = 3.0
     marker_black_inset_mm: float = 3.0
     marker_white_out_mm: float = 4.0
@@ -388,6 +389,12 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
                                   "follow the clockwise cyan-magenta-yellow order", {"cells": [list(cell)]}))
             verts = frame.to_table(tl.cell_vertices(*cell, e))
             outlines[cell] = mapper.to_px(verts)
+        mvg = [f for f in flags if f.code == "marks_vs_ground"]
+        if len(mvg) > config.ground_summary_share * len(tiles):
+            flags = [f for f in flags if f.code != "marks_vs_ground"]
+            flags.append(Flag("ground_colours_unreliable", f"the ground colours of {len(mvg)} of {len(tiles)} tiles "
+                              "disagree with their marks (colour cast or uneven light): levels rest on the marks",
+                              {"cells": []}))
         flags.extend(_contact_flags(tiles, config))
     return MosaicDetection(state=MosaicState(tiles=tuple(tiles), flags=tuple(flags)), frame=frame,
                            tile_outlines_px=outlines)
