@@ -34,6 +34,7 @@ class CmykVisionConfig:
     close_mm: float = 6.0
     region_margin_mm: float = 12.0
     min_ink_share: float = 0.05
+    min_tile_area_share: float = 0.2
     sample_step_mm: float = 0.6
     band_inner_mm: float = 0.9
     band_outer_mm: float = 5.4
@@ -151,22 +152,24 @@ def _find_mosaic_region(image, mapper, black, white, config) -> tuple[tuple, np.
     k = max(3, int(round(config.close_mm / mpp)) | 1)
     closed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     n, comp, stats, _ = cv2.connectedComponentsWithStats(closed)
-    best, best_area = None, 0
+    keep = []
     for c in range(1, n):
         area = stats[c, cv2.CC_STAT_AREA]
-        if area < (config.edge_mm ** 2 * 0.2) / mpp ** 2 or area <= best_area:
+        if area < config.min_tile_area_share * config.edge_mm ** 2 / mpp ** 2:
             continue
         labs = lab[comp == c]
         share = np.bincount(labs[labs >= 0], minlength=3) / max(1, len(labs))
         if share.min() < config.min_ink_share:
             continue
-        best, best_area = c, area
-    if best is None:
+        keep.append(c)
+    if not keep:
         return None
-    x, y, w, h = stats[best, :4]
+    # one mosaic per photo: every tile-like blob belongs to it (a split mosaic stays whole)
+    sel = np.isin(comp, keep)
+    ys, xs = np.nonzero(sel)
     m = config.region_margin_mm
-    region = (x0 + x * mpp - m, y0 + y * mpp - m, x0 + (x + w) * mpp + m, y0 + (y + h) * mpp + m)
-    ys, xs = np.nonzero(comp == best)
+    region = (x0 + xs.min() * mpp - m, y0 + ys.min() * mpp - m, x0 + (xs.max() + 1) * mpp + m,
+              y0 + (ys.max() + 1) * mpp + m)
     centre = np.array([x0 + xs.mean() * mpp, y0 + ys.mean() * mpp])
     return region, centre
 

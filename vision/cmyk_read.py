@@ -29,9 +29,9 @@ INK_HUES_256 = (140, 231, 38)
 class ReadConfig:
     """Tunables of tile reading."""
 
-    ink_min_chroma: float = 0.5
+    ink_min_chroma: float = 0.7
     ink_min_value: float = 0.4
-    ink_hue_tolerance_256: int = 16
+    ink_hue_tolerance_256: int = 14
     ground_sigma_levels: float = 0.55
     mark_sigma_floor: float = 0.03
     mark_samples_per_independent: float = 4.0
