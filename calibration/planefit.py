@@ -267,7 +267,8 @@ def _solve(nominal_mm, obs_px, lens0, n_radial, rot, grow, config) -> _Solved:
     H0, _ = cv2.findHomography(nominal_mm.reshape(-1, 2), und_obs, 0)
     if H0 is None:
         raise np.linalg.LinAlgError("degenerate marker corners")
-    prob = _Problem(nominal_mm, obs_px, H0, lens0, n_radial, rot, grow)
+    # a fixed (profile) lens: fit in undistorted px; a fitted radial lens: fit in photo px
+    prob = _Problem(nominal_mm, und_obs if n_radial == 0 else obs_px, H0, lens0, n_radial, rot, grow)
     x, fun = _levenberg_marquardt(prob, prob.n_params(), config)
     H, rot_rad, grow_mm, lens = prob.unpack(x)
     r2 = np.sum(fun.reshape(prob.M, 4, 2) ** 2, axis=2)
