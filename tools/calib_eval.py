@@ -98,7 +98,7 @@ def main() -> None:
                 f"{cond.tilt_deg:4.1f} h {cond.height_mm:4.0f} fov {cond.hfov_deg:4.1f} motion {cond.motion_px:.1f} | "
                 f"{cal.model:34s} rms {cal.reprojection_error_mm:.2f} map {e0.mean():.2f}/{e0.max():.2f} "
                 f"plain {ep.max():.2f} k1fit {cal.lens.k1 if cal.lens else 0:+.3f} "
-                f"grow {cal.edge_growth_mm:+.2f}"
+                f"grow {cal.edge_growth_mm:+.2f} chroma {np.ptp(norm):.3f} {cond.hard_kinds}"
             )
         rows["hard" if hard else "normal"].append(
             dict(
@@ -112,6 +112,7 @@ def main() -> None:
                 dh=abs(cam.height_mm - true_c[2]) / true_c[2] if cam else np.nan,
                 dtilt=abs(cam.tilt_deg - cond.tilt_deg) if cam else np.nan,
                 rms=cal.reprojection_error_mm,
+                hand=cond.hand is not None,
                 chroma=float(np.ptp(norm)),
                 chroma_local=float(np.ptp(local)),
                 chroma_raw=float(np.ptp(raw / max(raw.max(), 1.0))),
@@ -150,10 +151,13 @@ def main() -> None:
             f" tilt error median {np.nanmedian(col['dtilt']):.2f} deg, p95 {pct(col['dtilt'], 95):.2f} deg"
         )
         print(f"  corner RMS (reported) median {np.median(col['rms']):.3f} mm")
+        free = ~col["hand"].astype(bool)  # a hand may cover the card
         print(
-            f"  grey card chroma (max-min of channels): normalised median {np.median(col['chroma']):.3f}, "
-            f"p95 {pct(col['chroma'], 95):.3f}; local ref median {np.median(col['chroma_local']):.3f}; "
-            f"raw median {np.median(col['chroma_raw']):.3f}; level median {np.median(col['level']):.3f}"
+            f"  grey card chroma (max-min of channels, {free.sum()} photos without a hand): normalised median "
+            f"{np.median(col['chroma'][free]):.3f}, p95 {pct(col['chroma'][free], 95):.3f}, worst "
+            f"{col['chroma'][free].max():.3f}; local ref median {np.median(col['chroma_local'][free]):.3f}; "
+            f"raw median {np.median(col['chroma_raw'][free]):.3f}, p95 {pct(col['chroma_raw'][free], 95):.3f}; "
+            f"level median {np.median(col['level'][free]):.3f}"
         )
         print(
             f"  time ms: detect median {np.median(col['ms_detect']):.1f}, fit median {np.median(col['ms_fit']):.1f}"
