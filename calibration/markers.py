@@ -91,10 +91,28 @@ class MarkerDetections:
 
 @dataclass(frozen=True)
 class MarkerDetectorConfig:
-    """Tunables of ArUco detection."""
+    """Tunables of ArUco detection.
+
+    Attributes
+    ----------
+    corner_refinement_win_px : int
+        Sub-pixel corner refinement window.
+    adaptive_thresh_win_min_px, adaptive_thresh_win_max_px, adaptive_thresh_win_step_px : int
+        Adaptive-threshold windows of the first pass (3, 13, 23: fast, and OpenCV's own default).
+    retry_win_min_px, retry_win_max_px : int
+        Windows of a second pass run only when the first misses layout markers (large, blurred or
+        low-contrast markers); its finds are merged in. Many windows in one pass can lose markers when
+        OpenCV groups their candidates, which is why this is a separate pass.
+    min_marker_perimeter_rate : float
+        Smallest marker perimeter as a fraction of the image's larger side.
+    """
 
     corner_refinement_win_px: int = 5
-    adaptive_thresh_win_max_px: int = 53
+    adaptive_thresh_win_min_px: int = 3
+    adaptive_thresh_win_max_px: int = 23
+    adaptive_thresh_win_step_px: int = 10
+    retry_win_min_px: int = 23
+    retry_win_max_px: int = 63
     min_marker_perimeter_rate: float = 0.02
 
 
@@ -120,28 +138,42 @@ def detect_markers(
         Only ids that belong to the layout; a duplicated id keeps its largest instance.
     """
     gray = cv2.cvtColor(image_rgb, cv2.COLOR_RGB2GRAY) if image_rgb.ndim == 3 else image_rgb
-    params = cv2.aruco.DetectorParameters()
-    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
-    params.cornerRefinementWinSize = config.corner_refinement_win_px
-    params.adaptiveThreshWinSizeMax = config.adaptive_thresh_win_max_px
-    params.minMarkerPerimeterRate = config.min_marker_perimeter_rate
-    detector = cv2.aruco.ArucoDetector(aruco_dictionary(layout.dictionary), params)
-    corners, ids, rejected = detector.detectMarkers(gray)
+    dictionary = aruco_dictionary(layout.dictionary)
     best: dict[int, np.ndarray] = {}
     others: set[int] = set()
-    if ids is not None:
+    rejected_n = 0
+    passes = [
+        (config.adaptive_thresh_win_min_px, config.adaptive_thresh_win_max_px),
+        (config.retry_win_min_px, config.retry_win_max_px),
+    ]
+    for k, (win_min, win_max) in enumerate(passes):
+        if k > 0 and len(best) == len(layout.centres_mm):
+            break
+        params = cv2.aruco.DetectorParameters()
+        params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+        params.cornerRefinementWinSize = config.corner_refinement_win_px
+        params.adaptiveThreshWinSizeMin = win_min
+        params.adaptiveThreshWinSizeMax = win_max
+        params.adaptiveThreshWinSizeStep = config.adaptive_thresh_win_step_px
+        params.minMarkerPerimeterRate = config.min_marker_perimeter_rate
+        corners, ids, rejected = cv2.aruco.ArucoDetector(dictionary, params).detectMarkers(gray)
+        rejected_n = max(rejected_n, 0 if rejected is None else len(rejected))
+        if ids is None:
+            continue
         for c, i in zip(corners, ids.ravel()):
             i = int(i)
             if i not in layout.centres_mm:
                 others.add(i)
                 continue
             c = c.reshape(4, 2).astype(np.float64)
+            if i in best and k > 0:
+                continue  # the first pass's find stands
             if i not in best or cv2.contourArea(c.astype(np.float32)) > cv2.contourArea(best[i].astype(np.float32)):
                 best[i] = c
     keys = sorted(best)
     return MarkerDetections(
         ids=np.array(keys, dtype=int),
         corners_px=np.array([best[k] for k in keys], dtype=np.float64).reshape(-1, 4, 2),
-        rejected=0 if rejected is None else len(rejected),
+        rejected=rejected_n,
         other_ids=tuple(sorted(others)),
     )
