@@ -17,6 +17,10 @@ Geometry decisions (named, listed in the explanation):
   ``max(options.margin_mm, 2 * hypot(chip sigma, nearest board's sigma))`` (the sigma term only when
   ``use_chip_sigma``). The verdict is **contested** when flipping some subset of the borderline
   chips changes it; the other verdict is then reported next to the measured one.
+- A chip read with ``confidence < min_confidence`` is *uncertain*: if it is not hidden it may be a
+  phantom, so dropping it is one more way the verdict could change (contested, flagged).
+- Stacking is checked for every pair of boards that includes a challenge board (unused boards piled
+  beside the mat break no rule).
 """
 
 from __future__ import annotations
