@@ -10,7 +10,7 @@ the same sd at the board's rim), reports those sigmas, and is adjudicated. Print
 - wrong & contested: differs, but the judge said it could go either way;
 - contested (all): how often players are asked to look (false alarms included).
 
-Usage: ``python tools/eval_carrotain_rules.py [--layouts 400] [--seed 0]``. Standard library + numpy.
+Usage: ``python tools/eval_carrotain_rules.py [--layouts 400] [--seed 0]``. numpy + shapely.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from shapely import Polygon, union_all
+from shapely import intersects_xy as inside
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -44,9 +46,6 @@ def make_layout(rng: np.random.Generator, outlines: dict) -> tuple[list[np.ndarr
         centre = (150 + 260 * i + rng.uniform(-20, 20), 210 + rng.uniform(-40, 40))
         boards.append(o @ _rot(rng.uniform(0, 2 * np.pi)) + centre)
     cand = rng.uniform([0, 0], [600, 420], size=(4000, 2))
-    from shapely import Polygon, union_all
-    from shapely import intersects_xy as inside
-
     union = union_all([Polygon(b) for b in boards])
     under = cand[inside(union, cand[:, 0], cand[:, 1])]
     near = [boards[j % 2][rng.integers(len(boards[j % 2]))] + rng.normal(0, 2.0, 2) for j in range(rng.integers(0, 4))]
