@@ -339,6 +339,16 @@ def score_game(players: Sequence[CmykPlayer], mosaics: Sequence[MosaicState], pu
                                      if f.name != "total_alternatives"},
                                   total_alternatives=tuple(sorted({s.total, alt.total}))))
         flags.extend(mosaic_flags(players[k].name, mosaic, s.illegal, options.min_confidence))
+        sure = tuple(t for t in mosaic.tiles if t.confidence >= options.min_confidence)
+        if len(sure) < len(mosaic.tiles):
+            without = _score_player(k, players, MosaicState(sure), res, counts, options,
+                                    options.k_marks_wild_for_cards).total
+            if without != s.total:
+                doubtful = [list(t.cell) for t in mosaic.tiles if t.confidence < options.min_confidence]
+                flags.append(Flag("doubtful_tiles_change_score",
+                                  f"{players[k].name}: total {s.total} counts {len(doubtful)} doubtful tile(s); "
+                                  f"without them it would be {without}",
+                                  {"player": players[k].name, "cells": doubtful, "totals": [s.total, without]}))
         if alt.total != s.total:
             flags.append(Flag("k_tile_reading", f"{players[k].name}: the K tile's wild marks change the total "
                               f"({s.total} as decided, {alt.total} if they matched personal cards)",

@@ -190,6 +190,13 @@ def test_misreadings_are_flagged():
     dup = MosaicState(M1.tiles + (tile(3, 0, 0, 3, 1, conf=0.3),))  # (0,3,1) again, read with low confidence
     codes = [f.code for f in score_game([AKI], [dup], []).flags]
     assert "duplicate_tile" in codes and "low_confidence" in codes
+    shaky = MosaicState(M1.tiles[:6] + (TileReading((0, -1), "normal", M1.tiles[6].edges, 0.2),))
+    r = score_game([AKI], [shaky], ["like_this_tile"])
+    f = [x for x in r.flags if x.code == "doubtful_tiles_change_score"][0]
+    assert f.data["totals"] == [11, 8] and f.data["cells"] == [[0, -1]]
+    misread = MosaicState(M1.tiles[:4] + (tile(0, 0, 0, 2, 1, conf=0.4),) + M1.tiles[5:])
+    (f,) = [x for x in score_game([AKI], [misread], []).flags if x.code == "illegal_contact"]
+    assert f.data["contacts"][0]["likely_misread"] == [0, 0]
     imp = MosaicState((tile(0, 0, 4, 4, 0),))
     assert [f.code for f in score_game([AKI], [imp], []).flags] == ["impossible_tile"]
     ks = MosaicState((k_tile(0, 0), k_tile(1, 0), k_tile(2, 0)))
