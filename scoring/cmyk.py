@@ -48,6 +48,8 @@ class CmykOptions:
     horizontal : {"H", "P", "N"}
         Lattice edge direction counted as horizontal (rows, runs, mirrors). The vision side already
         makes ``H`` the direction nearest the photo's horizontal; override when the players disagree.
+    horizontal_by_player : tuple of (name, direction)
+        Per-player override of ``horizontal`` (each mosaic is seen from its own player's seat).
     k_marks_wild_for_cards : bool
         False: a K tile's wild marks match no personal card (K tiles carry no marks). True: a K edge of
         the card's colour counts for personal / want_this_colour / neighbour_colour cards. The other
@@ -61,6 +63,7 @@ class CmykOptions:
     """
 
     horizontal: str = "H"
+    horizontal_by_player: tuple[tuple[str, str], ...] = ()
     k_marks_wild_for_cards: bool = False
     omakase_doubled: str = "x4"
     hexagon_points: int = 5
@@ -77,8 +80,10 @@ class CmykOptions:
     min_confidence: float = 0.6
 
     def __post_init__(self) -> None:
-        if self.horizontal not in ("H", "P", "N"):
-            raise ValueError(f"options.horizontal must be H, P or N, not {self.horizontal!r}")
+        for name, d in (("", self.horizontal), *self.horizontal_by_player):
+            if d not in ("H", "P", "N"):
+                raise ValueError(f"options.horizontal{'_by_player.' + name if name else ''} must be H, P or N, "
+                                 f"not {d!r}")
         if self.omakase_doubled not in ("x4", "x3"):
             raise ValueError(f"options.omakase_doubled must be 'x4' or 'x3', not {self.omakase_doubled!r}")
 
@@ -210,7 +215,7 @@ def _score_player(k: int, players: Sequence[CmykPlayer], mosaic: MosaicState, re
     player = players[k]
     tiles = mosaic.tiles
     cells = [t.cell for t in tiles]
-    geo = analyse_shape(cells, o.horizontal)
+    geo = analyse_shape(cells, dict(o.horizontal_by_player).get(player.name, o.horizontal))
     n_k = sum(_is_k(t) for t in tiles)
     illegal = illegal_contacts({t.cell: {d: (e.colour, e.level) for d, e in t.edges.items()} for t in tiles})
     lines: list[str] = []
@@ -447,7 +452,13 @@ def parse_cmyk_options(obj: dict) -> CmykOptions:
     for key in raw:
         if key not in known:
             raise ValueError(f"options.{key}: unknown option (known: {', '.join(known)})")
-    return CmykOptions(**raw)
+    raw = dict(raw)
+    if isinstance(raw.get("horizontal_by_player"), dict):
+        raw["horizontal_by_player"] = tuple(sorted(raw["horizontal_by_player"].items()))
+    try:
+        return CmykOptions(**raw)
+    except TypeError as e:
+        raise ValueError(f"options: {e}") from None
 
 
 @dataclass(frozen=True)
