@@ -7,12 +7,13 @@ methods below, which the detectors rely on.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
-from calibration.markers import MarkerDetections, MarkerLayout, detect_markers
+from calibration.colour import ColourReference, measure_colour_reference
+from calibration.markers import MarkerDetections, MarkerLayout, aruco_dictionary, detect_markers
 
 
 class CalibrationError(Exception):
@@ -43,6 +44,8 @@ class TableCalibration:
         Markers used.
     px_per_mm : float
         Mean image scale over the markers (px per mm on the table), a resolution figure.
+    colour : ColourReference or None
+        The frame's marker black and paper white (None when not measured).
     """
 
     H_px_from_mm: np.ndarray
@@ -50,6 +53,7 @@ class TableCalibration:
     reprojection_error_mm: float
     marker_ids: tuple[int, ...]
     px_per_mm: float
+    colour: ColourReference | None = None
 
     @property
     def H_mm_from_px(self) -> np.ndarray:
@@ -111,6 +115,7 @@ class TableCalibration:
             "reprojection_error_mm": self.reprojection_error_mm,
             "marker_ids": list(self.marker_ids),
             "px_per_mm": self.px_per_mm,
+            "colour": None if self.colour is None else self.colour.to_json(),
         }
 
     @classmethod
@@ -121,6 +126,7 @@ class TableCalibration:
             reprojection_error_mm=float(obj["reprojection_error_mm"]),
             marker_ids=tuple(int(i) for i in obj["marker_ids"]),
             px_per_mm=float(obj["px_per_mm"]),
+            colour=ColourReference.from_json(obj["colour"]) if obj.get("colour") else None,
         )
 
 
@@ -182,4 +188,6 @@ def calibrate_from_markers(
     layout = layout or MarkerLayout.from_components()
     det = detect_markers(image_rgb, layout)
     h, w = image_rgb.shape[:2]
-    return fit_from_detections(det, layout, (w, h), config)
+    cal = fit_from_detections(det, layout, (w, h), config)
+    colour = measure_colour_reference(image_rgb, det.ids, det.corners_px, aruco_dictionary(layout.dictionary))
+    return replace(cal, colour=colour)
