@@ -19,6 +19,7 @@ JPEG-compressed.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -235,8 +236,11 @@ def _scene_layers(layers, cond: PhotoConditions, layout: MarkerLayout, cam: Came
     ids = sorted(layout.centres_mm)
     for k, i in enumerate(ids):
         rot = cond.marker_rot_deg[k % len(cond.marker_rot_deg)] if cond.marker_rot_deg else 0.0
+        # Texture about as fine as the photo there (supersampled inside marker_layer).
+        depth = cam.to_camera(np.column_stack([layout.corners_mm(i), np.zeros(4)]))[:, 2].min()
+        mpp_m = max(cfg.marker_texture_mm_per_px, depth / K_c[0, 0] / cfg.texels_per_px)
         out.append(marker_layer(layout, i, rot, cond.paper_rgb, cond.ink_rgb, cfg.marker_quiet_zone_mm,
-                                cfg.marker_texture_mm_per_px, cfg.marker_z_mm))
+                                float(mpp_m), cfg.marker_z_mm))
     for lay in layers:
         if lay.material not in MATERIALS:
             raise ValueError(f"layer {lay.name!r}: unknown material {lay.material!r}; expected one of {MATERIALS}")
@@ -326,12 +330,17 @@ def render_photo(
 
     shadow = _shadows(casters, zbuf, cond, cam, K_c, (cw, ch), config)
     direct, spec, light_rgb = light_fields(cond, cam, K_c, (cw, ch), config.light)
-    lin = colour * colour  # sRGB -> linear (gamma 2 approximation)
-    illum = cond.ambient + (1.0 - cond.ambient) * direct * (1.0 - cond.shadow_strength * shadow)
-    lin = lin * illum[..., None]
-    lin += (cond.specular_strength * gloss * spec)[..., None]
-    lin += (cond.acrylic_edge_gain * edges * (0.3 + direct))[..., None]
-    lin *= light_rgb[None, None, :]
+    # Smooth fields are folded together before the lens: the vignette is computed on the canvas
+    # (radius from the principal point, the photo's half-diagonal = 1), near enough for a fall-off.
+    vig = 1.0 - cond.vignette * _radius2(maps.canvas_size, (float(K_c[0, 2]), float(K_c[1, 2])), cond.image_size)
+    illum = (cond.ambient + (1.0 - cond.ambient) * direct * (1.0 - cond.shadow_strength * shadow)) * vig
+    add = (cond.specular_strength * gloss * spec + cond.acrylic_edge_gain * edges * (0.3 + direct)) * vig
+    gain = light_rgb * white_balance_gains(cond.light_temp_k, cond.white_balance_k) * cond.exposure
+    chans = []
+    for c, col in enumerate(cv2.split(colour)):
+        lin_c = cv2.multiply(cv2.multiply(col, col), illum, scale=float(gain[c]))  # sRGB -> linear: gamma 2
+        chans.append(cv2.scaleAdd(add, float(gain[c]), lin_c))
+    lin = cv2.merge(chans)
 
     if maps.map_x is not None:
         lin = cv2.remap(lin, maps.map_x, maps.map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
@@ -339,18 +348,13 @@ def render_photo(
         lin = cv2.GaussianBlur(lin, (0, 0), cond.defocus_sigma_px)
     if cond.motion_px > 0.3:
         lin = cv2.filter2D(lin, -1, motion_kernel(cond.motion_px, cond.motion_angle_deg))
-    w, h = cond.image_size
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    r2 = ((xx - (w - 1) / 2) ** 2 + (yy - (h - 1) / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
-    gain = white_balance_gains(cond.light_temp_k, cond.white_balance_k) * cond.exposure
-    lin = lin * gain[None, None, :].astype(np.float32) * (1.0 - cond.vignette * r2)[..., None]
-    dn = np.sqrt(np.clip(lin, 0.0, 1.0)) * 255.0
-    sigma = np.sqrt(cond.read_noise**2 + cond.shot_noise * dn)
+    dn = cv2.sqrt(np.clip(lin, 0.0, 1.0, out=lin)) * np.float32(255.0)
+    sigma = cv2.sqrt(dn * np.float32(cond.shot_noise) + np.float32(cond.read_noise**2))
     noise = np.empty_like(dn)
     cv2.setRNGSeed(int(rng.integers(2**31)))  # OpenCV's generator, seeded from ours: fast and reproducible
     cv2.randn(noise, 0.0, 1.0)
     dn += sigma * noise
-    img8 = np.clip(dn, 0, 255).round().astype(np.uint8)
+    img8 = cv2.convertScaleAbs(np.maximum(dn, 0.0, out=dn))  # rounds, saturates at 255
     ok, buf = cv2.imencode(".jpg", cv2.cvtColor(img8, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY,
                                                                           int(cond.jpeg_quality)])
     if not ok:
@@ -366,6 +370,17 @@ def render_photo(
         corners_px[i] = cam.project(np.column_stack([c, np.full(4, config.marker_z_mm)]))
     return SynthPhoto(image_rgb=image, camera=cam, conditions=cond, marker_layout=layout,
                       marker_corners_mm=corners_mm, marker_corners_px=corners_px, jpeg_bytes=buf.tobytes())
+
+
+@lru_cache(maxsize=8)
+def _radius2(size: tuple[int, int], centre: tuple[float, float], photo_size: tuple[int, int]) -> np.ndarray:
+    """Squared distance of each pixel from ``centre`` over the photo's squared half-diagonal, (H, W) float32."""
+    w, h = size
+    x = (np.arange(w, dtype=np.float32) - centre[0]) ** 2
+    y = (np.arange(h, dtype=np.float32) - centre[1]) ** 2
+    r2 = (y[:, None] + x[None, :]) / np.float32((photo_size[0] / 2) ** 2 + (photo_size[1] / 2) ** 2)
+    r2.setflags(write=False)
+    return r2
 
 
 def _shadows(casters: dict, zbuf: np.ndarray, cond: PhotoConditions, cam: CameraTruth, K_c: np.ndarray,
