@@ -1,0 +1,294 @@
+#!/usr/bin/env python3
+"""Table Judge command line.
+
+    python cli.py judge --game {carrotain,kaleido,cmyk} [--context CTX.json] [--calibration CAL.json]
+                        [--overlay OUT.png] [--ledger PATH | --no-ledger] IMAGE [IMAGE ...]
+    python cli.py score --game G [--context CTX.json] STATE.json
+    python cli.py detect --game G [--context CTX.json] IMAGE [IMAGE ...]
+    python cli.py render --game G --seed N --out DIR
+    python cli.py markers --out FILE.pdf
+    python cli.py calibrate-camera --out PROFILE.json IMAGE [IMAGE ...]
+    python cli.py bench --game G [--frames N] [--image PHOTO]
+    python cli.py ledger {list,export-json,export-csv} [--out PATH]
+
+stdout carries exactly one JSON object; messages go to stderr. Exit codes: 0 done, 2 bad input,
+3 could not judge (the reason on stderr), 1 an internal error (a bug: please report it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+from judge.errors import BadInput, CannotJudge
+from judge.games import GAME_NAMES
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a usage mistake as one line and exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        words = self.prog.split()
+        hint = "python cli.py --help" if len(words) < 2 else f"python cli.py {words[-1]} --help"
+        sys.stderr.write(f"error: {message} (see: {hint})\n")
+        raise SystemExit(2)
+
+
+def _emit(obj: dict) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+
+
+def _read_json(path: str | None, what: str) -> Any:
+    if path is None:
+        return None
+    p = Path(path)
+    if not p.is_file():
+        raise BadInput(f"{what} {path}: no such file")
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BadInput(f"{what} {path}: not valid JSON ({exc.__class__.__name__}: {exc})") from None
+
+
+def _load_profile(path: str | None) -> Any:
+    if path is None:
+        return None
+    from calibration.profile import CalibrationProfile
+
+    _read_json(path, "calibration profile")  # BadInput for missing file / broken JSON
+    try:
+        return CalibrationProfile.load(path)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise BadInput(f"calibration profile {path}: {exc}") from None
+
+
+def _load_images(paths: list[str]) -> list[tuple[Any, str]]:
+    from judge.images import load_image
+
+    return [(load_image(p), p) for p in paths]
+
+
+def _open_ledger(args: argparse.Namespace) -> Any:
+    if getattr(args, "no_ledger", False):
+        return None
+    from ledger import Ledger, LedgerError
+
+    try:
+        return Ledger(args.ledger)
+    except LedgerError as exc:
+        raise BadInput(f"ledger: {exc}") from None
+
+
+def cmd_judge(args: argparse.Namespace) -> int:
+    from judge.games import get_game
+    from judge.overlay_io import save_overlay
+    from judge.pipeline import judge_images
+
+    game = get_game(args.game)
+    context = _read_json(args.context, "context")
+    profile = _load_profile(args.calibration)
+    ledger = _open_ledger(args)
+    images = _load_images(args.images)
+    j = judge_images(game, images, context, profile)
+    if args.overlay:
+        frame = j.frames[-1]
+        img = game.overlay(frame, j.state, j.result)
+        save_overlay(img, args.overlay)
+    if ledger is not None:
+        first = Path(args.images[-1]).read_bytes()
+        jid = ledger.record_judgement(
+            game.name,
+            state=j.state.to_json(),
+            result=j.result,
+            photo_sha256=hashlib.sha256(first).hexdigest(),
+            source=", ".join(args.images),
+        )
+        j.result["judgement_id"] = jid
+    _emit(j.result)
+    return 0
+
+
+def cmd_detect(args: argparse.Namespace) -> int:
+    from judge.games import get_game
+    from judge.pipeline import make_frame, parse_context
+    from judge.timing import StageTimer
+
+    game = get_game(args.game)
+    ctx = parse_context(game, _read_json(args.context, "context"))
+    frames = [make_frame(img, src) for img, src in _load_images(args.images)]
+    state = game.detect(frames, ctx, StageTimer())
+    _emit(state.to_json())
+    return 0
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from judge.games import get_game
+    from judge.pipeline import adjudicate, parse_context, state_from_json
+
+    game = get_game(args.game)
+    obj = _read_json(args.state, "state")
+    ctx_obj = _read_json(args.context, "context")
+    if ctx_obj is None and isinstance(obj, dict):
+        ctx_obj = obj.get("context")
+    ctx = parse_context(game, ctx_obj)
+    state = state_from_json(game, obj)
+    _emit(adjudicate(game, state, ctx))
+    return 0
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    from judge.games import get_game
+    from synth.truthio import write_photo
+
+    game = get_game(args.game)
+    image, truth = game.render(args.seed)
+    name = f"{game.name}_{args.seed}"
+    paths = write_photo(args.out, name, image, truth)
+    _emit({"game": game.name, "seed": args.seed, "image": str(paths[0]), "truth": str(paths[1])})
+    return 0
+
+
+def cmd_markers(args: argparse.Namespace) -> int:
+    from calibration.markers import MarkerLayout
+    from calibration.sheet import write_marker_sheet
+
+    layout = MarkerLayout.from_components()
+    try:
+        write_marker_sheet(args.out, layout)
+    except OSError as exc:
+        raise BadInput(f"{args.out}: cannot write ({exc.strerror or exc})") from None
+    _emit({"markers": str(args.out), "ids": sorted(layout.centres_mm), "side_mm": layout.side_mm})
+    return 0
+
+
+def cmd_calibrate_camera(args: argparse.Namespace) -> int:
+    from calibration.lens import calibrate_camera
+    from calibration.table import CalibrationError
+
+    images = [img for img, _ in _load_images(args.images)]
+    try:
+        lens = calibrate_camera(images)
+    except CalibrationError as exc:
+        raise CannotJudge(str(exc)) from None
+    lens.save(args.out)
+    _emit({"profile": str(args.out), **lens.to_json()})
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from judge.bench import run_bench
+
+    report = run_bench(args.game, frames=args.frames, image_path=args.image)
+    sys.stderr.write(report.table() + "\n")
+    _emit(report.to_json())
+    return 0
+
+
+def cmd_ledger(args: argparse.Namespace) -> int:
+    led = _open_ledger(args)
+    if args.action == "list":
+        _emit({"judgements": [r.to_json() for r in led.judgements(limit=args.limit)]})
+    elif args.action == "export-json":
+        led.export_json(args.out)
+        _emit({"exported": str(args.out)})
+    else:
+        led.export_csv(args.out)
+        _emit({"exported": str(args.out)})
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="cli.py", description="Table Judge: judge tabletop games from photos.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    def game_arg(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--game", required=True, help=f"one of {', '.join(GAME_NAMES)}")
+
+    def ledger_args(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--ledger", default=os.environ.get("TABLE_JUDGE_LEDGER"), help="SQLite ledger file")
+        sp.add_argument("--no-ledger", action="store_true", help="do not record this judgement")
+
+    sp = sub.add_parser("judge", help="photos -> judgement JSON")
+    game_arg(sp)
+    sp.add_argument("--context", help="context JSON (players, challenger, cards)")
+    sp.add_argument("--calibration", help="calibration profile JSON")
+    sp.add_argument("--overlay", help="write the evidence picture here (PNG/JPEG)")
+    ledger_args(sp)
+    sp.add_argument("images", nargs="+", metavar="IMAGE")
+    sp.set_defaults(func=cmd_judge)
+
+    sp = sub.add_parser("detect", help="photos -> table state JSON")
+    game_arg(sp)
+    sp.add_argument("--context", help="context JSON")
+    sp.add_argument("images", nargs="+", metavar="IMAGE")
+    sp.set_defaults(func=cmd_detect)
+
+    sp = sub.add_parser("score", help="table state JSON (e.g. corrected by hand) -> judgement JSON")
+    game_arg(sp)
+    sp.add_argument("--context", help="context JSON (else the state's own 'context' field)")
+    sp.add_argument("state", metavar="STATE.json")
+    sp.set_defaults(func=cmd_score)
+
+    sp = sub.add_parser("render", help="seeded synthetic photo + ground truth")
+    game_arg(sp)
+    sp.add_argument("--seed", type=int, required=True)
+    sp.add_argument("--out", required=True, help="output directory")
+    sp.set_defaults(func=cmd_render)
+
+    sp = sub.add_parser("markers", help="printable calibration markers (PDF, A4, true size)")
+    sp.add_argument("--out", required=True, help="PDF file to write")
+    sp.set_defaults(func=cmd_markers)
+
+    sp = sub.add_parser("calibrate-camera", help="lens profile from ChArUco board photos")
+    sp.add_argument("--out", required=True, help="lens profile JSON to write")
+    sp.add_argument("images", nargs="+", metavar="IMAGE")
+    sp.set_defaults(func=cmd_calibrate_camera)
+
+    sp = sub.add_parser("bench", help="per-stage milliseconds and peak memory")
+    game_arg(sp)
+    sp.add_argument("--frames", type=int, default=10, help="rendered 1280x960 frames to time")
+    sp.add_argument("--image", help="time this photo instead (e.g. a 12 MP phone photo)")
+    sp.set_defaults(func=cmd_bench)
+
+    sp = sub.add_parser("ledger", help="list or export recorded judgements")
+    sp.add_argument("action", choices=["list", "export-json", "export-csv"])
+    sp.add_argument("--out", help="file (JSON) or directory (CSV) to write")
+    sp.add_argument("--limit", type=int, default=20)
+    ledger_args(sp)
+    sp.set_defaults(func=cmd_ledger)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if getattr(args, "game", None) is not None and args.game not in GAME_NAMES:
+        sys.stderr.write(f"error: unknown game {args.game!r}: choose one of {', '.join(GAME_NAMES)}\n")
+        return 2
+    if args.command == "ledger" and args.action != "list" and not args.out:
+        sys.stderr.write("error: ledger export needs --out\n")
+        return 2
+    try:
+        return args.func(args)
+    except (BadInput, CannotJudge) as exc:
+        sys.stderr.write(f"error: {exc}\n" if isinstance(exc, BadInput) else f"cannot judge: {exc}\n")
+        return exc.exit_code
+    except MemoryError:
+        sys.stderr.write("error: out of memory while reading the input; send a smaller photo\n")
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return 130
+    except Exception as exc:  # a bug: one line for the user, the traceback only on request
+        if os.environ.get("TABLE_JUDGE_DEBUG"):
+            raise
+        sys.stderr.write(f"internal error: {exc.__class__.__name__}: {exc} (set TABLE_JUDGE_DEBUG=1 for details)\n")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,151 @@
+"""``cli.py bench``: per-stage milliseconds and peak memory of judging, measured, not guessed.
+
+Frames are rendered first (not timed), then each is judged once through the same pipeline as
+``cli.py judge``; a real photo can be timed instead (``--image``), e.g. a 12 MP phone photo.
+"""
+
+from __future__ import annotations
+
+import resource
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from judge.errors import BadInput
+from judge.games import get_game
+from judge.images import load_image
+from judge.pipeline import judge_images
+
+
+@dataclass(frozen=True)
+class BenchReport:
+    """Timings over several judged frames.
+
+    Attributes
+    ----------
+    game : str
+    frames : int
+    image_size : tuple[int, int]
+        (width, height) of the (last) frame judged, px.
+    stages_ms : dict[str, tuple[float, float, float]]
+        Stage -> (mean, p50, max) ms.
+    total_ms : tuple[float, float, float]
+        Whole judgement (load excluded) -> (mean, p50, max) ms.
+    load_ms : float
+        Decoding the photo (``--image`` only; 0 for rendered frames).
+    peak_rss_mb : float
+        Process peak resident memory after judging, MB.
+    baseline_rss_mb : float
+        Peak resident memory before the first judgement (imports, renders), MB.
+    failures : dict[str, int]
+        Exceptions raised by frames that could not be judged, by message.
+    """
+
+    game: str
+    frames: int
+    image_size: tuple[int, int]
+    stages_ms: dict[str, tuple[float, float, float]]
+    total_ms: tuple[float, float, float]
+    load_ms: float
+    peak_rss_mb: float
+    baseline_rss_mb: float
+    failures: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        def trio(t: tuple[float, float, float]) -> dict:
+            return {"mean": round(t[0], 2), "p50": round(t[1], 2), "max": round(t[2], 2)}
+
+        return {
+            "game": self.game,
+            "frames": self.frames,
+            "image_size": list(self.image_size),
+            "stages_ms": {k: trio(v) for k, v in self.stages_ms.items()},
+            "total_ms": trio(self.total_ms),
+            "load_ms": round(self.load_ms, 2),
+            "peak_rss_mb": round(self.peak_rss_mb, 1),
+            "baseline_rss_mb": round(self.baseline_rss_mb, 1),
+            "failures": self.failures,
+        }
+
+    def table(self) -> str:
+        """A human-readable table for stderr."""
+        w, h = self.image_size
+        lines = [f"bench {self.game}: {self.frames} frame(s) of {w}x{h} px (one core)",
+                 f"{'stage':<16}{'mean ms':>10}{'p50 ms':>10}{'max ms':>10}"]
+        for k, (m, p, x) in self.stages_ms.items():
+            lines.append(f"{k:<16}{m:>10.1f}{p:>10.1f}{x:>10.1f}")
+        m, p, x = self.total_ms
+        lines.append(f"{'total':<16}{m:>10.1f}{p:>10.1f}{x:>10.1f}")
+        if self.load_ms:
+            lines.append(f"decode photo: {self.load_ms:.1f} ms")
+        lines.append(f"peak memory: {self.peak_rss_mb:.0f} MB (before judging: {self.baseline_rss_mb:.0f} MB)")
+        for msg, n in self.failures.items():
+            lines.append(f"not judged x{n}: {msg}")
+        return "\n".join(lines)
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def _stats(values: list[float]) -> tuple[float, float, float]:
+    a = np.asarray(values, dtype=float)
+    return (float(a.mean()), float(np.median(a)), float(a.max()))
+
+
+def run_bench(game_name: str, frames: int = 10, image_path: str | None = None) -> BenchReport:
+    """Judge rendered frames (or one photo, repeated) and collect per-stage timings.
+
+    Parameters
+    ----------
+    game_name : str
+    frames : int
+        How many rendered frames (or repetitions of ``image_path``).
+    image_path : str, optional
+        A photo to time instead of rendered frames.
+    """
+    if frames < 1:
+        raise BadInput("--frames must be at least 1")
+    game = get_game(game_name)
+    load_ms = 0.0
+    if image_path:
+        t0 = time.perf_counter()
+        image = load_image(image_path)
+        load_ms = (time.perf_counter() - t0) * 1000.0
+        work = [(image, Path(image_path).name, None)] * frames
+    else:
+        work = []
+        for seed in range(frames):
+            image, truth = game.render(seed)
+            work.append((image, f"render:{seed}", truth.get("context")))
+    baseline = _peak_rss_mb()
+    per_stage: dict[str, list[float]] = {}
+    totals: list[float] = []
+    failures: dict[str, int] = {}
+    for image, source, ctx in work:
+        t0 = time.perf_counter()
+        try:
+            j = judge_images(game, [(image, source)], ctx)
+        except Exception as exc:  # counted and reported; a bench never stops on one frame
+            key = f"{exc.__class__.__name__}: {exc}"[:160]
+            failures[key] = failures.get(key, 0) + 1
+            continue
+        totals.append((time.perf_counter() - t0) * 1000.0)
+        for k, v in j.result.get("timings_ms", {}).items():
+            per_stage.setdefault(k, []).append(float(v))
+    if not totals:
+        raise BadInput(f"no frame could be judged: {next(iter(failures))}")
+    h, w = work[-1][0].shape[:2]
+    return BenchReport(
+        game=game.name,
+        frames=len(totals),
+        image_size=(w, h),
+        stages_ms={k: _stats(v) for k, v in per_stage.items()},
+        total_ms=_stats(totals),
+        load_ms=load_ms,
+        peak_rss_mb=_peak_rss_mb(),
+        baseline_rss_mb=baseline,
+        failures=failures,
+    )

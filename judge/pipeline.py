@@ -1,0 +1,111 @@
+"""One judgement, start to end: photos -> frames -> state -> adjudication (+ overlay).
+
+Shared by ``cli.py`` and ``app.py`` so that both judge exactly the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from calibration.table import CalibrationError, calibrate_from_markers
+from judge.errors import BadInput
+from judge.games import Frame, GameSpec
+from judge.timing import StageTimer
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The outcome of judging photos.
+
+    Attributes
+    ----------
+    frames : tuple[Frame, ...]
+    state : object
+        The game's detected state (frozen dataclass with ``to_json``).
+    result : dict
+        The CLI contract's judgement, ``timings_ms`` included.
+    """
+
+    frames: tuple[Frame, ...]
+    state: Any
+    result: dict
+
+
+def make_frame(image_rgb: np.ndarray, source: str = "", profile: Any = None) -> Frame:
+    """Calibrate one photo from its markers; a photo without markers keeps the reason instead.
+
+    Parameters
+    ----------
+    image_rgb : ndarray, shape (H, W, 3), uint8
+    source : str
+        Where the photo came from, for the ledger.
+    profile : CalibrationProfile, optional
+        A saved calibration profile (marker layout, lens, registered colours).
+    """
+    try:
+        kwargs = {"profile": profile} if profile is not None else {}
+        cal = calibrate_from_markers(image_rgb, **kwargs)
+        return Frame(image_rgb=image_rgb, calibration=cal, source=source)
+    except CalibrationError as exc:
+        return Frame(image_rgb=image_rgb, calibration=None, calibration_error=str(exc), source=source)
+
+
+def parse_context(game: GameSpec, context: dict | None) -> Any:
+    """Validate a context object for a game (``BadInput`` naming the problem)."""
+    if context is not None and not isinstance(context, dict):
+        raise BadInput("context must be a JSON object")
+    return game.parse_context(context)
+
+
+def judge_images(
+    game: GameSpec, images: list[tuple[np.ndarray, str]], context: dict | None, profile: Any = None
+) -> Judgement:
+    """Judge photos of one game.
+
+    Parameters
+    ----------
+    game : GameSpec
+    images : list of (image_rgb (H, W, 3) uint8, source name)
+    context : dict or None
+        The game's context JSON (players, challenger, cards ...).
+    profile : CalibrationProfile, optional
+
+    Raises
+    ------
+    BadInput, CannotJudge
+    """
+    timer = StageTimer()
+    with timer.stage("context"):
+        ctx = parse_context(game, context)
+    with timer.stage("calibration"):
+        frames = tuple(make_frame(img, src, profile) for img, src in images)
+    state = game.detect(list(frames), ctx, timer)
+    with timer.stage("rules"):
+        result = adjudicate(game, state, ctx)
+    result["timings_ms"] = timer.rounded()
+    return Judgement(frames=frames, state=state, result=result)
+
+
+def adjudicate(game: GameSpec, state: Any, ctx: Any) -> dict:
+    """Apply the rules to a (detected or corrected) state; rule-side ``ValueError`` becomes ``BadInput``."""
+    try:
+        return game.adjudicate(state, ctx)
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+
+
+def state_from_json(game: GameSpec, obj: Any) -> Any:
+    """Read a state JSON object, turning any malformation into ``BadInput``."""
+    if not isinstance(obj, dict):
+        raise BadInput("state must be a JSON object")
+    try:
+        return game.state_from_json(obj)
+    except BadInput:
+        raise
+    except KeyError as exc:
+        raise BadInput(f"state JSON is missing the field {exc.args[0]!r}") from None
+    except (ValueError, TypeError, IndexError) as exc:
+        raise BadInput(f"state JSON is malformed: {exc}") from None
