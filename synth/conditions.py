@@ -33,10 +33,10 @@ class SampleConfig:
     k1_normal: tuple[float, float] = (-0.04, 0.02)
     k1_hard: tuple[float, float] = (-0.26, -0.18)
     k2_hard: tuple[float, float] = (0.02, 0.06)
-    table_margin_mm: tuple[float, float] = (120.0, 500.0)
+    table_margin_mm: tuple[float, float] = (250.0, 1500.0)
     table_kind_weights: tuple[float, ...] = (0.3, 0.2, 0.2, 0.1, 0.1, 0.1)
     light_elevation_deg: tuple[float, float] = (35.0, 80.0)
-    light_distance_mm: tuple[float, float] = (700.0, 1800.0)
+    light_distance_mm: tuple[float, float] = (500.0, 1600.0)
     light_size_mm: tuple[float, float] = (40.0, 500.0)
     light_temp_k: tuple[float, float] = (2900.0, 6800.0)
     wb_error_k: float = 500.0
@@ -60,7 +60,7 @@ class SampleConfig:
     marker_rot_max_deg: float = 1.0
     marker_quiet_zone_mm: float = 8.0
     marker_margin_px: float = 12.0
-    hand_z_mm: tuple[float, float] = (40.0, 180.0)
+    hand_z_mm: tuple[float, float] = (15.0, 150.0)
     hand_clear_px: float = 6.0
     max_attempts: int = 500
 

@@ -18,7 +18,7 @@ JPEG-compressed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import cv2
@@ -57,8 +57,13 @@ class RenderConfig:
         point) are first shrunk with area averaging (anti-aliasing and speed).
     table_mm_per_px : (lo, hi)
         Bounds on the generated table texture's resolution.
+    table_max_texels : float
+        The table texture is made coarser when the visible table would need more texels.
     marker_quiet_zone_mm, marker_z_mm, marker_texture_mm_per_px : float
-        The printed markers.
+        The printed markers (paper thickness ``marker_z_mm``).
+    marker_rest_max_z_mm : float
+        A marker lies on top of any flat sheet up to this high that reaches under it (a mat),
+        instead of being hidden by it.
     acrylic_thickness_mm, acrylic_index : float
         Refraction shift of what lies under acrylic: ``thickness * (1 - 1/index)`` apparent rise.
     acrylic_shadow : float
@@ -76,8 +81,10 @@ class RenderConfig:
 
     texels_per_px: float = 1.5
     table_mm_per_px: tuple[float, float] = (0.6, 1.6)
+    table_max_texels: float = 2.5e6
     marker_quiet_zone_mm: float = 8.0
     marker_z_mm: float = 0.1
+    marker_rest_max_z_mm: float = 1.5
     marker_texture_mm_per_px: float = 0.25
     acrylic_thickness_mm: float = 3.0
     acrylic_index: float = 1.49
@@ -107,6 +114,8 @@ class SynthPhoto:
         The same corners in the image, px.
     jpeg_bytes : bytes
         The JPEG file ``image_rgb`` was decoded from (``synth.truthio.write_photo`` saves it as is).
+    marker_z_mm : dict[int, float]
+        Height of each marker's paper (on the table: 0.1; on a mat: the mat's height + 0.1).
     """
 
     image_rgb: np.ndarray
@@ -116,6 +125,7 @@ class SynthPhoto:
     marker_corners_mm: dict
     marker_corners_px: dict
     jpeg_bytes: bytes = b""
+    marker_z_mm: dict = field(default_factory=dict)
 
     def project(self, xyz_mm: np.ndarray) -> np.ndarray:
         """Table points (x right, y down, z up, mm) to image pixels, lens distortion included.
@@ -138,6 +148,7 @@ class SynthPhoto:
             "marker_layout": self.marker_layout.to_json(),
             "marker_corners_mm": {str(k): v.tolist() for k, v in self.marker_corners_mm.items()},
             "marker_corners_px": {str(k): v.tolist() for k, v in self.marker_corners_px.items()},
+            "marker_z_mm": {str(k): float(v) for k, v in self.marker_z_mm.items()},
         }
 
 
@@ -207,6 +218,33 @@ def _warp_into(tex: np.ndarray, H: np.ndarray, roi) -> np.ndarray:
                                borderMode=cv2.BORDER_CONSTANT, borderValue=0)
 
 
+def marker_heights(layers, layout: MarkerLayout, cfg: RenderConfig) -> dict[int, float]:
+    """Height of each printed marker: on the table, or on top of a flat sheet (a mat, a printed
+    board under ``cfg.marker_rest_max_z_mm``) that reaches under it.
+
+    Returns
+    -------
+    dict[int, float]
+        Marker id -> z of the marker paper, mm.
+    """
+    out = {}
+    for i in layout.centres_mm:
+        cx, cy = layout.centres_mm[i]
+        h = layout.side_mm / 2 + cfg.marker_quiet_zone_mm
+        probe = np.array([[cx, cy], [cx - h, cy - h], [cx + h, cy - h], [cx + h, cy + h], [cx - h, cy + h]])
+        z = 0.0
+        for lay in layers:
+            if lay.z_mm > cfg.marker_rest_max_z_mm or lay.z_mm <= z or lay.material == "acrylic":
+                continue
+            rc = np.floor((probe - np.asarray(lay.origin_mm)) / lay.mm_per_px).astype(int)
+            hh, ww = lay.rgba.shape[:2]
+            ok = (rc[:, 0] >= 0) & (rc[:, 0] < ww) & (rc[:, 1] >= 0) & (rc[:, 1] < hh)
+            if np.any(lay.rgba[rc[ok, 1], rc[ok, 0], 3] > 0.5):
+                z = float(lay.z_mm)
+        out[i] = z + cfg.marker_z_mm
+    return out
+
+
 def _scene_layers(layers, cond: PhotoConditions, layout: MarkerLayout, cam: CameraTruth, K_c, canvas_size,
                   rng: np.random.Generator, cfg: RenderConfig) -> list[Layer]:
     """Table, markers, the game's layers (stable by height) and the hand, bottom to top."""
@@ -223,6 +261,7 @@ def _scene_layers(layers, cond: PhotoConditions, layout: MarkerLayout, cam: Came
         x1, y1 = min(x1, xy[:, 0].max() + 10), min(y1, xy[:, 1].max() + 10)
     centre = cam.to_camera(np.array([[cond.look_at_mm[0], cond.look_at_mm[1], 0.0]]))[0, 2]
     mpp = float(np.clip(centre / K_c[0, 0], *cfg.table_mm_per_px))
+    mpp = max(mpp, float(np.sqrt((x1 - x0) * (y1 - y0) / cfg.table_max_texels)))  # far views: coarser
     # Snap to a grid anchored at the full extent so the texture does not slide with the view.
     ex0, ey0 = cond.table_extent_mm[:2]
     x0 = ex0 + np.floor((x0 - ex0) / mpp) * mpp
@@ -233,18 +272,20 @@ def _scene_layers(layers, cond: PhotoConditions, layout: MarkerLayout, cam: Came
         rgba = cv2.merge([tex[..., 0], tex[..., 1], tex[..., 2], np.ones(tex.shape[:2], np.float32)])
         out.append(Layer(rgba=rgba, origin_mm=(float(x0), float(y0)), mm_per_px=mpp, z_mm=0.0,
                          material="table", casts_shadow=False, name="table"))
-    ids = sorted(layout.centres_mm)
-    for k, i in enumerate(ids):
+    for lay in layers:
+        if lay.material not in MATERIALS:
+            raise ValueError(f"layer {lay.name!r}: unknown material {lay.material!r}; expected one of {MATERIALS}")
+    marker_z = marker_heights(layers, layout, cfg)
+    markers = []
+    for k, i in enumerate(sorted(layout.centres_mm)):
         rot = cond.marker_rot_deg[k % len(cond.marker_rot_deg)] if cond.marker_rot_deg else 0.0
         # Texture about as fine as the photo there (supersampled inside marker_layer).
         depth = cam.to_camera(np.column_stack([layout.corners_mm(i), np.zeros(4)]))[:, 2].min()
         mpp_m = max(cfg.marker_texture_mm_per_px, depth / K_c[0, 0] / cfg.texels_per_px)
-        out.append(marker_layer(layout, i, rot, cond.paper_rgb, cond.ink_rgb, cfg.marker_quiet_zone_mm,
-                                float(mpp_m), cfg.marker_z_mm))
-    for lay in layers:
-        if lay.material not in MATERIALS:
-            raise ValueError(f"layer {lay.name!r}: unknown material {lay.material!r}; expected one of {MATERIALS}")
-    out.extend(sorted(layers, key=lambda lay: lay.z_mm))
+        markers.append(marker_layer(layout, i, rot, cond.paper_rgb, cond.ink_rgb, cfg.marker_quiet_zone_mm,
+                                    float(mpp_m), marker_z[i]))
+    # Stable: markers before game layers of the same height.
+    out.extend(sorted(markers + list(layers), key=lambda lay: lay.z_mm))
     if cond.hand is not None:
         out.append(cond.hand.layer(rng))
     return out
@@ -362,14 +403,16 @@ def render_photo(
     image = cv2.cvtColor(cv2.imdecode(buf, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
 
     ids = sorted(layout.centres_mm)
+    marker_z = marker_heights(layers, layout, config)
     corners_mm, corners_px = {}, {}
     for k, i in enumerate(ids):
         rot = cond.marker_rot_deg[k % len(cond.marker_rot_deg)] if cond.marker_rot_deg else 0.0
         c = marker_corners_mm(layout, i, rot)
         corners_mm[i] = c
-        corners_px[i] = cam.project(np.column_stack([c, np.full(4, config.marker_z_mm)]))
+        corners_px[i] = cam.project(np.column_stack([c, np.full(4, marker_z[i])]))
     return SynthPhoto(image_rgb=image, camera=cam, conditions=cond, marker_layout=layout,
-                      marker_corners_mm=corners_mm, marker_corners_px=corners_px, jpeg_bytes=buf.tobytes())
+                      marker_corners_mm=corners_mm, marker_corners_px=corners_px, jpeg_bytes=buf.tobytes(),
+                      marker_z_mm=marker_z)
 
 
 @lru_cache(maxsize=8)
