@@ -42,6 +42,7 @@ class SampleConfig:
     wb_error_k: float = 500.0
     cast_wb_offset_k: tuple[float, float] = (1800.0, 3200.0)
     exposure: tuple[float, float] = (0.85, 1.12)
+    ae_target: tuple[float, float] = (0.25, 0.5)
     exposure_dim: tuple[float, float] = (0.42, 0.62)
     ambient: tuple[float, float] = (0.2, 0.55)
     uneven_amplitude: tuple[float, float] = (0.0, 0.15)
@@ -77,9 +78,11 @@ class PhotoConditions:
     ``light_temp_k``, the camera's ``white_balance_k`` and ``exposure``; ``ambient`` fraction,
     ``uneven_amplitude`` (smooth illumination blotches), ``vignette``. Sensor: ``read_noise``
     (DN), ``shot_noise`` (DN per DN), ``defocus_sigma_px``, ``motion_px`` / ``motion_angle_deg``,
-    ``jpeg_quality``. Markers: per-marker rotations ``marker_rot_deg`` (layout ids in sorted
-    order), ``paper_rgb``, ``ink_rgb``. ``hand`` is the occluder or None. ``hard_kinds`` lists
-    the hard troubles applied (subset of ``HARD_KINDS``).
+    ``jpeg_quality``; the camera's automatic exposure aims at a mean gamma-encoded level
+    ``ae_target`` and ``exposure`` scales what it chose (a dim, under-exposed photo: below 1).
+    Markers: per-marker rotations ``marker_rot_deg`` (layout ids in sorted order), ``paper_rgb``,
+    ``ink_rgb``. ``hand`` is the occluder or None. ``hard_kinds`` lists the hard troubles applied
+    (subset of ``HARD_KINDS``).
     """
 
     image_size: tuple[int, int]
@@ -123,6 +126,7 @@ class PhotoConditions:
     paper_rgb: tuple[float, float, float] = (0.93, 0.93, 0.92)
     ink_rgb: tuple[float, float, float] = (0.06, 0.06, 0.07)
     hand: HandSpec | None = None
+    ae_target: float = 0.4
 
     @property
     def dist(self) -> np.ndarray:
@@ -393,4 +397,5 @@ def sample_conditions(
         paper_rgb=tuple(float(v) for v in np.clip(rng.uniform(0.88, 0.97) + rng.uniform(-0.015, 0.015, 3), 0, 1)),
         ink_rgb=tuple(float(v) for v in np.full(3, rng.uniform(0.03, 0.1)) + rng.uniform(0, 0.015, 3)),
         hand=hand,
+        ae_target=_u(rng, config.ae_target),
     )

@@ -77,6 +77,8 @@ class RenderConfig:
         Blur of the sharpest shadow.
     z_eps_mm : float
         A shadow falls only on surfaces at least this much lower than its caster.
+    ae_range, ae_highlight_quantile, ae_highlight_max, ae_stride
+        Automatic exposure (see ``_auto_exposure``).
     """
 
     texels_per_px: float = 1.5
@@ -95,6 +97,10 @@ class RenderConfig:
     edge_width_px: int = 2
     shadow_min_sigma_px: float = 0.8
     z_eps_mm: float = 0.3
+    ae_range: float = 2.5
+    ae_highlight_quantile: float = 0.995
+    ae_highlight_max: float = 0.9
+    ae_stride: int = 8
     light: LightConfig = LightConfig()
 
 
@@ -376,7 +382,8 @@ def render_photo(
     vig = 1.0 - cond.vignette * _radius2(maps.canvas_size, (float(K_c[0, 2]), float(K_c[1, 2])), cond.image_size)
     illum = (cond.ambient + (1.0 - cond.ambient) * direct * (1.0 - cond.shadow_strength * shadow)) * vig
     add = (cond.specular_strength * gloss * spec + cond.acrylic_edge_gain * edges * (0.3 + direct)) * vig
-    gain = light_rgb * white_balance_gains(cond.light_temp_k, cond.white_balance_k) * cond.exposure
+    gain = light_rgb * white_balance_gains(cond.light_temp_k, cond.white_balance_k)
+    gain = gain * cond.exposure * _auto_exposure(colour, illum, add, gain, cond.ae_target, config)
     chans = []
     for c, col in enumerate(cv2.split(colour)):
         lin_c = cv2.multiply(cv2.multiply(col, col), illum, scale=float(gain[c]))  # sRGB -> linear: gamma 2
@@ -413,6 +420,25 @@ def render_photo(
     return SynthPhoto(image_rgb=image, camera=cam, conditions=cond, marker_layout=layout,
                       marker_corners_mm=corners_mm, marker_corners_px=corners_px, jpeg_bytes=buf.tobytes(),
                       marker_z_mm=marker_z)
+
+
+def _auto_exposure(colour: np.ndarray, illum: np.ndarray, add: np.ndarray, gain: np.ndarray, target: float,
+                   cfg: RenderConfig) -> float:
+    """The camera's automatic exposure: a gain bringing the mean gamma-encoded luminance to
+    ``target`` (limited to ``cfg.ae_range`` either way), but never pushing the brightest
+    ``cfg.ae_highlight_quantile`` of the scene past ``cfg.ae_highlight_max`` (paper stays unclipped).
+    Measured on every ``cfg.ae_stride``-th canvas pixel."""
+    st = cfg.ae_stride
+    col = colour[::st, ::st]
+    lum_w = np.array([0.2126, 0.7152, 0.0722]) * gain
+    lum = (col * col) @ lum_w.astype(np.float32) * illum[::st, ::st] + add[::st, ::st] * float(lum_w.sum())
+    lum = np.maximum(lum, 0.0)
+    mean_enc = max(float(np.mean(np.sqrt(lum))), 1e-4)
+    k = float(np.clip((target / mean_enc) ** 2, 1.0 / cfg.ae_range, cfg.ae_range))
+    hi = float(np.quantile(lum, cfg.ae_highlight_quantile))
+    if hi > 0:
+        k = min(k, cfg.ae_highlight_max / hi)
+    return k
 
 
 @lru_cache(maxsize=8)
