@@ -75,6 +75,9 @@ class KaleidoVisionConfig:
         And its weakest side's edge is at least this (per mm, normalised colour).
     min_present_cells : int
         Holes (of 6) that must be present to accept a board.
+    min_coset_margin : int
+        Below this many holes between the best and the next board-centre coset the layout is
+        flagged as ambiguous.
     off_lattice_mm : float
         A board whose own best position is farther than this from its lattice vertex is flagged.
     lattice : LatticeFitConfig
@@ -96,6 +99,7 @@ class KaleidoVisionConfig:
     cell_floor: float = 0.01
     min_cell_edge: float = 0.03
     min_present_cells: int = 4
+    min_coset_margin: int = 4
     off_lattice_mm: float = 4.5
     lattice: LatticeFitConfig = LatticeFitConfig()
     cells: CellConfig = CellConfig()
@@ -214,17 +218,20 @@ def detect_kaleido(
         n_present = present.sum(axis=1)
         coset = (ab[:, 0] - ab[:, 1]) % 3
         accepted = n_present >= config.min_present_cells
-        cover = [int(n_present[(coset == c) & accepted].sum()) for c in range(3)]
-        best = int(np.argmax(cover))
+        # board centres are the coset whose hexagons are all-or-nothing: centred on a board corner a
+        # hexagon holds 2 or 4 holes of the boards meeting there (impurity = holes to add or remove)
+        impurity = np.minimum(n_present, 6 - n_present)
+        impure = [int(impurity[coset == c].sum()) for c in range(3)]
+        best = int(np.argmin(impure))
         chosen = np.nonzero((coset == best) & accepted)[0]
         if len(chosen) == 0:
             raise CannotJudge("no Kaleido boards found: no hexagon of six holes on the lattice")
         order = chosen[np.lexsort((V[chosen, 0], V[chosen, 1]))]
         flags: list[Flag] = []
-        others = sorted(c for c in range(3) if c != best)
-        if cover[best] > 0 and max(cover[c] for c in others) >= 0.8 * cover[best] and len(order) > 2:
+        runner_up = min(impure[c] for c in range(3) if c != best)
+        if runner_up - impure[best] < config.min_coset_margin:
             flags.append(Flag("board_layout_ambiguous", "board centres are hard to tell from board corners here: "
-                              "check the board outlines on the picture", {"cover": cover}))
+                              "check the board outlines on the picture", {"impurity": impure}))
         if lattice.consistency_mm > 2.0:
             flags.append(Flag("lattice_inconsistent", f"the three edge directions miss a common lattice by "
                               f"{lattice.consistency_mm:.1f} mm", {"consistency_mm": round(lattice.consistency_mm, 2)}))
