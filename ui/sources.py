@@ -1,0 +1,63 @@
+"""Where a photo comes from on the page: a bundled sample, an upload or the browser camera."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+SAMPLES_DIR = Path(__file__).resolve().parents[1] / "sample_images"
+
+# The camera capture height each game needs for its smallest marks: CMYK's 2.5 mm mark dots and
+# Carrotain's 1.5 mm borderline margin need 1080p; Kaleido's 52 mm tiles are fine at 720p.
+CAMERA_RESOLUTION = {"carrotain": "1080p", "kaleido": "720p", "cmyk": "1080p"}
+
+
+@dataclass(frozen=True)
+class Photo:
+    """Photo bytes as received, with where they came from.
+
+    Attributes
+    ----------
+    data : bytes
+    source : str
+        ``"sample:<name>"``, ``"upload:<file name>"`` or ``"camera"``.
+    context : dict or None
+        The sample's own context (players ...), for samples only.
+    """
+
+    data: bytes
+    source: str
+    context: dict | None = None
+
+
+def list_samples(game: str) -> list[Path]:
+    """The bundled sample photos of a game, sorted by name."""
+    return sorted((SAMPLES_DIR / game).glob("*.jpg"))
+
+
+def load_sample(path: Path) -> Photo:
+    """A bundled sample and the context stored in its truth file."""
+    truth_path = path.with_suffix(".json")
+    ctx = None
+    if truth_path.exists():
+        ctx = json.loads(truth_path.read_text(encoding="utf-8")).get("context")
+    return Photo(data=path.read_bytes(), source=f"sample:{path.name}", context=ctx)
+
+
+def photo_input(game: str, key: str, label: str = "Photo") -> Photo | None:
+    """Let the user pick a sample, upload a file or take a picture; None until they have."""
+    samples = list_samples(game)
+    options = (["Sample photo"] if samples else []) + ["Upload", "Camera"]
+    how = st.radio(f"{label} from", options, horizontal=True, key=f"{key}-how")
+    if how == "Sample photo":
+        names = [p.name for p in samples]
+        name = st.selectbox("Sample", names, key=f"{key}-sample")
+        return load_sample(SAMPLES_DIR / game / name)
+    if how == "Upload":
+        f = st.file_uploader(label, type=["jpg", "jpeg", "png", "webp"], key=f"{key}-upload")
+        return Photo(data=f.getvalue(), source=f"upload:{f.name}") if f is not None else None
+    shot = st.camera_input(label, key=f"{key}-camera", resolution=CAMERA_RESOLUTION.get(game, "1080p"))
+    return Photo(data=shot.getvalue(), source="camera") if shot is not None else None

@@ -1,0 +1,259 @@
+"""The Carrotain recognizer: one challenge photo (and optionally a "before" photo) -> CarrotainState.
+
+Combines the chip detector (``vision.chips``, on a top view of the chip faces 2 mm up) and the
+board matcher (``vision.acrylic``, on a top view of the board tops 5 mm up), measures colours
+against the frame's colour reference, and turns the detectors' doubts into sigmas and flags.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from shapely.geometry import Point, Polygon
+
+from calibration.markers import MarkerLayout
+from components import load_components
+from judge.timing import StageTimer
+from scoring.carrotain_state import BoardReading, CarrotainState, ChipReading
+from scoring.flags import Flag
+from vision.acrylic import AcrylicConfig, dimming_map, find_boards
+from vision.carrotain_view import (
+    DEFAULT_HFOV_DEG,
+    colour_reference,
+    has_height_model,
+    mm_to_px,
+    px_to_mm,
+    top_view,
+)
+from vision.chips import ChipConfig, ChipDetection, detect_chips
+from vision.colour import palette_to_normalised
+
+
+@dataclass(frozen=True)
+class CarrotainVisionConfig:
+    """Tunables of the recognizer.
+
+    Attributes
+    ----------
+    region_mm : (x0, y0, x1, y1)
+        Table area searched (the mat).
+    chip_mm_per_px, board_mm_per_px : float
+        Top-view resolutions.
+    chip_face_z_mm, board_top_z_mm : float
+        Heights of the chip faces and of the board tops above the table.
+    marker_margin_mm : float
+        Half size of the square ignored around each calibration marker centre.
+    touched_mm : float
+        A chip that moved more than this between the before and challenge photos is "touched".
+    match_before_mm : float
+        Largest distance at which a before-photo chip is taken as the same chip.
+    sigma_per_reproj : float
+        Chip/board sigmas grow by this times the calibration's reprojection error.
+    low_confidence : float
+        Chips under this confidence are flagged.
+    chips : ChipConfig
+    boards : AcrylicConfig
+    """
+
+    region_mm: tuple[float, float, float, float] = (-20.0, 0.0, 580.0, 420.0)
+    chip_mm_per_px: float = 0.5
+    board_mm_per_px: float = 1.0
+    chip_face_z_mm: float = 2.0
+    board_top_z_mm: float = 5.0
+    marker_margin_mm: float = 40.0
+    touched_mm: float = 3.0
+    match_before_mm: float = 12.0
+    sigma_per_reproj: float = 1.0
+    low_confidence: float = 0.35
+    chips: ChipConfig = field(default_factory=ChipConfig)
+    boards: AcrylicConfig = field(default_factory=AcrylicConfig)
+
+
+def _palettes(components: dict):
+    car = components["carrotain"]
+    dots = palette_to_normalised(car["player_colours"])
+    faces = palette_to_normalised({"white": car["chip"]["face_rgb"], "yellow": car["first_star_chip"]["face_rgb"]})
+    hole = np.asarray(car["mat"]["rgb"], dtype=np.float64) / 255.0
+    return dots, faces, hole
+
+
+def _exclusions(config: CarrotainVisionConfig, layout: MarkerLayout) -> list[tuple[float, float, float, float]]:
+    m = config.marker_margin_mm
+    return [(cx - m, cy - m, cx + m, cy + m) for cx, cy in layout.centres_mm.values()]
+
+
+def _height_spread_mm(cal, xy_mm: np.ndarray, z_mm: float) -> np.ndarray:
+    """Without a camera pose from calibration, how far the height correction may be off (mm, per point).
+
+    The fallback decomposes the homography with an assumed focal length when the view is nearly
+    straight down; this compares the mapping with the focal length 20% either way.
+    """
+    if has_height_model(cal):
+        return np.zeros(len(xy_mm))
+    import vision.carrotain_view as cv_mod  # noqa: PLC0415
+
+    base = mm_to_px(cal, xy_mm, z_mm)
+    spreads = []
+    old = cv_mod.DEFAULT_HFOV_DEG
+    try:
+        for hfov in (old * 0.8, old * 1.2):
+            cv_mod.DEFAULT_HFOV_DEG = hfov
+            p = mm_to_px(cal, xy_mm, z_mm)
+            spreads.append(np.hypot(*(p - base).T))
+    finally:
+        cv_mod.DEFAULT_HFOV_DEG = old
+    return np.max(spreads, axis=0) / max(cal.px_per_mm, 1e-6)
+
+
+def detect_chip_readings(image_rgb: np.ndarray, cal, ref, config: CarrotainVisionConfig, components: dict,
+                         layout: MarkerLayout) -> list[ChipReading]:
+    """Chips of one photo as ``ChipReading`` (table mm, sigma, confidence)."""
+    dots, faces, hole = _palettes(components)
+    tv = top_view(cal, image_rgb, config.region_mm, config.chip_mm_per_px, config.chip_face_z_mm)
+    norm = ref.normalise(tv.image).astype(np.float32)
+    dets: list[ChipDetection] = detect_chips(norm, tv.origin_mm, tv.mm_per_px, dots, faces, hole,
+                                             _exclusions(config, layout), config.chips)
+    if not dets:
+        return []
+    xy = np.array([d.xy_mm for d in dets])
+    spread = _height_spread_mm(cal, xy, config.chip_face_z_mm)
+    extra = config.sigma_per_reproj * float(getattr(cal, "reprojection_error_mm", 0.0))
+    out = []
+    for d, sp in zip(dets, spread):
+        sigma = float(np.sqrt(d.centre_sigma_mm ** 2 + extra ** 2 + sp ** 2))
+        out.append(ChipReading(d.kind, d.colour, d.xy_mm, sigma, d.colour_confidence))
+    return out
+
+
+def detect_board_readings(image_rgb: np.ndarray, cal, ref, chips: list[ChipReading], config: CarrotainVisionConfig,
+                          components: dict, layout: MarkerLayout) -> list[BoardReading]:
+    """Boards of one photo as ``BoardReading``; the two covering most chips are the challenge boards."""
+    tv = top_view(cal, image_rgb, config.region_mm, config.board_mm_per_px, config.board_top_z_mm)
+    level = ref.normalise(tv.image).mean(axis=2)
+    valid = tv.image.reshape(-1, tv.image.shape[-1]).any(axis=1).reshape(level.shape)
+    ratio = dimming_map(level, tv.mm_per_px, config.boards)
+    ratio[~valid] = np.nan
+    for x0, y0, x1, y1 in _exclusions(config, layout):
+        c0, r0 = tv.mm_to_px([[x0, y0]])[0].astype(int)
+        c1, r1 = np.ceil(tv.mm_to_px([[x1, y1]])[0]).astype(int)
+        ratio[max(r0, 0):max(r1, 0), max(c0, 0):max(c1, 0)] = np.nan
+    outlines = {k: np.asarray(v, dtype=np.float64) for k, v in components["carrotain"]["board"]["outlines_mm"].items()}
+    fits = find_boards(ratio, tv.origin_mm, tv.mm_per_px, outlines, config.boards)
+    extra = config.sigma_per_reproj * float(getattr(cal, "reprojection_error_mm", 0.0))
+    counts = []
+    for f in fits:
+        poly = Polygon(f.outline_mm)
+        counts.append(sum(poly.contains(Point(c.xy_mm)) for c in chips))
+    order = sorted(range(len(fits)), key=lambda i: (-counts[i], -fits[i].contrast))
+    challenge = {i for i in order[:2] if counts[i] > 0}
+    out = []
+    for i, f in enumerate(fits):
+        spread = float(np.max(_height_spread_mm(cal, f.outline_mm[::6], config.board_top_z_mm)))
+        sigma = float(np.sqrt(f.pose_sigma_mm ** 2 + extra ** 2 + spread ** 2))
+        out.append(BoardReading(f.id, np.asarray(f.outline_mm), sigma, f.fit_residual_mm,
+                                "challenge" if i in challenge else "other"))
+    return out
+
+
+def recognise(
+    challenge_rgb: np.ndarray,
+    cal,
+    before: tuple[np.ndarray, object] | None = None,
+    timer: StageTimer | None = None,
+    config: CarrotainVisionConfig = CarrotainVisionConfig(),
+    components: dict | None = None,
+) -> CarrotainState:
+    """Read a challenge photo into a ``CarrotainState``.
+
+    Parameters
+    ----------
+    challenge_rgb : ndarray, shape (H, W, 3), uint8
+    cal : TableCalibration of the challenge photo
+    before : (image_rgb, TableCalibration), optional
+        The scatter before the boards were laid: its chips (seen without acrylic) replace the
+        matching challenge-photo chips, and chips that moved more than ``touched_mm`` are flagged.
+    timer : StageTimer, optional
+    config : CarrotainVisionConfig
+    components : dict, optional
+
+    Returns
+    -------
+    CarrotainState
+    """
+    timer = timer or StageTimer()
+    comp = components or load_components()
+    layout = MarkerLayout.from_components(comp)
+    flags: list[Flag] = []
+    with timer.stage("colour"):
+        ref = colour_reference(cal, challenge_rgb, layout)
+    if not has_height_model(cal):
+        flags.append(Flag("no_camera_pose", "calibration has no camera pose: heights corrected from the homography "
+                          f"(field of view assumed {DEFAULT_HFOV_DEG:.0f} deg when it cannot be measured)"))
+    with timer.stage("chips"):
+        chips = detect_chip_readings(challenge_rgb, cal, ref, config, comp, layout)
+    if before is not None:
+        with timer.stage("before"):
+            b_img, b_cal = before
+            b_ref = colour_reference(b_cal, b_img, layout)
+            b_chips = detect_chip_readings(b_img, b_cal, b_ref, config, comp, layout)
+            chips, more = _merge_before(chips, b_chips, config)
+            flags += more
+    with timer.stage("boards"):
+        boards = detect_board_readings(challenge_rgb, cal, ref, chips, config, comp, layout)
+    low = [i for i, c in enumerate(chips) if c.confidence < config.low_confidence]
+    if low:
+        flags.append(Flag("low_confidence_chips", f"{len(low)} chip(s) read with low confidence (kind/colour unsure)",
+                          {"chips": low}))
+    n_ch = sum(b.role == "challenge" for b in boards)
+    if n_ch != 2:
+        flags.append(Flag("boards_not_found", f"found {n_ch} challenge board(s) over the chips, expected 2",
+                          {"found": n_ch}))
+    return CarrotainState(tuple(chips), tuple(boards), tuple(flags))
+
+
+def _merge_before(chips: list[ChipReading], before: list[ChipReading], config: CarrotainVisionConfig):
+    """Use before-photo chips (no acrylic in the way) and flag those that moved."""
+    flags: list[Flag] = []
+    if not before:
+        return chips, flags
+    B = np.array([c.xy_mm for c in before])
+    used: set[int] = set()
+    out: list[ChipReading] = []
+    touched = []
+    for i, c in enumerate(chips):
+        d = np.hypot(*(B - c.xy_mm).T)
+        j = int(np.argmin(d))
+        if d[j] < config.match_before_mm and j not in used:
+            used.add(j)
+            b = before[j]
+            if d[j] > config.touched_mm + 2.0 * np.hypot(c.centre_sigma_mm, b.centre_sigma_mm):
+                touched.append(i)
+                out.append(c)
+            else:
+                kind, colour, conf = (b.kind, b.colour, b.confidence) if b.confidence >= c.confidence else (
+                    c.kind, c.colour, c.confidence)
+                out.append(ChipReading(kind, colour, b.xy_mm, b.centre_sigma_mm, conf))
+        else:
+            out.append(c)
+    missing = [j for j in range(len(before)) if j not in used]
+    if touched:
+        flags.append(Flag("touched", f"{len(touched)} chip(s) moved more than {config.touched_mm:g} mm since the "
+                          "before photo", {"chips": touched}))
+    if missing:
+        flags.append(Flag("chips_missing_since_before", f"{len(missing)} chip(s) of the before photo not found now",
+                          {"xy_mm": [list(np.round(before[j].xy_mm, 1)) for j in missing]}))
+    return out, flags
+
+
+def project_outline_px(cal, outline_mm: np.ndarray, z_mm: float = 2.0) -> np.ndarray:
+    """A board footprint (at its bottom face height) in image px, for overlays."""
+    return mm_to_px(cal, outline_mm, z_mm)
+
+
+def chip_px(cal, xy_mm: np.ndarray, z_mm: float = 2.0) -> np.ndarray:
+    """Chip centres in image px, for overlays."""
+    return mm_to_px(cal, xy_mm, z_mm)
+
+
+__all__ = ["CarrotainVisionConfig", "recognise", "project_outline_px", "chip_px", "px_to_mm"]

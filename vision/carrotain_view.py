@@ -1,0 +1,197 @@
+"""Table views for the Carrotain detectors: px <-> mm at a height, top-down rectification, colour reference.
+
+The calibration package is being extended (lens model, camera pose, ``mm_to_px_at_height``,
+``calibration.colour``); these helpers use those when the ``TableCalibration`` has them and fall
+back to the plain table homography (height ignored) and a colour reference measured on the
+markers when it does not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.markers import MarkerLayout
+
+DEFAULT_HFOV_DEG = 65.0  # assumed field of view when the homography cannot tell the focal length
+
+
+def has_height_model(cal) -> bool:
+    """Whether the calibration can map points above the table plane (camera pose known)."""
+    return callable(getattr(cal, "mm_to_px_at_height", None)) and callable(getattr(cal, "px_to_mm_at_height", None))
+
+
+def height_homography(cal, z_mm: float) -> np.ndarray:
+    """Homography table (x, y) on the plane ``z_mm`` above the table -> image px, without a lens model.
+
+    Fallback for calibrations without a camera pose: the homography is decomposed as
+    ``K [r1 r2 t]`` with square pixels and the principal point at the image centre; the focal
+    length comes from the orthogonality of ``r1`` and ``r2`` (or ``DEFAULT_HFOV_DEG`` when the
+    view is too close to straight down to tell). A point z mm up is ``K (x r1 + y r2 - z r3 + t)``
+    (the table's z axis points up, i.e. towards the camera).
+    """
+    H = np.asarray(cal.H_px_from_mm, dtype=np.float64)
+    w, h = cal.image_size
+    T = np.array([[1, 0, -(w - 1) / 2.0], [0, 1, -(h - 1) / 2.0], [0, 0, 1]])
+    G = T @ H
+    h1, h2 = G[:, 0], G[:, 1]
+    # h1^T w h2 = 0 with w = diag(1/f^2, 1/f^2, 1):  (a1 a2 + b1 b2)/f^2 + c1 c2 = 0
+    num = h1[0] * h2[0] + h1[1] * h2[1]
+    f2 = -num / (h1[2] * h2[2]) if abs(h1[2] * h2[2]) > 1e-12 else -1.0
+    num2 = (h1[0] ** 2 + h1[1] ** 2) - (h2[0] ** 2 + h2[1] ** 2)
+    den2 = h2[2] ** 2 - h1[2] ** 2
+    f2b = num2 / den2 if abs(den2) > 1e-12 else -1.0
+    f_default = (w / 2.0) / np.tan(np.radians(DEFAULT_HFOV_DEG / 2.0))
+    cands = [np.sqrt(v) for v in (f2, f2b) if v > 0 and 0.3 * f_default < np.sqrt(v) < 3.0 * f_default]
+    f = float(np.median(cands)) if cands else f_default
+    Kinv = np.diag([1.0 / f, 1.0 / f, 1.0])
+    r1, r2, t = Kinv @ h1, Kinv @ h2, Kinv @ G[:, 2]
+    lam = 2.0 / (np.linalg.norm(r1) + np.linalg.norm(r2))
+    r1, r2, t = r1 * lam, r2 * lam, t * lam
+    if t[2] < 0:
+        r1, r2, t = -r1, -r2, -t
+    r3 = np.cross(r1, r2)
+    # the table z axis points towards the camera: choose the sign of r3 so that it does
+    if np.dot(r3, t) > 0:
+        r3 = -r3
+    Hz = np.column_stack([r1, r2, t + z_mm * r3])
+    return np.linalg.inv(T) @ np.diag([f, f, 1.0]) @ Hz
+
+
+def _apply_h(H: np.ndarray, xy: np.ndarray) -> np.ndarray:
+    hom = xy @ H[:, :2].T + H[:, 2]
+    return hom[:, :2] / hom[:, 2:3]
+
+
+def mm_to_px(cal, xy_mm: np.ndarray, z_mm: float = 0.0) -> np.ndarray:
+    """Table points at height ``z_mm`` (N, 2) -> image px (N, 2)."""
+    xy = np.asarray(xy_mm, dtype=np.float64).reshape(-1, 2)
+    if z_mm == 0.0:
+        return cal.mm_to_px(xy)
+    if has_height_model(cal):
+        return np.asarray(cal.mm_to_px_at_height(xy, z_mm), dtype=np.float64).reshape(-1, 2)
+    return _apply_h(height_homography(cal, z_mm), xy)
+
+
+def px_to_mm(cal, xy_px: np.ndarray, z_mm: float = 0.0) -> np.ndarray:
+    """Image px (N, 2) -> table points (N, 2) on the plane ``z_mm`` above the table."""
+    xy = np.asarray(xy_px, dtype=np.float64).reshape(-1, 2)
+    if z_mm == 0.0:
+        return cal.px_to_mm(xy)
+    if has_height_model(cal):
+        return np.asarray(cal.px_to_mm_at_height(xy, z_mm), dtype=np.float64).reshape(-1, 2)
+    return _apply_h(np.linalg.inv(height_homography(cal, z_mm)), xy)
+
+
+@dataclass(frozen=True)
+class TopView:
+    """A top-down resampling of a table region at one height.
+
+    Attributes
+    ----------
+    image : ndarray, shape (h, w, C)
+    origin_mm : (float, float)
+        Table (x, y) of output pixel (0, 0)'s centre.
+    mm_per_px : float
+    z_mm : float
+        Height of the plane shown.
+    """
+
+    image: np.ndarray
+    origin_mm: tuple[float, float]
+    mm_per_px: float
+    z_mm: float
+
+    def px_to_mm(self, xy_px: np.ndarray) -> np.ndarray:
+        """View px (N, 2) -> table mm (N, 2)."""
+        return np.asarray(xy_px, dtype=np.float64).reshape(-1, 2) * self.mm_per_px + self.origin_mm
+
+    def mm_to_px(self, xy_mm: np.ndarray) -> np.ndarray:
+        """Table mm (N, 2) -> view px (N, 2)."""
+        return (np.asarray(xy_mm, dtype=np.float64).reshape(-1, 2) - self.origin_mm) / self.mm_per_px
+
+
+def top_view(cal, image: np.ndarray, region_mm: tuple[float, float, float, float], mm_per_px: float,
+             z_mm: float = 0.0, grid_step_px: int = 8) -> TopView:
+    """Resample the photo top-down over ``region_mm`` on the plane ``z_mm`` above the table.
+
+    The image position of every output pixel is computed exactly on a coarse grid (every
+    ``grid_step_px`` output px, through the calibration's lens and height model when present) and
+    interpolated in between, then the photo is sampled with ``cv2.remap``.
+
+    Parameters
+    ----------
+    cal : TableCalibration
+    image : ndarray, shape (H, W) or (H, W, C)
+    region_mm : (x0, y0, x1, y1)
+    mm_per_px : float
+    z_mm : float
+
+    Returns
+    -------
+    TopView
+    """
+    x0, y0, x1, y1 = region_mm
+    w = int(round((x1 - x0) / mm_per_px))
+    h = int(round((y1 - y0) / mm_per_px))
+    gx = np.arange(0, w + grid_step_px, grid_step_px, dtype=np.float64)
+    gy = np.arange(0, h + grid_step_px, grid_step_px, dtype=np.float64)
+    GX, GY = np.meshgrid(gx, gy)
+    mm = np.stack([GX.ravel() * mm_per_px + x0, GY.ravel() * mm_per_px + y0], axis=1)
+    px = mm_to_px(cal, mm, z_mm).reshape(len(gy), len(gx), 2).astype(np.float32)
+    # bilinear interpolation of the coarse grid with its nodes on exact output pixels
+    qx = np.broadcast_to((np.arange(w, dtype=np.float32) / grid_step_px)[None, :], (h, w))
+    qy = np.broadcast_to((np.arange(h, dtype=np.float32) / grid_step_px)[:, None], (h, w))
+    mx = cv2.remap(px[..., 0], qx, qy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    my = cv2.remap(px[..., 1], qx, qy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    out = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    return TopView(out, (float(x0), float(y0)), float(mm_per_px), float(z_mm))
+
+
+@dataclass(frozen=True)
+class MarkerColourReference:
+    """Black and white levels measured on the calibration markers (fallback colour reference).
+
+    Attributes
+    ----------
+    white_rgb, black_rgb : ndarray, shape (3,), float, 0-255
+    """
+
+    white_rgb: np.ndarray
+    black_rgb: np.ndarray
+
+    def normalise(self, rgb: np.ndarray) -> np.ndarray:
+        """0-255 colours (..., 3) -> float, black 0 and white 1 per channel."""
+        span = np.maximum(self.white_rgb - self.black_rgb, 1.0)
+        return (np.asarray(rgb, dtype=np.float64) - self.black_rgb) / span
+
+
+def colour_reference(cal, image_rgb: np.ndarray, layout: MarkerLayout | None = None):
+    """The frame's colour reference: ``cal.colour`` when the calibration has one, else measured here.
+
+    The fallback samples each marker's black border (2-5 mm inside its edge) and the white paper
+    around it (3-6 mm outside), on a top-down view, and takes medians over the markers.
+
+    Returns
+    -------
+    object with ``normalise(rgb) -> float array`` (and ``white_rgb``, ``black_rgb``)
+    """
+    ref = getattr(cal, "colour", None)
+    if ref is not None and callable(getattr(ref, "normalise", None)):
+        return ref
+    layout = layout or MarkerLayout.from_components()
+    half = layout.side_mm / 2.0
+    whites, blacks = [], []
+    for mid in cal.marker_ids if getattr(cal, "marker_ids", None) else layout.centres_mm:
+        cx, cy = layout.centres_mm[int(mid)]
+        m = half + 8.0
+        tv = top_view(cal, image_rgb, (cx - m, cy - m, cx + m, cy + m), 0.5)
+        d = np.maximum(np.abs(np.arange(tv.image.shape[1]) * 0.5 - m)[None, :],
+                       np.abs(np.arange(tv.image.shape[0]) * 0.5 - m)[:, None])
+        inner = (d > half - 5.0) & (d < half - 2.0)
+        outer = (d > half + 3.0) & (d < half + 6.0)
+        blacks.append(np.median(tv.image[inner].reshape(-1, 3), axis=0))
+        whites.append(np.median(tv.image[outer].reshape(-1, 3), axis=0))
+    return MarkerColourReference(np.median(whites, axis=0), np.median(blacks, axis=0))

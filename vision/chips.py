@@ -1,0 +1,328 @@
+"""Carrotain chips: find every chip on a top-down view of the chip faces, its kind, colour and centre.
+
+Works on a ``TopView`` resampled on the plane of the chip faces (2 mm above the table), with its
+colours normalised by the frame's colour reference (black 0, white 1). Chips are bright discs on
+a dark mat, dimmer under acrylic; the centre point of each is found by fitting a circle to the
+rim (sub-pixel crossings along rays) and checked against the centre dot/hole.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.colour import ColourConfig, classify
+
+
+@dataclass(frozen=True)
+class ChipConfig:
+    """Tunables of the chip detector (lengths in mm, levels on the normalised 0-1 scale).
+
+    Attributes
+    ----------
+    diameter_mm, dot_diameter_mm, hole_diameter_mm : float
+        Nominal chip geometry (from the component set).
+    bright_fraction : float
+        A pixel is "chip-bright" when its level exceeds mat + this fraction of (white - mat).
+    open_mm : float
+        Opening diameter that removes print lines, print dots and mat specks.
+    close_mm : float
+        Closing diameter that mends shading cracks in a chip's face.
+    max_hole_fill_mm : float
+        Holes in the bright mask up to this diameter are filled (the chips' centre holes).
+    min_peak_fraction : float
+        A chip candidate needs a distance-transform peak of at least this fraction of the radius.
+    nms_mm : float
+        Minimum distance between two chips found (the best fit wins).
+    peak_window_mm : float
+        Distance-transform peaks are local maxima over this window (several per merged blob).
+    skip_near_fit_mm : float
+        Candidates this close to an already fitted centre are skipped.
+    fit_iters : int
+        Rim-fit iterations (rays re-cast from the new centre).
+    n_rays : int
+        Rays cast to find the rim.
+    ray_range_mm : (float, float)
+        Radii searched for the rim crossing.
+    rim_tolerance_mm : float
+        Rim crossings further than this from the nominal radius are outliers.
+    min_rim_rays : float
+        Fraction of rays with a good crossing needed to accept a chip.
+    rim_outlier_mm : float
+        Crossings further than this from the first circle fit are dropped before the refit.
+    fallback_peak_fraction, fallback_sigma_mm, fallback_confidence : float
+        A chip-sized bright blob (distance peak >= this fraction of the radius) whose rim cannot be
+        fitted (print lines, glare, bevel shading) is kept with its blob centre, this sigma and
+        its confidence scaled by this factor.
+    face_annulus_mm : (float, float)
+        Radii sampled for the face colour.
+    centre_radius_mm : float
+        Radius sampled for the dot/hole colour.
+    radius_tolerance : float
+        Accepted relative error of the fitted radius.
+    base_sigma_mm : float
+        Floor of the centre uncertainty (calibration and model errors).
+    low_confidence : float
+        Colour confidence under which a chip is flagged.
+    """
+
+    diameter_mm: float = 25.0
+    dot_diameter_mm: float = 7.0
+    hole_diameter_mm: float = 6.0
+    bright_fraction: float = 0.35
+    open_mm: float = 8.0
+    close_mm: float = 2.5
+    max_hole_fill_mm: float = 12.0
+    min_peak_fraction: float = 0.55
+    nms_mm: float = 18.0
+    peak_window_mm: float = 5.0
+    skip_near_fit_mm: float = 3.0
+    fit_iters: int = 4
+    n_rays: int = 48
+    ray_range_mm: tuple[float, float] = (6.0, 19.0)
+    rim_tolerance_mm: float = 2.0
+    min_rim_rays: float = 0.35
+    rim_outlier_mm: float = 1.0
+    fallback_peak_fraction: float = 0.75
+    fallback_sigma_mm: float = 1.5
+    fallback_confidence: float = 0.5
+    face_annulus_mm: tuple[float, float] = (5.5, 10.0)
+    centre_radius_mm: float = 2.0
+    radius_tolerance: float = 0.2
+    base_sigma_mm: float = 0.4
+    low_confidence: float = 0.35
+
+
+@dataclass(frozen=True)
+class ChipDetection:
+    """One chip found in a top view.
+
+    Attributes
+    ----------
+    xy_mm : (float, float)
+        Centre (table mm, on the face plane).
+    radius_mm : float
+        Fitted rim radius.
+    kind : str
+        ``star``, ``colourless`` or ``first_star``.
+    colour : str or None
+        Dot colour name for a star chip.
+    colour_confidence : float
+    centre_sigma_mm : float
+        1-sigma centre uncertainty from the rim fit.
+    rim_residual_mm : float
+        RMS distance of the rim crossings to the fitted circle.
+    face_level : float
+        Mean normalised level of the face (about 0.9 in the open, lower under acrylic).
+    face_rgb : ndarray (3,)
+        Normalised face colour.
+    centre_rgb : ndarray (3,)
+        Normalised colour at the centre (dot or hole).
+    """
+
+    xy_mm: tuple[float, float]
+    radius_mm: float
+    kind: str
+    colour: str | None
+    colour_confidence: float
+    centre_sigma_mm: float
+    rim_residual_mm: float
+    face_level: float
+    face_rgb: np.ndarray
+    centre_rgb: np.ndarray
+
+
+def _bilinear(img: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Sample a float image (H, W) or (H, W, C) at px coordinates (any shape), border-clamped."""
+    return cv2.remap(img, x.astype(np.float32), y.astype(np.float32), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _fit_circle(pts: np.ndarray) -> tuple[np.ndarray, float]:
+    """Algebraic (Kasa) circle fit; pts (N, 2) -> centre (2,), radius."""
+    A = np.column_stack([2 * pts, np.ones(len(pts))])
+    b = (pts ** 2).sum(axis=1)
+    sol, *_ = np.linalg.lstsq(A, b, rcond=None)
+    c = sol[:2]
+    r = float(np.sqrt(max(sol[2] + c @ c, 1e-9)))
+    return c, r
+
+
+def detect_chips(
+    rgb_norm: np.ndarray,
+    origin_mm: tuple[float, float],
+    mm_per_px: float,
+    palette: dict[str, np.ndarray],
+    face_palette: dict[str, np.ndarray],
+    hole_rgb: np.ndarray,
+    exclude_mm: list[tuple[float, float, float, float]] | None = None,
+    config: ChipConfig = ChipConfig(),
+    colour_config: ColourConfig = ColourConfig(lightness_weight=0.8),
+) -> list[ChipDetection]:
+    """Find the chips in a normalised top view of the chip-face plane.
+
+    Parameters
+    ----------
+    rgb_norm : ndarray, shape (h, w, 3), float32
+        Top view, normalised by the frame's colour reference.
+    origin_mm : (float, float)
+        Table position of view pixel (0, 0).
+    mm_per_px : float
+    palette : dict[str, ndarray (3,)]
+        Dot colours (normalised nominal values), e.g. the six player colours.
+    face_palette : dict[str, ndarray (3,)]
+        Face colours: ``{"white": ..., "yellow": ...}`` (yellow = the first-star chip).
+    hole_rgb : ndarray (3,)
+        The mat's nominal colour (what a hole shows).
+    exclude_mm : list of (x0, y0, x1, y1), optional
+        Table rectangles to ignore (the calibration markers and their white paper).
+    config, colour_config
+
+    Returns
+    -------
+    list[ChipDetection]
+    """
+    s = mm_per_px
+    img = rgb_norm.astype(np.float32)
+    level = img.mean(axis=2)
+    mat_level = float(np.median(level))
+    thr = mat_level + config.bright_fraction * (1.0 - mat_level)
+    mask = (level > thr).astype(np.uint8)
+    for x0, y0, x1, y1 in exclude_mm or []:
+        c0, r0 = int(np.floor((x0 - origin_mm[0]) / s)), int(np.floor((y0 - origin_mm[1]) / s))
+        c1, r1 = int(np.ceil((x1 - origin_mm[0]) / s)), int(np.ceil((y1 - origin_mm[1]) / s))
+        mask[max(r0, 0):max(r1, 0), max(c0, 0):max(c1, 0)] = 0
+    # fill holes (colourless / first-star chips) and shading gaps first, then drop thin bright print
+    hk = max(int(round(config.close_mm / s)) | 1, 3)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (hk, hk)))
+    contours, hier = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    max_hole_px = np.pi * (config.max_hole_fill_mm / 2.0) ** 2 / s ** 2
+    if hier is not None:
+        holes = [c for c, h in zip(contours, hier[0]) if h[3] >= 0 and cv2.contourArea(c) < max_hole_px]
+        cv2.drawContours(mask, holes, -1, 1, -1)
+    k = max(int(round(config.open_mm / s)) | 1, 3)
+    ker = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, ker)
+    dist = cv2.distanceTransform(mask, cv2.DIST_L2, 5) * s  # mm
+    n_lab, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    chip_area_px = np.pi * (config.diameter_mm / 2.0) ** 2 / s ** 2
+    R = config.diameter_mm / 2.0
+    win = max(int(round(config.peak_window_mm / s)) | 1, 3)
+    peaks = (dist >= config.min_peak_fraction * R) & (dist >= cv2.dilate(dist, np.ones((win, win), np.uint8)) - 1e-6)
+    ys, xs = np.nonzero(peaks)
+    order = np.argsort(-dist[ys, xs])
+    cands: list[np.ndarray] = []
+    for i in order:
+        p = np.array([xs[i], ys[i]], dtype=np.float64)
+        if all(np.hypot(*(p - q)) * s >= config.peak_window_mm for q in cands):
+            cands.append(p)
+    found: list[tuple[float, ChipDetection]] = []
+    fitted: list[np.ndarray] = []
+
+    ang = np.linspace(0, 2 * np.pi, config.n_rays, endpoint=False)
+    radii = np.arange(config.ray_range_mm[0], config.ray_range_mm[1], 0.25)
+    smooth = cv2.GaussianBlur(level, (0, 0), 0.5 / s)
+    for c in cands:
+        if any(np.hypot(*(c - q)) * s < config.skip_near_fit_mm for q in fitted):
+            continue
+        centre = c.copy()
+        ok = False
+        for _it in range(config.fit_iters):
+            rx = centre[0] + np.cos(ang)[:, None] * radii[None, :] / s
+            ry = centre[1] + np.sin(ang)[:, None] * radii[None, :] / s
+            prof = _bilinear(smooth, rx, ry)  # (n_rays, n_r)
+            face = float(np.median(prof[:, (radii > 7.0) & (radii < 10.0)]))
+            outside = float(np.median(prof[:, radii > R + 3.0]))
+            if face - outside < 0.1:
+                break
+            half = 0.5 * (face + outside)
+            # last radius inside the rim where the profile is still above half
+            above = prof > half
+            crossing = np.full(config.n_rays, np.nan)
+            for r_i in range(config.n_rays):
+                idx = np.nonzero(above[r_i, :-1] & ~above[r_i, 1:])[0]
+                idx = idx[np.abs(radii[idx] - R) < config.rim_tolerance_mm + 1.0]
+                if len(idx):
+                    j = idx[np.argmin(np.abs(radii[idx] - R))]
+                    a, b = prof[r_i, j], prof[r_i, j + 1]
+                    crossing[r_i] = radii[j] + 0.25 * (a - half) / max(a - b, 1e-6)
+            good = np.isfinite(crossing) & (np.abs(crossing - R) < config.rim_tolerance_mm)
+            if good.mean() < config.min_rim_rays:
+                break
+            pts = np.column_stack([np.cos(ang[good]) * crossing[good], np.sin(ang[good]) * crossing[good]]) / s
+            pts = pts + centre
+            cc, rr = _fit_circle(pts)
+            resid = np.hypot(*(pts - cc).T) - rr
+            keep = np.abs(resid) * s < config.rim_outlier_mm
+            if keep.sum() >= config.min_rim_rays * config.n_rays and not keep.all():
+                pts = pts[keep]
+                cc, rr = _fit_circle(pts)
+                resid = np.hypot(*(pts - cc).T) - rr
+            centre = cc
+            ok = abs(rr * s - R) < config.radius_tolerance * R
+            n_good = len(pts)
+            rms = float(np.sqrt(np.mean(resid ** 2))) * s
+        fallback = False
+        if not ok:
+            peak = float(dist[int(c[1]), int(c[0])])
+            st = stats[labels[int(c[1]), int(c[0])]]
+            touches_border = (st[0] == 0 or st[1] == 0 or st[0] + st[2] >= mask.shape[1]
+                              or st[1] + st[3] >= mask.shape[0])
+            if peak < config.fallback_peak_fraction * R or touches_border or st[4] > 2.0 * chip_area_px:
+                continue
+            # blob centre: centroid of the mask within the chip radius of the peak
+            yy0, xx0 = np.mgrid[-int(R / s):int(R / s) + 1, -int(R / s):int(R / s) + 1]
+            inside = np.hypot(xx0, yy0) * s <= R
+            qx = np.clip(int(c[0]) + xx0[inside], 0, mask.shape[1] - 1)
+            qy = np.clip(int(c[1]) + yy0[inside], 0, mask.shape[0] - 1)
+            m = mask[qy, qx] > 0
+            centre = np.array([qx[m].mean(), qy[m].mean()])
+            rr, rms, n_good, fallback = R / s, config.fallback_sigma_mm, 1, True
+        # colours
+        yy, xx = np.mgrid[-int(12 / s):int(12 / s) + 1, -int(12 / s):int(12 / s) + 1]
+        rr_mm = np.hypot(xx, yy) * s
+        px = np.clip(np.round(centre[0]) + xx, 0, img.shape[1] - 1).astype(int)
+        py = np.clip(np.round(centre[1]) + yy, 0, img.shape[0] - 1).astype(int)
+        patch = img[py, px]
+        ring = (rr_mm > config.face_annulus_mm[0]) & (rr_mm < config.face_annulus_mm[1])
+        core = rr_mm < config.centre_radius_mm
+        face_rgb = np.median(patch[ring], axis=0)
+        centre_rgb = np.median(patch[core], axis=0)
+        face_names, face_conf = classify(face_rgb[None], face_palette, colour_config)
+        face_name = face_names[0]
+        nominal_face = face_palette[face_name]
+        rel = centre_rgb / np.maximum(face_rgb, 1e-3) * nominal_face
+        # hole or dot: a hole shows the dark mat, every dot colour is much lighter
+        ratio = float(rel.mean() / max(nominal_face.mean(), 1e-3))
+        hole_ratio = float(np.mean(hole_rgb) / max(nominal_face.mean(), 1e-3))
+        dark_dot = min(float(np.mean(v)) for v in palette.values()) / max(nominal_face.mean(), 1e-3)
+        split = 0.5 * (hole_ratio + dark_dot)
+        hole_conf = float(np.clip(abs(ratio - split) / max(0.5 * (dark_dot - hole_ratio), 1e-3), 0.0, 1.0))
+        if ratio < split:
+            kind, colour = ("first_star" if face_name == "yellow" else "colourless"), None
+            confidence = float(min(hole_conf, face_conf[0]))
+        else:
+            names, conf = classify(rel[None], palette, colour_config)
+            kind, colour = "star", names[0]
+            confidence = float(min(hole_conf, conf[0]))
+        sigma = float(np.hypot(config.base_sigma_mm, 2.0 * rms / np.sqrt(max(n_good, 1))))
+        if fallback:
+            sigma = max(sigma, config.fallback_sigma_mm)
+            confidence *= config.fallback_confidence
+        xy = np.asarray(origin_mm) + centre * s
+        if not fallback:
+            fitted.append(centre)
+        quality = -1.0 if fallback else n_good / config.n_rays - rms
+        found.append((quality,
+            ChipDetection(
+                xy_mm=(float(xy[0]), float(xy[1])), radius_mm=float(rr * s), kind=kind, colour=colour,
+                colour_confidence=confidence, centre_sigma_mm=sigma, rim_residual_mm=rms,
+                face_level=float(face_rgb.mean()), face_rgb=face_rgb, centre_rgb=centre_rgb,
+            )))
+    # one chip per place: the best fit wins (real chips are a diameter apart)
+    out: list[ChipDetection] = []
+    for _, det in sorted(found, key=lambda f: -f[0]):
+        if all(np.hypot(det.xy_mm[0] - o.xy_mm[0], det.xy_mm[1] - o.xy_mm[1]) >= config.nms_mm for o in out):
+            out.append(det)
+    return out
