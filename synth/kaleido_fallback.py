@@ -17,6 +17,7 @@ from components import load_components
 from synth.layers import Layer
 
 TABLE_KINDS = ("light", "dark", "wood", "pattern", "white")
+_ALIASES = {"laminate": "light", "cloth": "light", "patterned": "pattern"}
 
 
 @dataclass(frozen=True)
@@ -154,7 +155,7 @@ def render_fallback(layers: list[Layer], rng: np.random.Generator, hard: bool = 
     """
     comp = load_components()
     W, H = size
-    kind = table or str(rng.choice(TABLE_KINDS))
+    kind = _ALIASES.get(table, table) if table else str(rng.choice(TABLE_KINDS))
     height = rng.uniform(680, 900)
     tilt = rng.uniform(0, 40 if hard else 30)
     yaw = rng.uniform(-25, 25) + (180.0 if rng.random() < 0.5 else 0.0)

@@ -19,7 +19,7 @@ from synth.kaleido import render_scene
 from vision.kaleido import detect_kaleido
 from vision.kaleido_match import match_boards
 
-TABLES = ("light", "dark", "wood", "pattern", "white")
+TABLES = ("laminate", "dark", "wood", "patterned", "white", "cloth")
 
 
 def _run(seed, table, hard):
@@ -36,7 +36,7 @@ def test_boards_cells_and_scores_over_seeds():
     seeds = range(1000, 1010)
     matched = n_true = ok = total = exact = silent = 0
     for s in seeds:
-        _, truth, det, m, out = _run(s, TABLES[s % 5], hard=s % 5 == 3)
+        _, truth, det, m, out = _run(s, TABLES[s % len(TABLES)], hard=s % 5 == 3)
         matched += m.matched
         n_true += m.n_true
         ok += m.cells_ok
@@ -76,7 +76,7 @@ def test_no_boards_cannot_judge():
 
 
 def test_glue_overlay_and_context():
-    img, truth, det, _, _ = _run(1002, "light", hard=False)
+    img, truth, det, _, _ = _run(1002, "laminate", hard=False)
     frame = Frame(image_rgb=img, calibration=calibrate_from_markers(img))
     ctx = parse_context(truth["context"])
     result = SPEC.adjudicate(det.state, ctx)

@@ -26,7 +26,7 @@ from synth.kaleido import render_scene  # noqa: E402
 from vision.kaleido import detect_kaleido  # noqa: E402
 from vision.kaleido_match import match_boards  # noqa: E402
 
-TABLES = ("light", "dark", "wood", "pattern", "white")
+TABLES = ("laminate", "dark", "wood", "patterned", "white", "cloth")
 
 
 def run_one(seed: int, markerless: bool = False, min_conf: float = 0.6) -> dict:
