@@ -196,7 +196,12 @@ def _normalise(cal, image_rgb: np.ndarray, top: np.ndarray, valid: np.ndarray) -
 
 
 def detect_kaleido(
-    image_rgb: np.ndarray, cal, config: KaleidoVisionConfig = KaleidoVisionConfig(), timer: StageTimer | None = None
+    image_rgb: np.ndarray,
+    cal,
+    config: KaleidoVisionConfig = KaleidoVisionConfig(),
+    timer: StageTimer | None = None,
+    region_mm: tuple[float, float, float, float] | None = None,
+    mask_markers: bool = True,
 ) -> KaleidoDetection:
     """Find the boards and read their cells.
 
@@ -207,6 +212,10 @@ def detect_kaleido(
         Image px <-> table mm (markers, or the markerless lattice fallback).
     config : KaleidoVisionConfig
     timer : StageTimer, optional
+    region_mm : (x0, y0, x1, y1), optional
+        Table area to search; default: what the photo shows around the markers.
+    mask_markers : bool
+        Keep the calibration markers' squares out of the lattice fit.
 
     Returns
     -------
@@ -223,7 +232,7 @@ def detect_kaleido(
     s = config.mm_per_px
     with timer.stage("lattice"):
         h, w = image_rgb.shape[:2]
-        region = _search_region(cal, (w, h), config)
+        region = region_mm if region_mm is not None else _search_region(cal, (w, h), config)
         mapx, mapy = _rectify_maps(cal, s, region, config.top_z_mm, config.map_step_mm)
         top = cv2.remap(image_rgb, mapx, mapy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
         valid = cv2.remap(np.full((h, w), 255, np.uint8), mapx, mapy, cv2.INTER_LINEAR,
@@ -232,7 +241,8 @@ def detect_kaleido(
                           iterations=config.valid_erode_px).astype(bool)
         norm = _normalise(cal, image_rgb, top, valid)
         vote = valid.copy()
-        _mask_markers(vote, region, s, config)
+        if mask_markers:
+            _mask_markers(vote, region, s, config)
         grad = gradients(norm, config.lattice, s)
         if not vote.any():
             raise CannotJudge("the photo shows none of the table around the markers")
