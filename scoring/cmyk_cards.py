@@ -249,13 +249,21 @@ def resolve_cards(public_cards: Sequence[str], answers: CardAnswers = CardAnswer
     n_want = 0
     for k, (card, revealed, status, note) in enumerate(entries):
         answer = None
-        if card == "want_this_colour" and status == "counted":
+        if card == "want_this_colour":  # answers are matched by occurrence, whatever became of the card
             if n_want < len(answers.want_this_colour):
                 answer = answers.want_this_colour[n_want]
-            else:
+            elif status == "counted":
                 status, note = "unanswered", "no unused personal card entered: worth nothing"
                 flags.append(Flag("needs_answer", "want_this_colour: which personal card did it put out? "
                                   "Scored as worth nothing.", {"card": "want_this_colour", "index": n_want}))
             n_want += 1
         cards.append(ResolvedCard(card, revealed, k, status, mult_by_entry.get(k, 1), answer, note))
+    seen: dict[str, int] = {}
+    for c in cards:
+        seen[c.card] = seen.get(c.card, 0) + 1
+    repeated = sorted(c for c, n in seen.items() if n > 1)
+    if repeated:
+        flags.append(Flag("duplicate_card", f"public card(s) {', '.join(repeated)} listed more than once, but each "
+                          "exists once: check the reveal order (this_and_that extras listed twice?)",
+                          {"cards": repeated}))
     return CardResolution(tuple(cards), tuple(flags))

@@ -51,7 +51,13 @@ def mosaic_flags(player: str, mosaic: MosaicState, illegal: Sequence[IllegalCont
         out.append(Flag("duplicate_cell", f"{player}: two tiles read in the same cell {dup}",
                         {"player": player, "cells": [list(c) for c in dup]}))
     if illegal:
-        pairs = [c.to_json() for c in illegal]
+        by_cell = {t.cell: t for t in mosaic.tiles}
+        pairs = []
+        for c in illegal:
+            reads = [{"cell": list(x), **by_cell[x].edges[c.direction].to_json()} for x in c.cells]
+            pairs.append({**c.to_json(), "readings": reads,
+                          "likely_misread": min(reads, key=lambda r: r["confidence"])["cell"]
+                          if reads[0]["confidence"] != reads[1]["confidence"] else None})
         out.append(Flag("illegal_contact", f"{player}: {len(illegal)} touching edge pair(s) do not match: "
                         + "; ".join(f"{c.cells[0]}-{c.cells[1]} {c.reason}" for c in illegal[:6]),
                         {"player": player, "contacts": pairs}))

@@ -190,6 +190,13 @@ def test_misreadings_are_flagged():
     dup = MosaicState(M1.tiles + (tile(3, 0, 0, 3, 1, conf=0.3),))  # (0,3,1) again, read with low confidence
     codes = [f.code for f in score_game([AKI], [dup], []).flags]
     assert "duplicate_tile" in codes and "low_confidence" in codes
+    shaky = MosaicState(M1.tiles[:6] + (TileReading((0, -1), "normal", M1.tiles[6].edges, 0.2),))
+    r = score_game([AKI], [shaky], ["like_this_tile"])
+    f = [x for x in r.flags if x.code == "doubtful_tiles_change_score"][0]
+    assert f.data["totals"] == [11, 8] and f.data["cells"] == [[0, -1]]
+    misread = MosaicState(M1.tiles[:4] + (tile(0, 0, 0, 2, 1, conf=0.4),) + M1.tiles[5:])
+    (f,) = [x for x in score_game([AKI], [misread], []).flags if x.code == "illegal_contact"]
+    assert f.data["contacts"][0]["likely_misread"] == [0, 0]
     imp = MosaicState((tile(0, 0, 4, 4, 0),))
     assert [f.code for f in score_game([AKI], [imp], []).flags] == ["impossible_tile"]
     ks = MosaicState((k_tile(0, 0), k_tile(1, 0), k_tile(2, 0)))
@@ -226,6 +233,12 @@ def test_resolution_report():
         ("this_and_that", "out_of_game", 1), ("do_more", "applied", 1), ("want_height", "counted", 2)]
     with pytest.raises(ValueError, match=r"public_cards\[1\]"):
         resolve_cards(["omakase", "bogus"])
+    extras = CardAnswers(extra_cards=(("do_more", "want_height"),))
+    res = resolve_cards(["this_and_that", "do_more", "want_height"], extras)
+    assert [f.code for f in res.flags] == ["duplicate_card"]
+    # answers are matched by occurrence: a cancelled want_this_colour still consumes its answer
+    res = resolve_cards(["want_this_colour", "never_mind"], CardAnswers(want_this_colour=(PersonalCard("cyan", 1),)))
+    assert res.flags == () and res.cards[0].status == "cancelled"
 
 
 def test_json_contract_and_explanation():
@@ -253,6 +266,12 @@ def test_parse_context():
         with pytest.raises(ValueError, match=field):
             parse_cmyk_context(bad)
     assert parse_cmyk_options({"options": {"horizontal": "P"}}).horizontal == "P"
+    o = parse_cmyk_options({"options": {"horizontal_by_player": {"Aki": "N"}}})
+    assert o.horizontal_by_player == (("Aki", "N"),)
+    r = score_game([AKI, BEN], [ROW8, ROW8], ["make_it_wide"], options=o).to_json()["players"]
+    assert (r["Aki"]["breakdown"]["make_it_wide"], r["Ben"]["breakdown"]["make_it_wide"]) == (1, 4)
+    with pytest.raises(ValueError, match="horizontal_by_player.Aki"):
+        parse_cmyk_options({"options": {"horizontal_by_player": {"Aki": "X"}}})
     with pytest.raises(ValueError, match="options.nope"):
         parse_cmyk_options({"options": {"nope": 1}})
     with pytest.raises(ValueError, match="mosaics"):
