@@ -439,4 +439,5 @@ def calibrate_from_markers(
     colour = measure_colour_reference(
         image_rgb, det.ids[keep], det.corners_px[keep], aruco_dictionary(layout.dictionary), config.colour
     )
-    return replace(cal, colour=colour)
+    extra = () if colour is None else colour.warnings(config.colour)
+    return replace(cal, colour=colour, warnings=cal.warnings + extra)

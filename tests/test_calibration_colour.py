@@ -77,3 +77,14 @@ def test_local_reference_follows_light_falloff():
     )
     white, _ = ref.local_reference(np.array([[500.0, 400.0], [0.0, 400.0], [5000.0, 400.0]]))
     np.testing.assert_allclose(white[:, 0], [150.0, 100.0, 200.0], atol=1e-6)
+
+
+def test_warnings_for_clipped_white_and_low_contrast():
+    """A white clipped in blue and a washed-out reference each carry a warning; a sound one none."""
+    ok = ColourReference(white_rgb=np.array([200.0, 190.0, 180.0]), black_rgb=np.array([10.0] * 3), n_samples=1)
+    assert ok.warnings() == ()
+    clipped = ColourReference(white_rgb=np.array([120.0, 180.0, 255.0]), black_rgb=np.array([5.0] * 3), n_samples=1)
+    assert any("clipped in B" in w for w in clipped.warnings())
+    flat = ColourReference(white_rgb=np.array([60.0] * 3), black_rgb=np.array([45.0] * 3), n_samples=1)
+    assert not flat.is_reliable()
+    assert any("too little contrast" in w for w in flat.warnings())
