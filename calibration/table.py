@@ -89,6 +89,8 @@ class TableCalibration:
     warnings : tuple[str, ...]
         Doubts about this calibration, one sentence each (missing or ignored markers, poor fit): the
         caller should surface them as flags.
+    rectify_grid_px : int
+        :meth:`rectify` computes the exact mapping every this many output px and interpolates between.
     """
 
     H_px_from_mm: np.ndarray
@@ -104,6 +106,7 @@ class TableCalibration:
     edge_growth_mm: float = 0.0
     height_iterations: int = 4
     warnings: tuple[str, ...] = ()
+    rectify_grid_px: int = 8
 
     @property
     def H_mm_from_px(self) -> np.ndarray:
@@ -216,13 +219,26 @@ class TableCalibration:
             mm_from_out = np.array([[mm_per_px, 0, x0], [0, mm_per_px, y0], [0, 0, 1]], dtype=np.float64)
             px_from_out = self.H_px_from_mm @ mm_from_out
             return cv2.warpPerspective(image, px_from_out, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
-        gx, gy = np.meshgrid(x0 + mm_per_px * np.arange(w), y0 + mm_per_px * np.arange(h))
-        grid = np.column_stack([gx.ravel(), gy.ravel()])
+        # the exact mapping on a coarse grid (every ``step`` output px, ends included), then bilinear
+        # interpolation of it (the mapping is smooth: the error is far below a pixel)
+        step = max(1, self.rectify_grid_px)
+        nx, ny = -(-(w - 1) // step) + 1, -(-(h - 1) // step) + 1
+        gx, gy = np.meshgrid(x0 + mm_per_px * step * np.arange(nx), y0 + mm_per_px * step * np.arange(ny))
+        grid = np.empty((gx.size, 2))
+        grid[:, 0] = gx.ravel()
+        grid[:, 1] = gy.ravel()
         px = self.mm_to_px_at_height(grid, z_mm)
         if self.lens is not None:
             px[~self.lens.valid_undistorted(apply_h(self.H_px_from_mm, grid))] = -1e4
-        mapx = px[:, 0].reshape(h, w).astype(np.float32)
-        mapy = px[:, 1].reshape(h, w).astype(np.float32)
+        coarse = px.reshape(ny, nx, 2).astype(np.float32)
+        if step > 1:
+            ux = np.broadcast_to((np.arange(w, dtype=np.float32) / step)[None, :], (h, w))
+            uy = np.broadcast_to((np.arange(h, dtype=np.float32) / step)[:, None], (h, w))
+            fine = cv2.remap(coarse, np.ascontiguousarray(ux), np.ascontiguousarray(uy), cv2.INTER_LINEAR)
+        else:
+            fine = coarse[:h, :w]
+        mapx = np.ascontiguousarray(fine[..., 0])
+        mapy = np.ascontiguousarray(fine[..., 1])
         return cv2.remap(image, mapx, mapy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
 
     def describe(self) -> str:
