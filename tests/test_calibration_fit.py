@@ -152,9 +152,9 @@ def test_foreign_markers_and_a_single_marker_are_named():
 
 def test_missing_marker_is_warned(texture):
     """Marker 1 covered (tilt 20 deg, no distortion): calibration still succeeds with 3 markers and says
-    which one is missing; a full view has no warnings."""
+    which one is missing; a full view has no marker warnings (its white is clipped: 255)."""
     cam, img = _view(texture, 12, 20.0)
-    assert calibrate_from_markers(img, LAYOUT).warnings == ()
+    assert not [w for w in calibrate_from_markers(img, LAYOUT).warnings if "marker" in w]
     c = cam.project(np.array([[560.0, 0.0, 0.0]]))[0].astype(int)
     covered = img.copy()
     covered[c[1] - 60 : c[1] + 60, c[0] - 60 : c[0] + 60] = (120, 100, 80)
