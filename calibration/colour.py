@@ -191,6 +191,13 @@ class ColourReference:
             "white_rgb": [float(v) for v in self.white_rgb],
             "black_rgb": [float(v) for v in self.black_rgb],
             "n_samples": int(self.n_samples),
+            "per_marker": None
+            if self.per_marker_xy_px is None
+            else {
+                "white_rgb": np.asarray(self.per_marker_white_rgb).tolist(),
+                "black_rgb": np.asarray(self.per_marker_black_rgb).tolist(),
+                "xy_px": np.asarray(self.per_marker_xy_px).tolist(),
+            },
         }
 
     @classmethod
@@ -199,7 +206,17 @@ class ColourReference:
             white_rgb=np.asarray(obj["white_rgb"], dtype=np.float64).reshape(3),
             black_rgb=np.asarray(obj["black_rgb"], dtype=np.float64).reshape(3),
             n_samples=int(obj["n_samples"]),
+            per_marker_white_rgb=_opt_array(obj, "white_rgb", 3),
+            per_marker_black_rgb=_opt_array(obj, "black_rgb", 3),
+            per_marker_xy_px=_opt_array(obj, "xy_px", 2),
         )
+
+
+def _opt_array(obj: dict, key: str, width: int) -> np.ndarray | None:
+    per = obj.get("per_marker")
+    if not per or per.get(key) is None:
+        return None
+    return np.asarray(per[key], dtype=np.float64).reshape(-1, width)
 
 
 def _marker_cells(dictionary: cv2.aruco.Dictionary, marker_id: int) -> np.ndarray:

@@ -47,9 +47,11 @@ def test_grey_patch_normalises_to_grey(texture, gain, black, noise):
     assert norm.dtype == np.float32
     assert np.ptp(norm) < 0.06, norm
     assert abs(norm.mean() - GREY[0] / 255) < 0.08, norm
-    # the local (interpolated) reference agrees under uniform light
+    # the local (interpolated) reference agrees under uniform light, also after a JSON round trip
     local = ref.normalise_at(raw[None], px.mean(axis=0)[None])[0]
     assert np.ptp(local) < 0.06
+    back = ColourReference.from_json(ref.to_json())
+    np.testing.assert_allclose(back.normalise_at(raw[None], px.mean(axis=0)[None])[0], local, atol=1e-5)
 
 
 def test_normalise_maps_black_and_white_and_round_trips():
