@@ -46,7 +46,7 @@ class CalibrationConfig:
     min_markers: int = 2
     ransac_reproj_px: float = 3.0
     height_iterations: int = 4
-    warn_rms_mm: float = 0.5
+    warn_rms_mm: float = 1.0
     warn_rot_deg: float = 3.0
     detector: MarkerDetectorConfig = field(default_factory=MarkerDetectorConfig)
     plane: PlaneFitConfig = field(default_factory=PlaneFitConfig)
