@@ -190,10 +190,16 @@ def test_misreadings_are_flagged():
     dup = MosaicState(M1.tiles + (tile(3, 0, 0, 3, 1, conf=0.3),))  # (0,3,1) again, read with low confidence
     codes = [f.code for f in score_game([AKI], [dup], []).flags]
     assert "duplicate_tile" in codes and "low_confidence" in codes
+    # (0,-1) read with doubt: it may or may not be the (1,1,1) like_this_tile counts, may or may not carry cyan 0
     shaky = MosaicState(M1.tiles[:6] + (TileReading((0, -1), "normal", M1.tiles[6].edges, 0.2),))
-    r = score_game([AKI], [shaky], ["like_this_tile"])
-    f = [x for x in r.flags if x.code == "doubtful_tiles_change_score"][0]
-    assert f.data["totals"] == [11, 8] and f.data["cells"] == [[0, -1]]
+    r = score_game([AKI, BEN], [shaky, M1], ["like_this_tile"])
+    f = [x for x in r.flags if x.code == "score_range"][0]
+    assert f.data["range"] == [8, 12] and f.data["cells"] == [[0, -1]]
+    assert r.to_json()["players"]["Aki"]["total_range"] == [8, 12] and r.scores == {"Aki": 11, "Ben": 10}
+    (f,) = [x for x in r.flags if x.code == "ranking_uncertain"]  # Ben: 10 for sure
+    assert f.data["players"] == ["Aki", "Ben"]
+    sure = score_game([AKI, BEN], [M1, M1], ["like_this_tile"])
+    assert not [x for x in sure.flags if x.code in ("score_range", "ranking_uncertain")]
     misread = MosaicState(M1.tiles[:4] + (tile(0, 0, 0, 2, 1, conf=0.4),) + M1.tiles[5:])
     (f,) = [x for x in score_game([AKI], [misread], []).flags if x.code == "illegal_contact"]
     assert f.data["contacts"][0]["likely_misread"] == [0, 0]
