@@ -52,7 +52,8 @@ class PlayerScore:
         Totals under every reading of ``k_marks_wild_for_cards`` (sorted, distinct).
     total_range : (int, int)
         Lowest and highest total if the doubtful mark readings (tile or edge confidence below
-        ``min_confidence``) counted for no mark-based card / for every one (equal to ``total`` when none).
+        ``min_confidence``) counted for no mark-based card / for every one and a doubtful K tile were a
+        normal one (equal to ``total`` when nothing is doubtful).
     """
 
     name: str
@@ -173,6 +174,7 @@ def _score_player(k: int, players: Sequence[CmykPlayer], mosaic: MosaicState, re
     cells = [t.cell for t in tiles]
     geo = analyse_shape(cells, dict(o.horizontal_by_player).get(player.name, o.horizontal))
     n_k = sum(_is_k(t) for t in tiles)
+    n_k_pen = n_k - (sum(_is_k(t) and t.cell in doubt[0] for t in tiles) if doubt[1] == "high" else 0)
     illegal = illegal_contacts({t.cell: {d: (e.colour, e.level) for d, e in t.edges.items()} for t in tiles})
     lines: list[str] = []
     bd: list[tuple[str, int]] = []
@@ -251,8 +253,8 @@ def _score_player(k: int, players: Sequence[CmykPlayer], mosaic: MosaicState, re
         bd.append((c.card, p))
         lines.append(f"{who}: {c.card} {why}{mx} = {p}")
 
-    bd.append(("k_tiles", n_k * o.k_tile_points))
-    lines.append(f"{who}: K tiles {n_k} x {o.k_tile_points} = {bd[-1][1]}")
+    bd.append(("k_tiles", n_k_pen * o.k_tile_points))
+    lines.append(f"{who}: K tiles {n_k_pen} x {o.k_tile_points} = {bd[-1][1]}")
     total = sum(p for _, p in bd)
     return PlayerScore(who, len(tiles), len(geo.hexagons), n_k, illegal, tuple(bd), total, geo,
                        tuple(counted), (total,), tuple(lines), (total, total))
@@ -309,7 +311,7 @@ def score_game(players: Sequence[CmykPlayer], mosaics: Sequence[MosaicState], pu
         ranges[name] = (lo, hi)
         if lo != hi:
             flags.append(Flag("score_range", f"{name}: {s.total} as read, {lo}..{hi} depending on "
-                              f"{len(doubtful)} doubtful mark reading(s) (personal/like_this_tile cards)",
+                              f"{len(doubtful)} doubtful tile reading(s) (mark-based cards, K tiles)",
                               {"player": name, "range": [lo, hi], "cells": [list(c) for c in sorted(doubtful)]}))
         keep = {f.name: getattr(s, f.name) for f in fields(s) if f.name not in ("total_alternatives", "total_range")}
         scores.append(PlayerScore(**keep, total_alternatives=tuple(sorted({s.total, alt.total})),

@@ -198,6 +198,9 @@ def test_misreadings_are_flagged():
     assert r.to_json()["players"]["Aki"]["total_range"] == [8, 12] and r.scores == {"Aki": 11, "Ben": 10}
     (f,) = [x for x in r.flags if x.code == "ranking_uncertain"]  # Ben: 10 for sure
     assert f.data["players"] == ["Aki", "Ben"]
+    shaky_k = MosaicState(M1.tiles + (TileReading((0, 2), "k", k_tile(0, 2).edges, 0.3),))
+    # as read 5 + 2 - 3 = 4; at best the doubtful K is a normal tile (+3) carrying magenta 3 (+1)
+    assert score_game([BEN], [shaky_k], []).to_json()["players"]["Ben"]["total_range"] == [4, 8]
     sure = score_game([AKI, BEN], [M1, M1], ["like_this_tile"])
     assert not [x for x in sure.flags if x.code in ("score_range", "ranking_uncertain")]
     misread = MosaicState(M1.tiles[:4] + (tile(0, 0, 0, 2, 1, conf=0.4),) + M1.tiles[5:])
