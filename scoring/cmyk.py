@@ -341,8 +341,13 @@ def score_game(players: Sequence[CmykPlayer], mosaics: Sequence[MosaicState], pu
     for s in scores:
         expl.extend(s.explanation)
         expl.append(f"{s.name}: total {s.total}")
+    by_name = {p.name: p for p in scores}
+    expl.append("ranking: " + ", ".join(f"{ranking.places[n]}. {n} {by_name[n].total}" for n in ranking.order))
     for n in ranking.order[1:]:
-        expl.append(f"ranking: {n} placed {ranking.places[n]} (decided by {ranking.decided_by[n]})")
+        if ranking.decided_by[n] != "points":
+            expl.append(f"ranking: {n} placed {ranking.places[n]}, decided by "
+                        + {"hexagons": "fewer hexagons", "k_tiles": "more K tiles", "tiles": "more tiles",
+                           "tie": "nothing: a full tie, the place is shared"}[ranking.decided_by[n]])
     expl.extend(f"decision {k}: {v}" for k, v in decisions.items())
     return CmykResult(tuple(scores), ranking, res, tuple(flags), tuple(expl), decisions)
 

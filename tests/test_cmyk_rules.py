@@ -230,6 +230,7 @@ def test_ranking_in_a_game():
     # equal points and hexagons: fewer tiles wins
     eq = score_game([CmykPlayer("Aki", PersonalCard("magenta", 3)), BEN], [M1, ben_m], [])
     assert eq.scores == {"Aki": 7, "Ben": 7} and eq.ranking.order == ("Ben", "Aki")
+    assert "ranking: Aki placed 2, decided by more tiles" in eq.explanation
     tie = score_game([BEN, CmykPlayer("Cy", PersonalCard("magenta", 3))], [ben_m, ben_m], [])
     assert tie.ranking.places == {"Ben": 1, "Cy": 1} and "tie" in [f.code for f in tie.flags]
 
