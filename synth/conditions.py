@@ -30,7 +30,7 @@ class SampleConfig:
     hfov_deg: tuple[float, float] = (55.0, 78.0)
     roll_deg: float = 4.0
     look_at_jitter_mm: float = 40.0
-    k1_normal: tuple[float, float] = (-0.06, 0.02)
+    k1_normal: tuple[float, float] = (-0.04, 0.02)
     k1_hard: tuple[float, float] = (-0.26, -0.18)
     k2_hard: tuple[float, float] = (0.02, 0.06)
     table_margin_mm: tuple[float, float] = (120.0, 500.0)

@@ -104,6 +104,8 @@ class SynthPhoto:
         Each printed black square's true corners (its small rotation included), ArUco order, mm.
     marker_corners_px : dict[int, ndarray (4, 2)]
         The same corners in the image, px.
+    jpeg_bytes : bytes
+        The JPEG file ``image_rgb`` was decoded from (``synth.truthio.write_photo`` saves it as is).
     """
 
     image_rgb: np.ndarray
@@ -112,6 +114,7 @@ class SynthPhoto:
     marker_layout: MarkerLayout
     marker_corners_mm: dict
     marker_corners_px: dict
+    jpeg_bytes: bytes = b""
 
     def project(self, xyz_mm: np.ndarray) -> np.ndarray:
         """Table points (x right, y down, z up, mm) to image pixels, lens distortion included.
@@ -154,8 +157,14 @@ def _layer_roi(H: np.ndarray, tex_shape: tuple[int, int], canvas_size: tuple[int
     return x0, y0, x1, y1
 
 
-def _texture_for(layer: Layer, cam: CameraTruth, K_c: np.ndarray, cfg: RenderConfig) -> tuple[np.ndarray, float]:
-    """The layer's premultiplied texture, shrunk when much finer than the image; (texture, mm_per_px)."""
+def _texture_for(layer: Layer, cam: CameraTruth, K_c: np.ndarray, cfg: RenderConfig):
+    """The layer's premultiplied texture, shrunk when much finer than the image.
+
+    Returns
+    -------
+    texture : ndarray, shape (h, w, 4), float32, premultiplied alpha
+    mm_per_px : (along x, along y)
+    """
     x0, y0, x1, y1 = layer.extent_mm
     pts = np.array([[x0, y0, layer.z_mm], [x1, y0, layer.z_mm], [x1, y1, layer.z_mm], [x0, y1, layer.z_mm],
                     [(x0 + x1) / 2, (y0 + y1) / 2, layer.z_mm]])
@@ -175,13 +184,18 @@ def _texture_for(layer: Layer, cam: CameraTruth, K_c: np.ndarray, cfg: RenderCon
         nw = max(2, int(round(w * mpp / target)))
         nh = max(2, int(round(h * mpp / target)))
         pm = cv2.resize(pm, (nw, nh), interpolation=cv2.INTER_AREA)
-        mpp = w * mpp / nw  # keep the extent exact along x; y differs by under a texel
-    return pm, mpp
+        return pm, (w * mpp / nw, h * mpp / nh)  # the extent stays exact on both axes
+    return pm, (mpp, mpp)
 
 
-def _plane_h(cam: CameraTruth, K_c: np.ndarray, origin_mm, mpp: float, z_mm: float) -> np.ndarray:
-    """Homography from texture pixel (col, row) to canvas px for a texture on the plane z."""
-    A = np.array([[mpp, 0.0, origin_mm[0] + 0.5 * mpp], [0.0, mpp, origin_mm[1] + 0.5 * mpp], [0.0, 0.0, 1.0]])
+def _plane_h(cam: CameraTruth, K_c: np.ndarray, origin_mm, mpp: tuple[float, float], z_mm: float) -> np.ndarray:
+    """Homography from texture pixel (col, row) to canvas px for a texture on the plane z.
+
+    ``mpp`` is the texel size (along x, along y) in mm; texel (c, r) is centred at
+    ``origin + ((c + 0.5) * mpp_x, (r + 0.5) * mpp_y)``.
+    """
+    mx, my = mpp
+    A = np.array([[mx, 0.0, origin_mm[0] + 0.5 * mx], [0.0, my, origin_mm[1] + 0.5 * my], [0.0, 0.0, 1.0]])
     return cam.homography_px_from_mm(z_mm, K_c) @ A
 
 
@@ -351,7 +365,7 @@ def render_photo(
         corners_mm[i] = c
         corners_px[i] = cam.project(np.column_stack([c, np.full(4, config.marker_z_mm)]))
     return SynthPhoto(image_rgb=image, camera=cam, conditions=cond, marker_layout=layout,
-                      marker_corners_mm=corners_mm, marker_corners_px=corners_px)
+                      marker_corners_mm=corners_mm, marker_corners_px=corners_px, jpeg_bytes=buf.tobytes())
 
 
 def _shadows(casters: dict, zbuf: np.ndarray, cond: PhotoConditions, cam: CameraTruth, K_c: np.ndarray,
