@@ -19,7 +19,7 @@ from scoring.cmyk_cards import (
     PersonalCard,
     resolve_cards,
 )
-from scoring.cmyk_checks import mosaic_flags, tile_set_flags
+from scoring.cmyk_checks import flagged_cells, mosaic_flags, tile_set_flags
 from scoring.cmyk_options import (
     CmykContext,
     CmykOptions,
@@ -51,9 +51,9 @@ class PlayerScore:
     total_alternatives : tuple of int
         Totals under every reading of ``k_marks_wild_for_cards`` (sorted, distinct).
     total_range : (int, int)
-        Lowest and highest total if the doubtful mark readings (tile or edge confidence below
-        ``min_confidence``) counted for no mark-based card / for every one and a doubtful K tile were a
-        normal one (equal to ``total`` when nothing is doubtful).
+        Lowest and highest total if the doubtful readings (tile or edge confidence below
+        ``min_confidence``, or cells the detector flagged) counted for no mark-based card / for every
+        one and a doubtful K tile were a normal one (equal to ``total`` when nothing is doubtful).
     """
 
     name: str
@@ -303,6 +303,8 @@ def score_game(players: Sequence[CmykPlayer], mosaics: Sequence[MosaicState], pu
         flags.extend(mosaic_flags(name, mosaic, s.illegal, options.min_confidence))
         doubtful = frozenset(t.cell for t in mosaic.tiles if t.confidence < options.min_confidence
                              or any(e.confidence < options.min_confidence for e in t.edges.values()))
+        if options.doubt_flagged_cells:
+            doubtful |= flagged_cells(mosaic) & {t.cell for t in mosaic.tiles}
         lo = hi = s.total
         if doubtful:  # doubtful mark readings counting for nothing / for everything they could
             lo, hi = (_score_player(k, players, mosaic, res, counts, options, options.k_marks_wild_for_cards,

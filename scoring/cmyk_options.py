@@ -38,7 +38,10 @@ class CmykOptions:
         ``omakase`` doubled by ``do_more``: "x4" doubles its factor (personal x2 -> x4), "x3" doubles the
         points it adds (personal x2 -> x3).
     min_confidence : float
-        Tiles or edges read with less confidence are flagged ``low_confidence``.
+        Tiles or edges read with less confidence are flagged ``low_confidence`` and bound ``total_range``.
+    doubt_flagged_cells : bool
+        Cells named in the detector's own flags (``MosaicState.flags[].data["cells"]``) also count as
+        doubtful for ``total_range`` / ``score_range`` / ``ranking_uncertain``.
     """
 
     horizontal: str = "H"
@@ -57,6 +60,7 @@ class CmykOptions:
     use_many_first_points: int = 5
     use_many_second_points: int = 3
     min_confidence: float = 0.6
+    doubt_flagged_cells: bool = True
 
     def __post_init__(self) -> None:
         for name, d in (("", self.horizontal), *self.horizontal_by_player):

@@ -26,6 +26,7 @@ from scoring.cmyk import (
 )
 from scoring.cmyk_cards import resolve_cards
 from scoring.cmyk_state import EdgeReading, MosaicState, TileReading
+from scoring.flags import Flag
 from scoring.ranking import RankEntry, rank_players
 
 DIR_COLOUR = {"P": "cyan", "N": "magenta", "H": "yellow"}
@@ -201,6 +202,13 @@ def test_misreadings_are_flagged():
     shaky_k = MosaicState(M1.tiles + (TileReading((0, 2), "k", k_tile(0, 2).edges, 0.3),))
     # as read 5 + 2 - 3 = 4; at best the doubtful K is a normal tile (+3) carrying magenta 3 (+1)
     assert score_game([BEN], [shaky_k], []).to_json()["players"]["Ben"]["total_range"] == [4, 8]
+    flagged = MosaicState(M1.tiles, (Flag("tile_doubtful", "tile at [0, -1] read as C1 M1 Y1", {"cells": [[0, -1]]}),))
+    r = score_game([AKI], [flagged], ["like_this_tile"])
+    assert r.to_json()["players"]["Aki"]["total_range"] == [8, 12]
+    assert "tile_doubtful" not in [f.code for f in r.flags]  # the detector's flags are the caller's to report
+    off = CmykOptions(doubt_flagged_cells=False)
+    assert score_game([AKI], [flagged], ["like_this_tile"], options=off).to_json()["players"]["Aki"]["total_range"] == [
+        11, 11]
     sure = score_game([AKI, BEN], [M1, M1], ["like_this_tile"])
     assert not [x for x in sure.flags if x.code in ("score_range", "ranking_uncertain")]
     misread = MosaicState(M1.tiles[:4] + (tile(0, 0, 0, 2, 1, conf=0.4),) + M1.tiles[5:])
