@@ -153,17 +153,23 @@ def parse_cmyk_options(obj: dict) -> CmykOptions:
     raw = obj.get("options", {}) if isinstance(obj, dict) else {}
     if not isinstance(raw, dict):
         raise ValueError("options: expected an object")
-    known = {f.name: f.type for f in fields(CmykOptions)}
-    for key in raw:
+    defaults = CmykOptions()
+    known = [f.name for f in fields(CmykOptions)]
+    out = {}
+    for key, value in raw.items():
         if key not in known:
             raise ValueError(f"options.{key}: unknown option (known: {', '.join(known)})")
-    raw = dict(raw)
-    if isinstance(raw.get("horizontal_by_player"), dict):
-        raw["horizontal_by_player"] = tuple(sorted(raw["horizontal_by_player"].items()))
-    try:
-        return CmykOptions(**raw)
-    except TypeError as e:
-        raise ValueError(f"options: {e}") from None
+        want = type(getattr(defaults, key))
+        if key == "horizontal_by_player":
+            if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+                raise ValueError("options.horizontal_by_player: expected {player name: \"H\"|\"P\"|\"N\"}")
+            value = tuple(sorted(value.items()))
+        elif want is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        elif type(value) is not want:
+            raise ValueError(f"options.{key}: expected {want.__name__}, got {value!r}")
+        out[key] = value
+    return CmykOptions(**out)
 
 @dataclass(frozen=True)
 class CmykContext:

@@ -290,6 +290,11 @@ def test_parse_context():
     assert (r["Aki"]["breakdown"]["make_it_wide"], r["Ben"]["breakdown"]["make_it_wide"]) == (1, 4)
     with pytest.raises(ValueError, match="horizontal_by_player.Aki"):
         parse_cmyk_options({"options": {"horizontal_by_player": {"Aki": "X"}}})
+    with pytest.raises(ValueError, match="options.min_confidence"):
+        parse_cmyk_options({"options": {"min_confidence": "high"}})
+    with pytest.raises(ValueError, match="options.k_marks_wild_for_cards"):
+        parse_cmyk_options({"options": {"k_marks_wild_for_cards": 1}})
+    assert parse_cmyk_options({"options": {"min_confidence": 1}}).min_confidence == 1.0
     with pytest.raises(ValueError, match="options.nope"):
         parse_cmyk_options({"options": {"nope": 1}})
     with pytest.raises(ValueError, match="mosaics"):
