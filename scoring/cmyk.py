@@ -69,12 +69,19 @@ class PlayerScore:
     explanation: tuple[str, ...]
     total_range: tuple[int, int] = (0, 0)
 
+    def breakdown_json(self) -> dict[str, int]:
+        """Item -> points (a card listed twice adds up under its one name)."""
+        out: dict[str, int] = {}
+        for item, pts in self.breakdown:
+            out[item] = out.get(item, 0) + pts
+        return out
+
     def to_json(self) -> dict:
         return {
             "tiles": self.tiles, "hexagons": self.hexagons, "k_tiles": self.k_tiles,
             "illegal_contacts": len(self.illegal),
             "illegal_contact_cells": [c.to_json() for c in self.illegal],
-            "breakdown": dict(self.breakdown), "total": self.total, "geometry": self.geometry.to_json(),
+            "breakdown": self.breakdown_json(), "total": self.total, "geometry": self.geometry.to_json(),
             "cards_counted": [list(c) for c in self.cards_counted],
             "total_alternatives": list(self.total_alternatives),
             "total_range": list(self.total_range),
