@@ -46,3 +46,13 @@ def test_one_corrupted_edge_is_found():
         assert [sorted(map(tuple, c["cells"])) for c in f["contacts"]] == [sorted([t.cell, neighbour(*t.cell, d)])]
         found += 1
     assert found >= 25
+
+
+def test_card_resolution_invariants_on_random_games():
+    """20 random games (2-5 players, legal synth mosaics, 0-6 random cards): this_and_that and a leading
+    never_mind change nothing, a cancelled card changes nothing, let_me_think scores as its answer, an
+    appended do_more doubles exactly the previous card (tools/eval_cmyk_cards.py runs 300)."""
+    from tools.eval_cmyk_cards import check
+
+    found = {seed: check(seed) for seed in range(20)}
+    assert {s: v for s, v in found.items() if v} == {}
