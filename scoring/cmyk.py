@@ -4,6 +4,20 @@ Call :func:`score_game` with the players (clockwise from above; a player's right
 previous one in the list), one :class:`~scoring.cmyk_state.MosaicState` per player in the same order,
 the public cards in reveal order and the users' answers. Every decision where the rulebook is silent is
 a field of :class:`CmykOptions` and is listed in the result's ``decisions`` and explanation.
+
+Readings of the rulebook (``seeds/004``) where ``RULES.md`` is terse:
+
+- ``use_many`` gives flat points per player, not per tile: 「1番多い人が5点、2番目に多い人が3点 …
+  それぞれ5点(2位はなし)」 -- the most tiles scores 5, tied firsts each 5 and nobody second, the second
+  most scores 3 (tied seconds each 3). Tiles counted include K tiles (「配置したタイル数」).
+- ``neighbour_colour`` doubled by ``do_more`` doubles only the neighbour card's points; it and
+  ``want_this_colour`` use the personal-card rule (cap 6 before doubling) and are doubled by ``omakase``.
+- ``like_this_tile`` never counts a K tile (「該当タイルは全体で4枚」: the four normal ones).
+- Card resolution (do_more / never_mind / let_me_think / this_and_that): ``scoring.cmyk_cards``.
+
+Besides the points, the result says how sure it is: illegal contacts (with the likely misread edge),
+impossible or duplicated tile readings, and ``total_range`` / ``score_range`` / ``ranking_uncertain`` for
+totals and places that doubtful readings could change.
 """
 
 from __future__ import annotations
