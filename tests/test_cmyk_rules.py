@@ -251,6 +251,7 @@ def test_resolution_report():
         ("this_and_that", "out_of_game", 1), ("do_more", "applied", 1), ("want_height", "counted", 2)]
     with pytest.raises(ValueError, match=r"public_cards\[1\]"):
         resolve_cards(["omakase", "bogus"])
+    assert [f.code for f in resolve_cards(["omakase", "this_and_that", "do_more"]).flags] == ["needs_answer"]
     extras = CardAnswers(extra_cards=(("do_more", "want_height"),))
     res = resolve_cards(["this_and_that", "do_more", "want_height"], extras)
     assert [f.code for f in res.flags] == ["duplicate_card"]
