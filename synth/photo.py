@@ -233,14 +233,16 @@ def _scene_layers(layers, cond: PhotoConditions, layout: MarkerLayout, cam: Came
         out.append(Layer(rgba=rgba, origin_mm=(float(x0), float(y0)), mm_per_px=mpp, z_mm=0.0,
                          material="table", casts_shadow=False, name="table"))
     ids = sorted(layout.centres_mm)
+    markers = []
     for k, i in enumerate(ids):
         rot = cond.marker_rot_deg[k % len(cond.marker_rot_deg)] if cond.marker_rot_deg else 0.0
-        out.append(marker_layer(layout, i, rot, cond.paper_rgb, cond.ink_rgb, cfg.marker_quiet_zone_mm,
-                                cfg.marker_texture_mm_per_px, cfg.marker_z_mm))
+        markers.append(marker_layer(layout, i, rot, cond.paper_rgb, cond.ink_rgb, cfg.marker_quiet_zone_mm,
+                                    cfg.marker_texture_mm_per_px, cfg.marker_z_mm))
     for lay in layers:
         if lay.material not in MATERIALS:
             raise ValueError(f"layer {lay.name!r}: unknown material {lay.material!r}; expected one of {MATERIALS}")
-    out.extend(sorted(layers, key=lambda lay: lay.z_mm))
+    # Markers lie on whatever is flat on the table (a game mat at z = 0 included), under the pieces.
+    out.extend(sorted(markers + list(layers), key=lambda lay: lay.z_mm))
     if cond.hand is not None:
         out.append(cond.hand.layer(rng))
     return out
