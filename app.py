@@ -15,14 +15,18 @@ from judge.errors import BadInput, CannotJudge
 from judge.games import GAME_NAMES, get_game
 from judge.images import decode_image
 from judge.pipeline import adjudicate, judge_images, state_from_json
-from ui import carrotain_session, kaleido_session
+from ui import carrotain_session, cmyk_session, kaleido_session
 from ui.editor import apply_tables, state_tables
 from ui.forms import FORMS
 from ui.history import open_ledger, show_history
 from ui.results import TITLES, show_result
 from ui.sources import Photo, photo_input
 
-SESSION_PANELS = {"carrotain": carrotain_session.session_panel, "kaleido": kaleido_session.session_panel}
+SESSION_PANELS = {
+    "carrotain": carrotain_session.session_panel,
+    "kaleido": kaleido_session.session_panel,
+    "cmyk": cmyk_session.session_panel,
+}
 
 
 def photos_for(game: str) -> tuple[list[Photo], dict | None]:

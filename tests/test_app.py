@@ -105,3 +105,18 @@ def test_kaleido_score_track(ledger):
     at.button(key="ka-final").click().run()
     assert not at.exception, at.exception
     assert Ledger(ledger).session(s.id).ended_utc is not None
+
+
+def test_cmyk_series_of_three_games(ledger):
+    """CMYK!: a "3 games" series records each judged game; after the third the series is over."""
+    from ledger import Ledger
+
+    at = _start("cmyk")
+    at.button(key="cm-start").click().run()
+    for _ in range(3):
+        at.button(key="cm-add").click().run()
+        assert not at.exception, at.exception
+    s = Ledger(ledger).sessions(game="cmyk")[0]
+    assert len(Ledger(ledger).rounds(s.id)) == 3
+    assert s.ended_utc is not None
+    assert any("Series over" in str(e.value) for e in at.success)
