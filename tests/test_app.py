@@ -119,4 +119,4 @@ def test_cmyk_series_of_three_games(ledger):
     s = Ledger(ledger).sessions(game="cmyk")[0]
     assert len(Ledger(ledger).rounds(s.id)) == 3
     assert s.ended_utc is not None
-    assert any("Series over" in str(e.value) for e in at.success)
+    assert any("Last series won by" in str(e.value) for e in at.success)

@@ -17,9 +17,10 @@ def _names(context: dict) -> list[str]:
     return [p.get("name") for p in context.get("players", [])]
 
 
-def _live_session(led, names: list[str]):
+def _latest_session(led, names: list[str]):
+    """The newest series of these players, still running or just finished."""
     for s in led.sessions(game="cmyk", limit=20):
-        if s.ended_utc is None and s.players == names:
+        if s.players == names:
             return s
     return None
 
@@ -39,8 +40,10 @@ def session_panel(led, context: dict, outcome: dict | None) -> None:
     if not names:
         return
     st.subheader("Series")
-    session = _live_session(led, names)
-    if session is None:
+    session = _latest_session(led, names)
+    if session is None or session.ended_utc is not None:
+        if session is not None and session.result:
+            st.success("Last series won by " + " and ".join(session.result.get("leaders", [])))
         label = st.selectbox("Series mode", list(MODES), key="cm-mode")
         if st.button("Start a series with these players", key="cm-start"):
             led.start_session("cmyk", names, {"mode": MODES[label]})
