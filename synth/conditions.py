@@ -50,7 +50,7 @@ class SampleConfig:
     shadow_strength: tuple[float, float] = (0.35, 0.75)
     specular_strength: tuple[float, float] = (0.2, 1.0)
     specular_width_deg: tuple[float, float] = (2.5, 8.0)
-    acrylic_dim: tuple[float, float] = (0.86, 0.96)
+    acrylic_dim: tuple[float, float] = (0.8, 0.93)
     acrylic_edge_gain: tuple[float, float] = (0.2, 0.6)
     read_noise: tuple[float, float] = (0.8, 2.5)
     read_noise_dim: tuple[float, float] = (3.5, 6.0)

@@ -14,6 +14,13 @@ smooth blotches, soft shadows of raised layers, specular glints on glossy and ac
 acrylic dimming, refraction shift and edge highlights), then resampled through the lens model
 (``cv2.remap``), blurred, vignetted, white-balanced, gamma-encoded, given sensor noise and
 JPEG-compressed.
+
+Materials: ``matte`` and ``gloss`` layers are composited with their alpha (``gloss`` also
+catches the lamp's highlight). An ``acrylic`` layer is a clear sheet wherever its alpha is above
+zero (alpha at or above the sheet's median alpha counts as full coverage): what lies below it is
+shifted (refraction) and dimmed, its outline gets a bright edge, it catches glints; its RGBA is
+then composited as usual, so a faint alpha (0.1-0.2) gives the sheet's haze/tint and alpha 1
+gives opaque print on the acrylic.
 """
 
 from __future__ import annotations
@@ -68,6 +75,8 @@ class RenderConfig:
         Refraction shift of what lies under acrylic: ``thickness * (1 - 1/index)`` apparent rise.
     acrylic_shadow : float
         Shadow opacity of clear acrylic relative to an opaque layer.
+    acrylic_min_alpha : float
+        Acrylic texels above this alpha belong to the sheet.
     gloss_table : dict kind -> float
         Specular weight of each table kind.
     gloss_material : dict material -> float
@@ -83,7 +92,7 @@ class RenderConfig:
 
     texels_per_px: float = 1.5
     table_mm_per_px: tuple[float, float] = (0.6, 1.6)
-    table_max_texels: float = 2.5e6
+    table_max_texels: float = 1.5e6
     marker_quiet_zone_mm: float = 8.0
     marker_z_mm: float = 0.1
     marker_rest_max_z_mm: float = 1.5
@@ -91,6 +100,7 @@ class RenderConfig:
     acrylic_thickness_mm: float = 3.0
     acrylic_index: float = 1.49
     acrylic_shadow: float = 0.25
+    acrylic_min_alpha: float = 0.01
     gloss_table: tuple[tuple[str, float], ...] = (
         ("wood", 0.15), ("laminate", 0.35), ("cloth", 0.0), ("white", 0.2), ("dark", 0.3), ("patterned", 0.05))
     gloss_material: tuple[tuple[str, float], ...] = (("matte", 0.0), ("acrylic", 1.0), ("gloss", 0.6))
@@ -347,32 +357,35 @@ def render_photo(
         a = warped[..., 3]
         sl = (slice(y0, y1), slice(x0, x1))
         if lay.material == "acrylic":
-            # Clear sheet: what lies below appears raised by `rise` (shifted), dimmed and tinted.
-            c_mm = np.array([[(lay.extent_mm[0] + lay.extent_mm[2]) / 2, (lay.extent_mm[1] + lay.extent_mm[3]) / 2,
-                              0.0]])
-            c_up = c_mm + np.array([[0.0, 0.0, rise]])
-            Hc = cam.homography_px_from_mm
-            p0 = Hc(0.0, K_c) @ np.array([c_mm[0, 0], c_mm[0, 1], 1.0])
-            p1 = Hc(rise, K_c) @ np.array([c_up[0, 0], c_up[0, 1], 1.0])
+            # Clear sheet wherever alpha > 0 (coverage m): what lies below appears raised by `rise`
+            # (shifted) and dimmed; then the layer's own colour (a faint tint, opaque print) goes over.
+            m = np.clip(a / _body_alpha(tex[..., 3], config), 0.0, 1.0)
+            c_mm = np.array([(lay.extent_mm[0] + lay.extent_mm[2]) / 2, (lay.extent_mm[1] + lay.extent_mm[3]) / 2])
+            p0 = cam.homography_px_from_mm(0.0, K_c) @ np.array([c_mm[0], c_mm[1], 1.0])
+            p1 = cam.homography_px_from_mm(rise, K_c) @ np.array([c_mm[0], c_mm[1], 1.0])
             shift = p1[:2] / p1[2] - p0[:2] / p0[2]
             below = colour[sl]
             M = np.array([[1.0, 0.0, shift[0]], [0.0, 1.0, shift[1]]])
             shifted = cv2.warpAffine(below, M, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
                                      borderMode=cv2.BORDER_REPLICATE)
-            tint = np.where(a[..., None] > 1e-4, warped[..., :3] / np.maximum(a[..., None], 1e-4), 1.0)
-            trans = cond.acrylic_dim * (0.7 + 0.3 * tint)
-            colour[sl] = below * (1 - a[..., None]) + shifted * trans * a[..., None]
+            mm = m[..., None]
+            seen = below * (1 - mm) + shifted * (cond.acrylic_dim * mm)
+            colour[sl] = warped[..., :3] + seen * (1 - a[..., None])
             k = 2 * config.edge_width_px + 1
-            edge = a - cv2.erode(a, np.ones((k, k), np.uint8))
+            edge = m - cv2.erode(m, np.ones((k, k), np.uint8))
             edges[sl] = np.maximum(edges[sl], edge)
-            gloss[sl] = np.maximum(gloss[sl], a * gloss_mat["acrylic"])
+            gloss[sl] = np.maximum(gloss[sl], m * gloss_mat["acrylic"])
         else:
             colour[sl] = warped[..., :3] + colour[sl] * (1 - a[..., None])
             zbuf[sl] = np.where(a > 0.5, lay.z_mm, zbuf[sl])
             g = gloss_table.get(cond.table_kind, 0.0) if lay.material == "table" else gloss_mat[lay.material]
             gloss[sl] = gloss[sl] * (1 - a) + g * a
         if lay.casts_shadow and lay.z_mm > config.z_eps_mm:
-            strength = config.acrylic_shadow if lay.material == "acrylic" else 1.0
+            strength = 1.0
+            if lay.material == "acrylic":  # the whole sheet casts a faint shadow, not only its tint
+                strength = config.acrylic_shadow
+                tex = tex.copy()
+                tex[..., 3] = np.clip(tex[..., 3] / _body_alpha(tex[..., 3], config), 0.0, 1.0)
             casters.setdefault(round(lay.z_mm * 2) / 2, []).append((tex, mpp, lay, strength))
 
     shadow = _shadows(casters, zbuf, cond, cam, K_c, (cw, ch), config)
@@ -420,6 +433,13 @@ def render_photo(
     return SynthPhoto(image_rgb=image, camera=cam, conditions=cond, marker_layout=layout,
                       marker_corners_mm=corners_mm, marker_corners_px=corners_px, jpeg_bytes=buf.tobytes(),
                       marker_z_mm=marker_z)
+
+
+def _body_alpha(alpha: np.ndarray, cfg: RenderConfig) -> float:
+    """Typical alpha of an acrylic layer's clear body (its median over covered texels): alpha at or
+    above it counts as full sheet coverage."""
+    covered = alpha[alpha > cfg.acrylic_min_alpha]
+    return float(np.median(covered)) if covered.size else 1.0
 
 
 def _auto_exposure(colour: np.ndarray, illum: np.ndarray, add: np.ndarray, gain: np.ndarray, target: float,

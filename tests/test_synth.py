@@ -165,18 +165,18 @@ def test_hard_conditions_bring_hand_and_barrel_lens():
 
 
 def test_acrylic_dims_below_and_lights_its_edges():
-    """A clear acrylic sheet over a white card: inside is dimmer than the bare card, its outline has
-    a bright edge highlight. Top-down camera, no glint, no noise."""
+    """A clear acrylic sheet (faint white haze, alpha 0.15) over a white card: inside is dimmer than
+    the bare card, its outline has a bright edge highlight. Top-down camera, no glint, no noise."""
     card = np.ones((400, 400, 4), np.float32) * np.array([0.85, 0.85, 0.85, 1.0], np.float32)
     acr = np.zeros((200, 200, 4), np.float32)
     acr[..., :3] = 1.0
-    acr[..., 3] = 1.0
+    acr[..., 3] = 0.15  # a faint haze: the sheet itself is clear
     layers = [Layer(card, (180, 110), 0.5, 0.3, "matte", False, "card"),
               Layer(acr, (230, 160), 0.5, 5.0, "acrylic", False, "sheet")]
     rng = np.random.default_rng(1)
     cond = dataclasses.replace(sample_conditions(rng, tilt_deg=(0.0, 0.1), table="dark"), specular_strength=0.0,
                                read_noise=0.0, shot_noise=0.0, k1=0.0, uneven_amplitude=0.0, vignette=0.0,
-                               acrylic_edge_gain=0.5, acrylic_dim=0.9)
+                               acrylic_edge_gain=0.5, acrylic_dim=0.8)
     photo = render_photo(layers, cond, rng)
     g = cv2.cvtColor(photo.image_rgb, cv2.COLOR_RGB2GRAY).astype(float)
 
