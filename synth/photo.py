@@ -301,7 +301,8 @@ def _scene_layers(layers, cond: PhotoConditions, layout: MarkerLayout, cam: Came
         markers.append(marker_layer(layout, i, rot, cond.paper_rgb, cond.ink_rgb, cfg.marker_quiet_zone_mm,
                                     float(mpp_m), marker_z[i]))
     # Stable: markers before game layers of the same height.
-    out.extend(sorted(markers + list(layers), key=lambda lay: lay.z_mm))
+    clutter = [lay for item in cond.clutter for lay in item.layers(cond.light_azimuth_deg)]
+    out.extend(sorted(markers + list(layers) + clutter, key=lambda lay: lay.z_mm))
     if cond.hand is not None:
         out.append(cond.hand.layer(rng))
     return out

@@ -128,7 +128,7 @@ def table_texture(
         base = rng.choice([0.15, 0.45, 0.7]) + rng.uniform(-0.08, 0.08)
         base_rgb = np.clip(base + rng.uniform(-0.04, 0.06, 3), 0.05, 0.9).astype(np.float32)
         speck = (smooth_noise((h, w), 0.7, rng) > 2.2).astype(np.float32) * 0.08
-        img = base_rgb[None, None, :] * (mott + 0.5 * fine - speck)[..., None]
+        img = base_rgb[None, None, :] * (1.0 + 0.4 * (mott - 1.0) + 0.5 * fine - speck)[..., None]
     elif kind == "cloth":
         base_rgb = _rgb(rng, (0.05, 0.15, 0.08), (0.35, 0.45, 0.40))
         base_rgb = base_rgb[rng.permutation(3)]
