@@ -124,7 +124,7 @@ def main() -> None:
             if "corrected" in outcome:
                 st.caption("Showing the corrected judgement (recorded in the ledger as a correction).")
             show_result(game_name, shown["result"])
-            st.image(np.asarray(shown["overlay"]), caption="evidence", use_container_width=True)
+            st.image(np.asarray(shown["overlay"]), caption="evidence", width="stretch")
             correction_panel(game_name, outcome, context)
             if game_name == "carrotain":
                 led = open_ledger()

@@ -17,6 +17,7 @@ from components import load_components
 from synth.layers import Layer
 
 TABLE_KINDS = ("light", "dark", "wood", "pattern", "white")
+_ALIASES = {"laminate": "light", "cloth": "light", "patterned": "pattern"}
 
 
 @dataclass(frozen=True)
@@ -154,8 +155,8 @@ def render_fallback(layers: list[Layer], rng: np.random.Generator, hard: bool = 
     """
     comp = load_components()
     W, H = size
-    kind = table or str(rng.choice(TABLE_KINDS))
-    height = rng.uniform(550, 850)
+    kind = _ALIASES.get(table, table) if table else str(rng.choice(TABLE_KINDS))
+    height = rng.uniform(680, 900)
     tilt = rng.uniform(0, 40 if hard else 30)
     yaw = rng.uniform(-25, 25) + (180.0 if rng.random() < 0.5 else 0.0)
     hfov = rng.uniform(55, 70)
@@ -168,11 +169,11 @@ def render_fallback(layers: list[Layer], rng: np.random.Generator, hard: bool = 
     k1 = float(rng.uniform(-0.08, 0.0)) if hard else 0.0
     cam = FallbackCamera(K, R, t, k1)
     # the table: a textured sheet under everything
-    tmm = 0.75
-    tsize = int(1400 / tmm)
+    tmm = 1.0
+    tsize = int(1200 / tmm)
     ttex = _table_texture(kind, rng, tsize, tmm)
     table_layer = Layer(np.concatenate([ttex, np.ones((tsize, tsize, 1), np.float32)], axis=2),
-                        (look_at_mm[0] - 700.0, look_at_mm[1] - 700.0), tmm, 0.0, "matte", False, "table")
+                        (look_at_mm[0] - 600.0, look_at_mm[1] - 600.0), tmm, 0.0, "matte", False, "table")
     img = np.zeros((H, W, 3), np.float32)
     shadow_mm = rng.uniform(-1.5, 1.5, 2)
     for lay in [table_layer, *_marker_layers(comp), *sorted(layers, key=lambda la: la.z_mm)]:
