@@ -37,8 +37,8 @@ class ClutterConfig:
         Cup wall thickness seen on the top slice.
     """
 
-    slice_step_mm: float = 1.5
-    max_slices: int = 90
+    slice_step_mm: float = 2.0
+    max_slices: int = 50
     shadow_slices: int = 4
     texture_mm_per_px: float = 1.0
     side_shade: tuple[float, float] = (0.45, 1.0)

@@ -347,8 +347,12 @@ def render_photo(
     gloss_mat = dict(config.gloss_material)
     casters: dict[float, list] = {}
     rise = config.acrylic_thickness_mm * (1.0 - 1.0 / config.acrylic_index)
+    prepared: dict[int, tuple] = {}  # layers sharing one texture (a solid's slices) prepare it once
     for lay in scene:
-        tex, mpp = _texture_for(lay, cam, K_c, config)
+        key = id(lay.rgba)
+        if key not in prepared:
+            prepared[key] = _texture_for(lay, cam, K_c, config)
+        tex, mpp = prepared[key]
         H = _plane_h(cam, K_c, lay.origin_mm, mpp, lay.z_mm)
         roi = _layer_roi(H, tex.shape[:2], (cw, ch))
         if roi is None:
