@@ -132,6 +132,8 @@ class SynthPhoto:
         The JPEG file ``image_rgb`` was decoded from (``synth.truthio.write_photo`` saves it as is).
     marker_z_mm : dict[int, float]
         Height of each marker's paper (on the table: 0.1; on a mat: the mat's height + 0.1).
+    occluded_px : ndarray, shape (H, W), float32, or None
+        Coverage of each photo pixel by the hand and clutter, [0, 1] (see ``occluded``).
     """
 
     image_rgb: np.ndarray
@@ -142,6 +144,29 @@ class SynthPhoto:
     marker_corners_px: dict
     jpeg_bytes: bytes = b""
     marker_z_mm: dict = field(default_factory=dict)
+    occluded_px: np.ndarray | None = None
+
+    def occluded(self, xyz_mm: np.ndarray, threshold: float = 0.5) -> np.ndarray:
+        """Whether table points are hidden in the photo by the hand or clutter (not by game pieces).
+
+        Parameters
+        ----------
+        xyz_mm : array_like, shape (N, 3)
+        threshold : float
+            Coverage above which a point counts as hidden.
+
+        Returns
+        -------
+        ndarray, shape (N,), bool
+            Points outside the photo count as hidden.
+        """
+        uv = np.round(self.project(xyz_mm)).astype(int)
+        h, w = self.image_rgb.shape[:2]
+        inside = (uv[:, 0] >= 0) & (uv[:, 0] < w) & (uv[:, 1] >= 0) & (uv[:, 1] < h)
+        out = ~inside
+        if self.occluded_px is not None:
+            out[inside] = self.occluded_px[uv[inside, 1], uv[inside, 0]] > threshold
+        return out
 
     def project(self, xyz_mm: np.ndarray) -> np.ndarray:
         """Table points (x right, y down, z up, mm) to image pixels, lens distortion included.
@@ -343,6 +368,7 @@ def render_photo(
     zbuf = np.full((ch, cw), -1000.0, np.float32)
     gloss = np.zeros((ch, cw), np.float32)
     edges = np.zeros((ch, cw), np.float32)
+    occ = np.zeros((ch, cw), np.float32)  # coverage by the hand and clutter (not part of the game)
     gloss_table = dict(config.gloss_table)
     gloss_mat = dict(config.gloss_material)
     casters: dict[float, list] = {}
@@ -383,6 +409,8 @@ def render_photo(
         else:
             colour[sl] = warped[..., :3] + colour[sl] * (1 - a[..., None])
             zbuf[sl] = np.where(a > 0.5, lay.z_mm, zbuf[sl])
+            occluder = 1.0 if lay.name == "hand" or lay.name.startswith("clutter_") else 0.0
+            occ[sl] = occ[sl] * (1 - a) + occluder * a
             g = gloss_table.get(cond.table_kind, 0.0) if lay.material == "table" else gloss_mat[lay.material]
             gloss[sl] = gloss[sl] * (1 - a) + g * a
         if lay.casts_shadow and lay.z_mm > config.z_eps_mm:
@@ -409,6 +437,7 @@ def render_photo(
     lin = cv2.merge(chans)
 
     if maps.map_x is not None:
+        occ = cv2.remap(occ, maps.map_x, maps.map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         lin = cv2.remap(lin, maps.map_x, maps.map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     if cond.defocus_sigma_px > 0.05:
         lin = cv2.GaussianBlur(lin, (0, 0), cond.defocus_sigma_px)
@@ -437,7 +466,7 @@ def render_photo(
         corners_px[i] = cam.project(np.column_stack([c, np.full(4, marker_z[i])]))
     return SynthPhoto(image_rgb=image, camera=cam, conditions=cond, marker_layout=layout,
                       marker_corners_mm=corners_mm, marker_corners_px=corners_px, jpeg_bytes=buf.tobytes(),
-                      marker_z_mm=marker_z)
+                      occluded_px=occ, marker_z_mm=marker_z)
 
 
 def _body_alpha(alpha: np.ndarray, cfg: RenderConfig) -> float:

@@ -162,6 +162,13 @@ def test_hard_conditions_bring_hand_and_barrel_lens():
         u, v = np.round(palm).astype(int)
         patch = photo.image_rgb[v - 3:v + 4, u - 3:u + 4].reshape(-1, 3).astype(float).mean(axis=0)
         assert patch[0] > patch[2]  # skin: more red than blue, whatever the light
+        # The truth says which table points the hand hides: the point under the palm (seen along the
+        # camera ray) is hidden, the markers' centres are not.
+        c = photo.camera.centre_mm
+        palm = np.array([*cond.hand.palm_xy_mm, cond.hand.z_mm])
+        under = c + (palm - c) * (c[2] / (c[2] - cond.hand.z_mm))
+        assert photo.occluded(np.array([[under[0], under[1], 0.0]]))[0]
+        assert not photo.occluded(np.array([[*LAYOUT.centres_mm[i], 0.0] for i in LAYOUT.centres_mm])).any()
         det = detect_markers(photo.image_rgb, LAYOUT)
         assert len(det.ids) == 4
     kinds = [sample_conditions(np.random.default_rng(s), hard=True).hard_kinds for s in range(10)]
