@@ -413,6 +413,7 @@ def render_photo(
             occ[sl] = occ[sl] * (1 - a) + occluder * a
             g = gloss_table.get(cond.table_kind, 0.0) if lay.material == "table" else gloss_mat[lay.material]
             gloss[sl] = gloss[sl] * (1 - a) + g * a
+            edges[sl] *= 1 - a  # a layer above hides the acrylic edges below it
         if lay.casts_shadow and lay.z_mm > config.z_eps_mm:
             strength = 1.0
             if lay.material == "acrylic":  # the whole sheet casts a faint shadow, not only its tint

@@ -177,7 +177,8 @@ def test_hard_conditions_bring_hand_and_barrel_lens():
 
 def test_acrylic_dims_below_and_lights_its_edges():
     """A clear acrylic sheet (faint white haze, alpha 0.15) over a white card: inside is dimmer than
-    the bare card, its outline has a bright edge highlight. Top-down camera, no glint, no noise."""
+    the bare card, its outline has a bright edge highlight, which an opaque sheet lying above hides.
+    Top-down camera, no glint, no noise."""
     card = np.ones((400, 400, 4), np.float32) * np.array([0.85, 0.85, 0.85, 1.0], np.float32)
     acr = np.zeros((200, 200, 4), np.float32)
     acr[..., :3] = 1.0
@@ -198,9 +199,18 @@ def test_acrylic_dims_below_and_lights_its_edges():
     inside = at(280, 210)
     outside = np.mean([at(205, 210), at(355, 210), at(280, 135), at(280, 285)])  # symmetric: fall-off cancels
     assert inside < outside - 5
-    edge = max(g[int(v) - 1:int(v) + 2, int(u) - 1:int(u) + 2].max()
-               for u, v in photo.project(np.array([[230.0 + k, 160.0, 5.0] for k in range(20, 180, 20)])))
+    edge_pts = np.array([[230.0 + k, 160.0, 5.0] for k in range(20, 180, 20)])
+    edge = max(g[int(v) - 1:int(v) + 2, int(u) - 1:int(u) + 2].max() for u, v in photo.project(edge_pts))
     assert edge > inside + 10
+    # A grey sheet lying above the acrylic's edge hides the highlight.
+    cover = np.ones((40, 240, 4), np.float32) * np.array([0.4, 0.4, 0.4, 1.0], np.float32)
+    covered = render_photo(layers + [Layer(cover, (220, 150), 1.0, 8.0, "matte", False, "cover")], cond,
+                           np.random.default_rng(1))
+    g2 = cv2.cvtColor(covered.image_rgb, cv2.COLOR_RGB2GRAY).astype(float)
+    hidden = max(g2[int(v) - 1:int(v) + 2, int(u) - 1:int(u) + 2].max()
+                 for u, v in covered.project(edge_pts * [1, 1, 0] + [0, 0, 8.0]))
+    u, v = np.round(covered.project(np.array([[340.0, 182.0, 8.0]]))[0]).astype(int)
+    assert hidden < g2[v - 1:v + 2, u - 1:u + 2].max() + 15
 
 
 def test_conditions_json_round_trip_and_truth_file(tmp_path):
