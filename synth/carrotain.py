@@ -424,6 +424,7 @@ def render_fallback(layers: list[Layer], rng: np.random.Generator, components: d
     table = rng.uniform(0.1, 0.7) * np.array([1.0, rng.uniform(0.8, 1.0), rng.uniform(0.6, 1.0)])
     img = np.empty((H, W, 3), np.float32)
     img[:] = table
+    acrylic_dim = rng.uniform(0.08, 0.3)
     all_layers = [layers[0]] + _marker_layers(comp) + list(layers[1:])
     for lay in sorted(all_layers, key=lambda la: la.z_mm):
         s = lay.mm_per_px
@@ -446,7 +447,9 @@ def render_fallback(layers: list[Layer], rng: np.random.Generator, components: d
             body = (a > 0.01).astype(np.float32)
             body = cv2.GaussianBlur(body, (0, 0), 0.7)[..., None]
             edge = cv2.morphologyEx(body[..., 0], cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))[..., None]
-            roi = roi * (1 - 0.28 * body) + 0.06 * body * warped[..., :3] + 0.35 * edge
+            # clear acrylic: the mat under it a little dimmer and tinted, its cut edge a thin dark line
+            dim = acrylic_dim
+            roi = roi * (1 - dim * body) * (1 - 0.5 * edge) + 0.03 * body * warped[..., :3]
             pa = np.clip((a - 0.3) / 0.7, 0, 1)
             roi = roi * (1 - pa) + warped[..., :3] * pa
         else:

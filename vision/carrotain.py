@@ -17,7 +17,7 @@ from components import load_components
 from judge.timing import StageTimer
 from scoring.carrotain_state import BoardReading, CarrotainState, ChipReading
 from scoring.flags import Flag
-from vision.acrylic import AcrylicConfig, dimming_map, find_boards
+from vision.acrylic import AcrylicConfig, board_maps, find_boards
 from vision.carrotain_view import (
     DEFAULT_HFOV_DEG,
     colour_reference,
@@ -40,8 +40,8 @@ class CarrotainVisionConfig:
         Table area searched (the mat).
     chip_mm_per_px, board_mm_per_px : float
         Top-view resolutions.
-    chip_face_z_mm, board_top_z_mm : float
-        Heights of the chip faces and of the board tops above the table.
+    chip_face_z_mm, board_top_z_mm, board_thickness_mm : float
+        Heights of the chip faces and of the board tops above the table; board thickness.
     marker_margin_mm : float
         Half size of the square ignored around each calibration marker centre.
     touched_mm : float
@@ -61,6 +61,7 @@ class CarrotainVisionConfig:
     board_mm_per_px: float = 1.0
     chip_face_z_mm: float = 2.0
     board_top_z_mm: float = 5.0
+    board_thickness_mm: float = 3.0
     marker_margin_mm: float = 40.0
     touched_mm: float = 3.0
     match_before_mm: float = 12.0
@@ -132,14 +133,22 @@ def detect_board_readings(image_rgb: np.ndarray, cal, ref, chips: list[ChipReadi
     tv = top_view(cal, image_rgb, config.region_mm, config.board_mm_per_px, config.board_top_z_mm)
     level = ref.normalise(tv.image).mean(axis=2)
     valid = tv.image.reshape(-1, tv.image.shape[-1]).any(axis=1).reshape(level.shape)
-    ratio = dimming_map(level, tv.mm_per_px, config.boards)
+    ratio, line, printed = board_maps(level, tv.mm_per_px, config.boards)
     ratio[~valid] = np.nan
+    line[~valid] = np.nan
     for x0, y0, x1, y1 in _exclusions(config, layout):
         c0, r0 = tv.mm_to_px([[x0, y0]])[0].astype(int)
         c1, r1 = np.ceil(tv.mm_to_px([[x1, y1]])[0]).astype(int)
         ratio[max(r0, 0):max(r1, 0), max(c0, 0):max(c1, 0)] = np.nan
+        line[max(r0, 0):max(r1, 0), max(c0, 0):max(c1, 0)] = np.nan
     outlines = {k: np.asarray(v, dtype=np.float64) for k, v in components["carrotain"]["board"]["outlines_mm"].items()}
-    fits = find_boards(ratio, tv.origin_mm, tv.mm_per_px, outlines, config.boards)
+    z_top, z_bottom = config.board_top_z_mm, config.board_top_z_mm - config.board_thickness_mm
+
+    def bottom_shift(p_mm: np.ndarray) -> np.ndarray:
+        return px_to_mm(cal, mm_to_px(cal, p_mm, z_bottom), z_top) - p_mm
+
+    fits = find_boards(ratio, tv.origin_mm, tv.mm_per_px, outlines, config.boards, bottom_shift, line,
+                       printed)
     extra = config.sigma_per_reproj * float(getattr(cal, "reprojection_error_mm", 0.0))
     counts = []
     for f in fits:
