@@ -15,6 +15,7 @@ from judge.errors import BadInput, CannotJudge
 from judge.games import GAME_NAMES, get_game
 from judge.images import decode_image
 from judge.pipeline import adjudicate, judge_images, state_from_json
+from ui.carrotain_session import session_panel
 from ui.editor import apply_tables, state_tables
 from ui.forms import FORMS
 from ui.history import open_ledger, show_history
@@ -87,7 +88,9 @@ def correction_panel(game_name: str, outcome: dict, context: dict) -> None:
             except (BadInput, ValueError) as exc:
                 st.error(str(exc))
                 return
-            outcome["corrected"] = {"result": result, "overlay": game.overlay(outcome["frame"], state, result)}
+            outcome["corrected"] = {
+                "result": result, "state": new_state_json, "overlay": game.overlay(outcome["frame"], state, result),
+            }
             led = open_ledger()
             if led is not None:
                 led.record_judgement(
@@ -121,8 +124,12 @@ def main() -> None:
             if "corrected" in outcome:
                 st.caption("Showing the corrected judgement (recorded in the ledger as a correction).")
             show_result(game_name, shown["result"])
-            st.image(np.asarray(shown["overlay"]), caption="evidence", use_container_width=True)
+            st.image(np.asarray(shown["overlay"]), caption="evidence", width="stretch")
             correction_panel(game_name, outcome, context)
+            if game_name == "carrotain":
+                led = open_ledger()
+                if led is not None:
+                    session_panel(led, context, outcome)
     with history_tab:
         show_history(game_name)
 

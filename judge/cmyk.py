@@ -1,0 +1,305 @@
+"""CMYK! glue: one photo per player -> mosaics -> ``scoring.cmyk`` -> judgement, overlay and synthetic render."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from geometry import trilattice as tl
+from judge.errors import BadInput, CannotJudge
+from judge.games import Frame, GameSpec
+from judge.timing import StageTimer
+from scoring.cmyk_state import MosaicState
+from scoring.flags import Flag
+from vision.cmyk import CmykVisionConfig, detect_mosaic
+
+EDGE_MM = 45.0
+CARDS_FOR_RENDER = ("do_more", "use_many", "like_this_tile", "want_height", "make_it_spiky", "omakase",
+                    "not_only_hexagons", "want_space", "mirror_left_right")
+
+
+@dataclass(frozen=True)
+class CmykContext:
+    """A validated CMYK! context.
+
+    Attributes
+    ----------
+    raw : dict
+        The context JSON, handed to ``scoring.cmyk.parse_cmyk_context``.
+    player_names : tuple[str, ...]
+        In photo order.
+    horizontal_deg : float
+        Photo direction taken as the mosaics' horizontal (degrees counter-clockwise from image x); 0 default.
+    """
+
+    raw: dict
+    player_names: tuple[str, ...]
+    horizontal_deg: float = 0.0
+
+
+@dataclass(frozen=True)
+class CmykGameState:
+    """Every player's mosaic, in context (photo) order.
+
+    Attributes
+    ----------
+    mosaics : tuple[MosaicState, ...]
+    players : tuple[str, ...]
+    sources : tuple[str, ...]
+        The photo of each mosaic (to draw overlays on the right one).
+    frames_mm : tuple[dict | None, ...]
+        Each mosaic's lattice frame on the table: ``origin_mm``, ``right``, ``up``, ``edge_mm``.
+    """
+
+    mosaics: tuple[MosaicState, ...]
+    players: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+    frames_mm: tuple = field(default_factory=tuple)
+
+    def to_json(self) -> dict:
+        out = []
+        for k, m in enumerate(self.mosaics):
+            obj = m.to_json()
+            obj["player"] = self.players[k] if k < len(self.players) else f"player{k + 1}"
+            if k < len(self.sources):
+                obj["source"] = self.sources[k]
+            if k < len(self.frames_mm) and self.frames_mm[k] is not None:
+                obj["lattice_frame"] = self.frames_mm[k]
+            out.append(obj)
+        return {"game": "cmyk", "mosaics": out}
+
+    @classmethod
+    def from_json(cls, obj: dict) -> CmykGameState:
+        if "mosaics" not in obj and "tiles" in obj:
+            obj = {"mosaics": [obj]}
+        ms = obj["mosaics"]
+        if not isinstance(ms, list):
+            raise ValueError("mosaics: expected a list")
+        return cls(
+            mosaics=tuple(MosaicState.from_json(m) for m in ms),
+            players=tuple(str(m.get("player", f"player{k + 1}")) for k, m in enumerate(ms)),
+            sources=tuple(str(m.get("source", "")) for m in ms),
+            frames_mm=tuple(m.get("lattice_frame") for m in ms),
+        )
+
+
+def parse_context(ctx: dict | None) -> CmykContext:
+    """Validate the context (``BadInput`` naming the field)."""
+    if ctx is None:
+        raise BadInput("cmyk needs a context: {\"players\": [{\"name\", \"personal_card\"}], \"public_cards\": [...]}")
+    try:
+        from scoring.cmyk import parse_cmyk_context
+    except ImportError:
+        parse_cmyk_context = None
+    if parse_cmyk_context is not None:
+        try:
+            players, _, _ = parse_cmyk_context(ctx)
+        except ValueError as exc:
+            raise BadInput(str(exc)) from None
+        names = tuple(p.name for p in players)
+    else:
+        raw = ctx.get("players")
+        if not isinstance(raw, list) or not raw or not all(isinstance(p, dict) and p.get("name") for p in raw):
+            raise BadInput("players: expected a non-empty list of {\"name\", \"personal_card\"}")
+        names = tuple(str(p["name"]) for p in raw)
+    hd = ctx.get("horizontal_deg", 0.0)
+    if isinstance(hd, bool) or not isinstance(hd, (int, float)):
+        raise BadInput(f"horizontal_deg: expected a number of degrees, got {hd!r}")
+    return CmykContext(raw=dict(ctx), player_names=names, horizontal_deg=float(hd))
+
+
+def detect(frames: list[Frame], ctx: CmykContext, timer: StageTimer,
+           config: CmykVisionConfig = CmykVisionConfig()) -> CmykGameState:
+    """One photo per player (context order) -> every mosaic.
+
+    Raises
+    ------
+    BadInput
+        Photo count differs from the player count.
+    CannotJudge
+        A photo without markers (the markerless fallback is not available) or without tiles.
+    """
+    if len(frames) != len(ctx.player_names):
+        raise BadInput(f"cmyk takes one photo per player: {len(ctx.player_names)} players "
+                       f"({', '.join(ctx.player_names)}) but {len(frames)} photos")
+    mosaics, frames_mm = [], []
+    for name, fr in zip(ctx.player_names, frames):
+        if fr.calibration is None:
+            raise CannotJudge(f"{name}'s photo: no table frame ({fr.calibration_error}); "
+                              "photograph the mosaic with the four markers in view")
+        det = detect_mosaic(fr.image_rgb, fr.calibration, timer, config, ctx.horizontal_deg)
+        if det is None or not det.state.tiles:
+            raise CannotJudge(f"{name}'s photo: no CMYK! tiles found")
+        mosaics.append(det.state)
+        f = det.frame
+        frames_mm.append({"origin_mm": [round(float(v), 3) for v in f.origin_mm],
+                          "right": [round(float(v), 6) for v in f.right],
+                          "up": [round(float(v), 6) for v in f.up], "edge_mm": f.edge_mm})
+    return CmykGameState(mosaics=tuple(mosaics), players=ctx.player_names,
+                         sources=tuple(fr.source for fr in frames), frames_mm=tuple(frames_mm))
+
+
+def adjudicate(state: CmykGameState, ctx: CmykContext) -> dict:
+    """Score every mosaic with ``scoring.cmyk`` and add the detectors' flags (player-named)."""
+    try:
+        from scoring.cmyk import parse_cmyk_context, score_game
+    except ImportError:
+        raise CannotJudge("CMYK! scoring (scoring.cmyk) is not installed in this build") from None
+    players, cards, answers = parse_cmyk_context(ctx.raw)
+    result = score_game(players, list(state.mosaics), cards, answers).to_json()
+    det_flags = []
+    for name, m in zip(ctx.player_names, state.mosaics):
+        for f in m.flags:
+            det_flags.append({**f.to_json(), "player": name, "message": f"{name}: {f.message}"})
+    result["flags"] = det_flags + list(result.get("flags", []))
+    if det_flags:
+        result.setdefault("explanation", []).append(
+            f"The camera reading has {len(det_flags)} doubt(s) listed in flags; check those tiles before accepting.")
+    result["game"] = "cmyk"
+    return result
+
+
+def _hexagon_vertices(cells: set) -> list[tuple[int, int]]:
+    out = set()
+    for (i, j) in cells:
+        for v in tl.cell_vertex_ids(i, j):
+            if all(c in cells for c in tl.vertex_cells(*v)):
+                out.add(v)
+    return sorted(out)
+
+
+def _illegal_edges(mosaic: MosaicState) -> list[tuple[tuple[int, int], str]]:
+    by = {t.cell: t for t in mosaic.tiles}
+    out = []
+    for t in mosaic.tiles:
+        for d, e in t.edges.items():
+            nb = by.get(tl.neighbour(*t.cell, d))
+            if nb is None or nb.cell < t.cell:
+                continue
+            f = nb.edges.get(d)
+            if f is None:
+                continue
+            if e.colour != f.colour or (e.level is not None and f.level is not None and e.level != f.level):
+                out.append((t.cell, d))
+    return out
+
+
+def overlay(frame: Frame, state: CmykGameState, judgement: dict) -> np.ndarray:
+    """The mosaic of this frame's player drawn on a copy of the photo.
+
+    Tiles outlined with their read levels (C/M/Y digits near each edge; K tiles "K"), hexagon centres
+    circled, illegal contacts in red, doubtful tiles (low confidence or flagged) crossed in orange.
+    """
+    img = frame.image_rgb.copy()
+    if frame.calibration is None or not state.mosaics:
+        return img
+    k = len(state.mosaics) - 1
+    if frame.source and frame.source in state.sources:
+        k = state.sources.index(frame.source)
+    fm = state.frames_mm[k] if k < len(state.frames_mm) else None
+    if fm is None:
+        return img
+    mosaic = state.mosaics[k]
+    cal = frame.calibration
+    z = 3.0
+
+    def to_px(xy_lat):
+        xy = tl.lattice_to_table(xy_lat, np.array(fm["origin_mm"]), np.array(fm["right"]), np.array(fm["up"]))
+        if hasattr(cal, "mm_to_px_at_height"):
+            return np.asarray(cal.mm_to_px_at_height(xy, z), np.float64)
+        return cal.mm_to_px(xy)
+
+    e = float(fm.get("edge_mm", EDGE_MM))
+    doubtful = {tuple(c) for f in mosaic.flags for c in f.data.get("cells", [])}
+    scale = max(0.35, min(img.shape[:2]) / 2400)
+    ink_rgb = {"cyan": (0, 140, 200), "magenta": (200, 0, 120), "yellow": (170, 140, 0)}
+    for t in mosaic.tiles:
+        v = to_px(tl.cell_vertices(*t.cell, e))
+        cv2.polylines(img, [np.round(v).astype(np.int32)], True, (255, 255, 255), 1, cv2.LINE_AA)
+        c = np.array(tl.cell_centroid(*t.cell, e))
+        if t.kind == "k":
+            p = to_px(c[None])[0]
+            cv2.putText(img, "K", (int(p[0]) - 4, int(p[1]) + 4), cv2.FONT_HERSHEY_SIMPLEX, scale, (255, 255, 255), 1,
+                        cv2.LINE_AA)
+        for d, er in t.edges.items():
+            if er.level is None:
+                continue
+            a, b = tl.edge_endpoints(*t.cell, d, e)
+            p = to_px((c * 0.55 + (a + b) / 2 * 0.45)[None])[0]
+            cv2.putText(img, str(er.level), (int(p[0]) - 3, int(p[1]) + 4), cv2.FONT_HERSHEY_SIMPLEX, scale,
+                        ink_rgb.get(er.colour, (0, 0, 0)), 1, cv2.LINE_AA)
+        if t.cell in doubtful or t.confidence < 0.6:
+            q = to_px(np.array([c + [-5, -5], c + [5, 5], c + [-5, 5], c + [5, -5]]))
+            q = np.round(q).astype(np.int32)
+            cv2.line(img, tuple(q[0]), tuple(q[1]), (255, 140, 0), 2, cv2.LINE_AA)
+            cv2.line(img, tuple(q[2]), tuple(q[3]), (255, 140, 0), 2, cv2.LINE_AA)
+    h = tl.row_height(e)
+    for (kk, ll) in _hexagon_vertices({t.cell for t in mosaic.tiles}):
+        ring = np.array([[kk * e / 2 + e * 0.8 * np.cos(a), ll * h + e * 0.8 * np.sin(a)]
+                         for a in np.linspace(0, 2 * np.pi, 7)[:-1]])
+        cv2.polylines(img, [np.round(to_px(ring)).astype(np.int32)], True, (40, 220, 40), 2, cv2.LINE_AA)
+    for cell, d in _illegal_edges(mosaic):
+        ab = to_px(tl.edge_endpoints(*cell, d, e))
+        cv2.line(img, tuple(np.round(ab[0]).astype(int)), tuple(np.round(ab[1]).astype(int)), (255, 0, 0), 3,
+                 cv2.LINE_AA)
+    return img
+
+
+def render_scene(seed: int, hard: bool = False):
+    """A seeded synthetic CMYK! photo: (image, truth scene, photo object with ``project``)."""
+    from synth.cmyk import mosaic_layer, quick_photo, random_mosaic
+
+    rng = np.random.default_rng(seed)
+    scene = random_mosaic(rng)
+    layers = [mosaic_layer(scene)]
+    try:
+        from synth.photo import render_photo, sample_conditions
+    except ImportError:
+        photo = quick_photo(layers, rng, hard=hard)
+    else:
+        cond = sample_conditions(rng, look_at_mm=(280, 210), hard=hard)
+        photo = render_photo(layers, cond, rng)
+    return photo.image_rgb, scene, photo
+
+
+def render(seed: int) -> tuple[np.ndarray, dict]:
+    """Seeded synthetic photo of one player's mosaic and its truth (scene, context, expected)."""
+    image, scene, _ = render_scene(seed)
+    rng = np.random.default_rng(seed + 7919)
+    colour = ("cyan", "magenta", "yellow")[int(rng.integers(3))]
+    cards = [str(c) for c in rng.choice(CARDS_FOR_RENDER, size=2, replace=False)]
+    context = {"players": [{"name": "P1", "personal_card": {"colour": colour, "level": int(rng.integers(6))}}],
+               "public_cards": cards}
+    from scoring.cmyk_state import EdgeReading, TileReading
+
+    truth_state = MosaicState(tiles=tuple(
+        TileReading(cell=t.cell, kind=t.kind, edges={d: EdgeReading(c, lv) for d, (c, lv) in t.edges.items()})
+        for t in scene.tiles))
+    truth = {"game": "cmyk", "seed": seed, "scene": {"game": "cmyk", **scene.to_json()}, "context": context}
+    try:
+        ctx = parse_context(context)
+        truth["expected"] = adjudicate(CmykGameState(mosaics=(truth_state,), players=ctx.player_names), ctx)
+    except CannotJudge:
+        pass
+    return image, truth
+
+
+def _state_from_json(obj: dict) -> CmykGameState:
+    return CmykGameState.from_json(obj)
+
+
+SPEC = GameSpec(
+    name="cmyk",
+    parse_context=parse_context,
+    detect=detect,
+    state_from_json=_state_from_json,
+    adjudicate=adjudicate,
+    overlay=overlay,
+    render=render,
+    images="1 per player, in the context's player order",
+)
+
+__all__ = ["SPEC", "CmykContext", "CmykGameState", "Flag", "detect", "parse_context", "adjudicate", "overlay",
+           "render", "render_scene"]

@@ -1,0 +1,320 @@
+"""CMYK! scoring of finished mosaics (``shared/RULES.md`` section 3). Pure rules: no images, no I/O.
+
+Call :func:`score_game` with the players (clockwise from above; a player's right-hand neighbour is the
+previous one in the list), one :class:`~scoring.cmyk_state.MosaicState` per player in the same order,
+the public cards in reveal order and the users' answers. Every decision where the rulebook is silent is
+a field of :class:`CmykOptions` and is listed in the result's ``decisions`` and explanation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+
+from geometry.mosaic import IllegalContact, MosaicGeometry, analyse_shape, illegal_contacts
+from scoring.cmyk_cards import (
+    SCORING_CARDS,
+    CardAnswers,
+    CardResolution,
+    PersonalCard,
+    resolve_cards,
+)
+from scoring.cmyk_checks import mosaic_flags, tile_set_flags
+from scoring.cmyk_options import (
+    CmykContext,
+    CmykOptions,
+    CmykPlayer,
+    parse_cmyk_context,
+    parse_cmyk_options,
+    parse_context,
+)
+from scoring.cmyk_state import MosaicState, TileReading
+from scoring.flags import Flag
+from scoring.ranking import RankEntry, Ranking, rank_players
+
+__all__ = [
+    "CardAnswers", "CmykContext", "CmykOptions", "CmykPlayer", "CmykResult", "PersonalCard", "PlayerScore",
+    "adjudicate_mosaics", "parse_cmyk_context", "parse_cmyk_options", "parse_context", "score_game",
+]
+
+
+@dataclass(frozen=True)
+class PlayerScore:
+    """One player's scored mosaic.
+
+    Attributes
+    ----------
+    breakdown : tuple of (item, points)
+        ``hexagons``, ``personal_card``, one item per counted scoring card (reveal order), ``k_tiles``.
+    cards_counted : tuple of (card, multiplier)
+        Counted public cards other than do_more / never_mind.
+    total_alternatives : tuple of int
+        Totals under every reading of ``k_marks_wild_for_cards`` (sorted, distinct).
+    """
+
+    name: str
+    tiles: int
+    hexagons: int
+    k_tiles: int
+    illegal: tuple[IllegalContact, ...]
+    breakdown: tuple[tuple[str, int], ...]
+    total: int
+    geometry: MosaicGeometry
+    cards_counted: tuple[tuple[str, int], ...]
+    total_alternatives: tuple[int, ...]
+    explanation: tuple[str, ...]
+
+    def to_json(self) -> dict:
+        return {
+            "tiles": self.tiles, "hexagons": self.hexagons, "k_tiles": self.k_tiles,
+            "illegal_contacts": len(self.illegal),
+            "illegal_contact_cells": [c.to_json() for c in self.illegal],
+            "breakdown": dict(self.breakdown), "total": self.total, "geometry": self.geometry.to_json(),
+            "cards_counted": [list(c) for c in self.cards_counted],
+            "total_alternatives": list(self.total_alternatives),
+        }
+
+
+@dataclass(frozen=True)
+class CmykResult:
+    """The judgement of one CMYK! game."""
+
+    players: tuple[PlayerScore, ...]
+    ranking: Ranking
+    cards: CardResolution
+    flags: tuple[Flag, ...]
+    explanation: tuple[str, ...]
+    decisions: dict[str, str]
+
+    @property
+    def scores(self) -> dict[str, int]:
+        return {p.name: p.total for p in self.players}
+
+    def to_json(self) -> dict:
+        return {
+            "game": "cmyk",
+            "players": {p.name: p.to_json() for p in self.players},
+            "ranking": list(self.ranking.order),
+            "places": dict(self.ranking.places),
+            "scores": self.scores,
+            "flags": [f.to_json() for f in self.flags],
+            "explanation": list(self.explanation),
+            "cards_resolved": [c.to_json() for c in self.cards.cards],
+            "decisions": dict(self.decisions),
+        }
+
+
+def _is_k(tile: TileReading) -> bool:
+    return tile.kind.lower() == "k"
+
+
+def _card_tiles(tiles: Sequence[TileReading], card: PersonalCard, k_wild: bool) -> list[tuple[int, int]]:
+    """Cells of tiles having an edge of the card's colour with the card's mark."""
+    out = []
+    for t in tiles:
+        if _is_k(t) and not k_wild:
+            continue
+        if any(e.colour == card.colour and (e.level == card.level or (e.level is None and _is_k(t)))
+               for e in t.edges.values()):
+            out.append(t.cell)
+    return out
+
+
+def _same_mark_tiles(tiles: Sequence[TileReading]) -> list[tuple[int, int]]:
+    out = []
+    for t in tiles:
+        levels = [e.level for e in t.edges.values()]
+        if not _is_k(t) and len(levels) == 3 and None not in levels and len(set(levels)) == 1:
+            out.append(t.cell)
+    return out
+
+
+def _cells(cells: Sequence[tuple[int, int]], limit: int = 8) -> str:
+    s = " ".join(f"({i},{j})" for i, j in cells[:limit])
+    return s + (f" +{len(cells) - limit} more" if len(cells) > limit else "")
+
+
+def _use_many_points(counts: dict[str, int], name: str, o: CmykOptions) -> tuple[int, str]:
+    """Flat use_many points for ``name`` and why."""
+    values = sorted(set(counts.values()), reverse=True)
+    first = [n for n, c in counts.items() if c == values[0]]
+    mine = counts[name]
+    if mine == values[0]:
+        return o.use_many_first_points, f"most tiles ({mine}{', tied' if len(first) > 1 else ''})"
+    if len(first) == 1 and len(values) > 1 and mine == values[1]:
+        return o.use_many_second_points, f"second most tiles ({mine})"
+    return 0, f"{mine} tiles: neither most nor second" + (" (first place tied: no second)" if len(first) > 1 else "")
+
+
+def _score_player(k: int, players: Sequence[CmykPlayer], mosaic: MosaicState, res: CardResolution,
+                  counts: dict[str, int], o: CmykOptions, k_wild: bool) -> PlayerScore:
+    player = players[k]
+    tiles = mosaic.tiles
+    cells = [t.cell for t in tiles]
+    geo = analyse_shape(cells, dict(o.horizontal_by_player).get(player.name, o.horizontal))
+    n_k = sum(_is_k(t) for t in tiles)
+    illegal = illegal_contacts({t.cell: {d: (e.colour, e.level) for d, e in t.edges.items()} for t in tiles})
+    lines: list[str] = []
+    bd: list[tuple[str, int]] = []
+    who = player.name
+
+    hex_value = o.hexagon_points
+    for c in res.counted("not_only_hexagons"):
+        hex_value = o.not_only_hexagons_points * c.multiplier
+    bd.append(("hexagons", len(geo.hexagons) * hex_value))
+    lines.append(f"{who}: hexagons {len(geo.hexagons)} x {hex_value} = {bd[-1][1]}"
+                 + (f" (around vertices {_cells(list(geo.hexagons))})" if geo.hexagons else ""))
+
+    factor = 1
+    for c in res.counted("omakase"):
+        factor *= 2 * c.multiplier if o.omakase_doubled == "x4" else 1 + c.multiplier
+    fx = f" x{factor} (omakase)" if factor != 1 else ""
+
+    def card_points(card: PersonalCard) -> tuple[int, str]:
+        hits = _card_tiles(tiles, card, k_wild)
+        base = min(len(hits), o.personal_card_cap)
+        cap = f", capped at {o.personal_card_cap}" if len(hits) > o.personal_card_cap else ""
+        return base * factor, f"{card.label()}: {len(hits)} tiles {_cells(hits)}{cap}{fx}"
+
+    pts, why = card_points(player.personal_card)
+    bd.append(("personal_card", pts))
+    lines.append(f"{who}: personal card {why} = {pts}")
+
+    counted: list[tuple[str, int]] = []
+    for c in res.cards:
+        if c.status == "unanswered" and c.card in SCORING_CARDS:
+            bd.append((c.card, 0))
+            lines.append(f"{who}: {c.card} not scored: {c.note} (needs_answer)")
+            continue
+        if not c.counted or c.card in ("do_more", "never_mind"):
+            continue
+        counted.append((c.card, c.multiplier))
+        if c.card not in SCORING_CARDS:
+            continue
+        m = c.multiplier
+        mx = f" x{m} (do_more)" if m != 1 else ""
+        if c.card == "want_space":
+            p = len(geo.holes) * o.space_points * m
+            why = f"{len(geo.holes)} enclosed single holes {_cells(list(geo.holes))} x {o.space_points}"
+        elif c.card == "like_this_tile":
+            same = _same_mark_tiles(tiles)
+            p = len(same) * o.like_this_tile_points * m
+            why = f"{len(same)} tiles with three equal marks {_cells(same)} x {o.like_this_tile_points}"
+        elif c.card == "make_it_wide":
+            p = geo.longest_run // o.wide_tiles_per_point * m
+            why = (f"longest row run {geo.longest_run} tiles {_cells(list(geo.longest_run_cells), 3)}, "
+                   f"1 point per {o.wide_tiles_per_point}")
+        elif c.card == "want_height":
+            p, why = geo.rows * m, f"{geo.rows} rows hold tiles"
+        elif c.card == "make_it_spiky":
+            p, why = len(geo.spiky) * m, f"{len(geo.spiky)} tiles touch exactly one tile {_cells(list(geo.spiky))}"
+        elif c.card == "mirror_left_right":
+            p = o.mirror_lr_points * m if geo.mirror_lr else 0
+            why = "shape symmetric left-right" if geo.mirror_lr else "shape not symmetric left-right"
+        elif c.card == "mirror_up_down":
+            p = o.mirror_ud_points * m if geo.mirror_ud else 0
+            why = "shape symmetric up-down" if geo.mirror_ud else "shape not symmetric up-down"
+        elif c.card == "want_this_colour":
+            p, why = card_points(c.answer)
+            p *= m
+        elif c.card == "neighbour_colour":
+            if len(players) < 2:
+                p, why = 0, "no right-hand neighbour (one player)"
+            else:
+                right = players[k - 1]
+                p, why = card_points(right.personal_card)
+                p *= m
+                why = f"right-hand neighbour {right.name}'s card {why}"
+        else:  # use_many
+            p, why = _use_many_points(counts, who, o)
+            p *= m
+        bd.append((c.card, p))
+        lines.append(f"{who}: {c.card} {why}{mx} = {p}")
+
+    bd.append(("k_tiles", n_k * o.k_tile_points))
+    lines.append(f"{who}: K tiles {n_k} x {o.k_tile_points} = {bd[-1][1]}")
+    total = sum(p for _, p in bd)
+    return PlayerScore(who, len(tiles), len(geo.hexagons), n_k, illegal, tuple(bd), total, geo,
+                       tuple(counted), (total,), tuple(lines))
+
+
+def score_game(players: Sequence[CmykPlayer], mosaics: Sequence[MosaicState], public_cards: Sequence[str],
+               answers: CardAnswers = CardAnswers(), options: CmykOptions = CmykOptions()) -> CmykResult:
+    """Score every player's mosaic, rank them, and explain.
+
+    Parameters
+    ----------
+    players : sequence of CmykPlayer
+        Clockwise as seen from above; a player's right-hand neighbour is the previous one (wrapping).
+    mosaics : sequence of MosaicState
+        One per player, same order.
+    public_cards : sequence of str
+        Public card ids in reveal order.
+    answers : CardAnswers
+    options : CmykOptions
+
+    Returns
+    -------
+    CmykResult
+
+    Raises
+    ------
+    ValueError
+        Players and mosaics differ in number, duplicate or empty names, unknown card ids.
+    """
+    if len(players) != len(mosaics):
+        raise ValueError(f"{len(players)} players but {len(mosaics)} mosaics (one image per player)")
+    if not players:
+        raise ValueError("players: at least one player is needed")
+    names = [p.name for p in players]
+    if len(set(names)) != len(names) or not all(names):
+        raise ValueError(f"players: names must be non-empty and distinct, got {names}")
+    res = resolve_cards(public_cards, answers)
+    counts = {p.name: len(m.tiles) for p, m in zip(players, mosaics)}
+    flags: list[Flag] = list(res.flags)
+    scores = []
+    for k, mosaic in enumerate(mosaics):
+        s = _score_player(k, players, mosaic, res, counts, options, options.k_marks_wild_for_cards)
+        alt = _score_player(k, players, mosaic, res, counts, options, not options.k_marks_wild_for_cards)
+        scores.append(PlayerScore(**{f.name: getattr(s, f.name) for f in fields(s)
+                                     if f.name != "total_alternatives"},
+                                  total_alternatives=tuple(sorted({s.total, alt.total}))))
+        flags.extend(mosaic_flags(players[k].name, mosaic, s.illegal, options.min_confidence))
+        sure = tuple(t for t in mosaic.tiles if t.confidence >= options.min_confidence)
+        if len(sure) < len(mosaic.tiles):
+            without = _score_player(k, players, MosaicState(sure), res, counts, options,
+                                    options.k_marks_wild_for_cards).total
+            if without != s.total:
+                doubtful = [list(t.cell) for t in mosaic.tiles if t.confidence < options.min_confidence]
+                flags.append(Flag("doubtful_tiles_change_score",
+                                  f"{players[k].name}: total {s.total} counts {len(doubtful)} doubtful tile(s); "
+                                  f"without them it would be {without}",
+                                  {"player": players[k].name, "cells": doubtful, "totals": [s.total, without]}))
+        if alt.total != s.total:
+            flags.append(Flag("k_tile_reading", f"{players[k].name}: the K tile's wild marks change the total "
+                              f"({s.total} as decided, {alt.total} if they matched personal cards)",
+                              {"player": players[k].name, "totals": [s.total, alt.total]}))
+    flags.extend(tile_set_flags([p.name for p in players], mosaics))
+    ranking = rank_players([RankEntry(p.name, p.total, p.hexagons, p.k_tiles, p.tiles) for p in scores])
+    for group in ranking.ties():
+        flags.append(Flag("tie", f"{', '.join(group)} are tied on points, hexagons, K tiles and tiles: "
+                          "they share the place", {"players": list(group)}))
+    decisions = options.decisions()
+    expl: list[str] = []
+    for c in res.cards:
+        expl.append(f"card {c.position + 1} {c.revealed_as}"
+                    + (f" -> {c.card}" if c.card != c.revealed_as else "")
+                    + f": {c.status}" + (f" x{c.multiplier}" if c.multiplier != 1 else "")
+                    + (f" ({c.note})" if c.note else ""))
+    for s in scores:
+        expl.extend(s.explanation)
+        expl.append(f"{s.name}: total {s.total}")
+    for n in ranking.order[1:]:
+        expl.append(f"ranking: {n} placed {ranking.places[n]} (decided by {ranking.decided_by[n]})")
+    expl.extend(f"decision {k}: {v}" for k, v in decisions.items())
+    return CmykResult(tuple(scores), ranking, res, tuple(flags), tuple(expl), decisions)
+
+
+def adjudicate_mosaics(mosaics: Sequence[MosaicState], ctx: CmykContext) -> dict:
+    """Score one mosaic per player (context order) and return the CLI contract's JSON fields."""
+    return score_game(ctx.players, mosaics, ctx.public_cards, ctx.answers, ctx.options).to_json()

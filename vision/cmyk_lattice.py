@@ -1,0 +1,233 @@
+"""Find the CMYK! mosaic on the table and fit ONE triangle lattice to all of its tiles.
+
+Works on a top-down (rectified) view in table mm: the tile edges run in three directions 60 degrees
+apart, so the gradient orientations give the lattice angle (mod 60); each edge family's ink bands
+(6 mm either side of the lattice lines) give that family's line offset; the three offsets must meet
+in common vertices, which gives the origin and a consistency residual.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import permutations
+
+import cv2
+import numpy as np
+
+from geometry import trilattice as tl
+
+
+@dataclass(frozen=True)
+class LatticeFitConfig:
+    """Tunables of the lattice fit."""
+
+    edge_mm: float = 45.0
+    band_mm: float = 6.0
+    min_family_concentration: float = 0.25
+    max_vertex_residual_mm: float = 4.0
+    band_extent_percentile: float = 3.0
+    band_window_mm: float = 9.0
+
+
+@dataclass(frozen=True)
+class LatticeFit:
+    """The lattice in table mm.
+
+    Attributes
+    ----------
+    normal_angles_rad : tuple[float, float, float]
+        Unit normals of the three line families, angle in the table frame (x right, y down).
+    offsets_mm : tuple[float, float, float]
+        Family k's lines are ``n_k . p = offset_k + m*h``.
+    vertex_mm : ndarray, shape (2,)
+        One lattice vertex (table mm).
+    family_ink : tuple[str, str, str]
+        Which ink lies along each family (from the bands).
+    concentration : tuple[float, float, float]
+        How tightly each family's ink gathers about its lines (0..1).
+    vertex_residual_mm : float
+        How far the three families miss a common vertex (consistency of the fit).
+    """
+
+    normal_angles_rad: tuple[float, float, float]
+    offsets_mm: tuple[float, float, float]
+    vertex_mm: np.ndarray
+    family_ink: tuple[str, str, str]
+    concentration: tuple[float, float, float]
+    vertex_residual_mm: float
+
+    def normals(self) -> np.ndarray:
+        """Unit normals, shape (3, 2)."""
+        a = np.array(self.normal_angles_rad)
+        return np.stack([np.cos(a), np.sin(a)], axis=1)
+
+
+def orientation_mod60(gray: np.ndarray, weight_mask: np.ndarray | None = None) -> tuple[float, float]:
+    """Dominant edge-normal angle modulo 60 degrees from gradient orientations.
+
+    Parameters
+    ----------
+    gray : ndarray, shape (H, W), float32
+    weight_mask : ndarray, shape (H, W), bool, optional
+
+    Returns
+    -------
+    angle_rad : float
+        In [0, pi/3).
+    strength : float
+        0..1, how much of the gradient energy agrees (6-fold symmetry).
+    """
+    gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    w = gx * gx + gy * gy
+    if weight_mask is not None:
+        w = w * weight_mask
+    ang = np.arctan2(gy, gx)
+    z = np.sum(w * np.exp(6j * ang))
+    tot = float(np.sum(w)) + 1e-9
+    a = float(np.angle(z) / 6.0) % (np.pi / 3)
+    return a, float(abs(z) / tot)
+
+
+def _wrap(x: np.ndarray | float, period: float):
+    return (np.asarray(x) + period / 2) % period - period / 2
+
+
+def fit_lattice(ink_masks: dict[str, np.ndarray], gray: np.ndarray, tile_mask: np.ndarray, mm_per_px: float,
+                origin_mm: tuple[float, float], config: LatticeFitConfig = LatticeFitConfig()) -> LatticeFit | None:
+    """Fit the lattice to a rectified view of the mosaic.
+
+    Parameters
+    ----------
+    ink_masks : dict[str, ndarray (H, W) bool]
+        ``"cyan"``, ``"magenta"``, ``"yellow"`` band-ink pixels of the rectified view.
+    gray : ndarray, shape (H, W), float32
+        Luminance of the rectified view.
+    tile_mask : ndarray, shape (H, W), bool
+        Pixels on tiles (dilated), where gradients count.
+    mm_per_px : float
+    origin_mm : (x0, y0)
+        Table position of the view's pixel (0, 0).
+
+    Returns
+    -------
+    LatticeFit or None
+        None when no family of lines stands out.
+    """
+    h = tl.row_height(config.edge_mm)
+    phi, _ = orientation_mod60(gray, tile_mask.astype(np.float32))
+    angles = [phi, phi + np.pi / 3, phi + 2 * np.pi / 3]
+    normals = np.array([[np.cos(a), np.sin(a)] for a in angles])
+    inks = ("cyan", "magenta", "yellow")
+    pts = {}
+    for ink in inks:
+        ys, xs = np.nonzero(ink_masks[ink])
+        pts[ink] = np.stack([xs, ys], axis=1) * mm_per_px + np.asarray(origin_mm)
+    phasor = np.zeros((3, 3), complex)
+    for k in range(3):
+        for c, ink in enumerate(inks):
+            if len(pts[ink]) < 20:
+                continue
+            s = pts[ink] @ normals[k]
+            phasor[k, c] = np.mean(np.exp(2j * np.pi * s / h))
+    best, best_perm = -1.0, None
+    for perm in permutations(range(3)):
+        tot = sum(abs(phasor[k, perm[k]]) for k in range(3))
+        if tot > best:
+            best, best_perm = tot, perm
+    conc = tuple(float(abs(phasor[k, best_perm[k]])) for k in range(3))
+    if min(conc) < config.min_family_concentration:
+        return None
+    offsets = []
+    for k in range(3):
+        a0 = float(np.angle(phasor[k, best_perm[k]]) * h / (2 * np.pi))
+        t = _wrap(pts[inks[best_perm[k]]] @ normals[k] - a0, h)
+        t = t[np.abs(t) < config.band_window_mm]
+        if len(t) > 20:
+            lo, hi = np.percentile(t, [config.band_extent_percentile, 100 - config.band_extent_percentile])
+            a0 += float(lo + hi) / 2
+        offsets.append(a0)
+    # n0 - n1 + n2 = 0, so the offsets of concurrent families satisfy a0 - a1 + a2 = 0 (mod h)
+    eps = float(_wrap(offsets[0] - offsets[1] + offsets[2], h))
+    offsets = [offsets[0] - eps / 3, offsets[1] + eps / 3, offsets[2] - eps / 3]
+    vertex = np.linalg.solve(normals[:2], np.array(offsets[:2]))
+    return LatticeFit(
+        normal_angles_rad=tuple(float(a) for a in angles),
+        offsets_mm=tuple(offsets),
+        vertex_mm=vertex,
+        family_ink=tuple(inks[best_perm[k]] for k in range(3)),
+        concentration=conc,
+        vertex_residual_mm=abs(eps),
+    )
+
+
+@dataclass(frozen=True)
+class LatticeFrame:
+    """The lattice frame of ``geometry.trilattice`` placed on the table (mm, table y down)."""
+
+    origin_mm: np.ndarray
+    right: np.ndarray
+    up: np.ndarray
+    edge_mm: float
+
+    def to_table(self, xy: np.ndarray) -> np.ndarray:
+        """Lattice-frame points (N, 2) -> table mm (N, 2)."""
+        return tl.lattice_to_table(xy, self.origin_mm, self.right, self.up)
+
+    def from_table(self, xy_mm: np.ndarray) -> np.ndarray:
+        """Table mm (N, 2) -> lattice frame (N, 2)."""
+        d = np.asarray(xy_mm, np.float64).reshape(-1, 2) - self.origin_mm
+        return np.stack([d @ self.right, d @ self.up], axis=1)
+
+
+def choose_frame(fit: LatticeFit, edge_mm: float, image_dir_of, centre_mm: np.ndarray,
+                 horizontal_deg: float = 0.0) -> tuple[LatticeFrame, str | None]:
+    """Pick the lattice frame: rows along the family nearest the photo's horizontal, up to the photo's top.
+
+    Parameters
+    ----------
+    fit : LatticeFit
+    edge_mm : float
+    image_dir_of : callable(point_mm (2,), direction (2,)) -> ndarray (2,)
+        The image-pixel direction of a small table step at a point.
+    centre_mm : ndarray, shape (2,)
+        Mosaic centre; the origin is put at a lattice vertex next to it.
+    horizontal_deg : float
+        The photo direction to treat as horizontal, degrees counter-clockwise from the image x axis.
+
+    Returns
+    -------
+    frame : LatticeFrame
+    warning : str or None
+        Set when the choice was close (two families almost equally horizontal).
+    """
+    target = np.array([np.cos(np.deg2rad(horizontal_deg)), -np.sin(np.deg2rad(horizontal_deg))])
+    scores = []
+    dirs = []
+    for n in fit.normals():
+        u = np.array([-n[1], n[0]])
+        d = image_dir_of(centre_mm, u)
+        d = d / (np.linalg.norm(d) + 1e-12)
+        if d @ target < 0:
+            u, d = -u, -d
+        dirs.append(u)
+        scores.append(float(d @ target))
+    order = np.argsort(scores)[::-1]
+    k = int(order[0])
+    warning = None
+    if scores[order[0]] - scores[order[1]] < 0.02:
+        warning = "two lattice directions are almost equally horizontal in the photo; rows chosen by a hair"
+    right = dirs[k]
+    up = np.array([right[1], -right[0]])
+    # snap the origin to a vertex near the centre: vertices are vertex_mm + a*e*right + b*e*(60 deg)
+    e = edge_mm
+    f0 = LatticeFrame(origin_mm=np.asarray(fit.vertex_mm) - right * e / 2, right=right, up=up, edge_mm=e)
+    c = f0.from_table(centre_mm[None])[0]
+    hh = tl.row_height(e)
+    lrow = int(np.round(c[1] / hh))
+    kk = int(np.round(c[0] / (e / 2)))
+    if (kk + lrow) % 2 == 0:
+        kk += 1
+    vtx = f0.to_table(np.array([[kk * e / 2, lrow * hh]]))[0]
+    frame = LatticeFrame(origin_mm=vtx - right * e / 2, right=right, up=up, edge_mm=e)
+    return frame, warning

@@ -1,0 +1,350 @@
+"""Read CMYK! tiles: edge inks, mark levels, ground colour, and the tile-set assignment.
+
+Everything here works on colours and profiles already sampled from the photo (see ``vision.cmyk``):
+no geometry, no I/O. Evidence is kept as log-likelihoods so that marks, ground colour, the clockwise
+C-M-Y order and the known tile set (each tile exists once) are combined, and disagreements are
+reported instead of silently resolved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+from scipy.special import erf
+
+INKS = ("cyan", "magenta", "yellow")
+INK_RGB = np.array([[0, 170, 235], [230, 0, 135], [250, 225, 0]], dtype=np.float64)
+K_GROUND_RGB = np.array([28, 28, 30], dtype=np.float64)
+#: Allowed direction -> ink maps (H, P, N): the clockwise C, M, Y order seen from above.
+ROTATIONS = (("yellow", "cyan", "magenta"), ("cyan", "magenta", "yellow"), ("magenta", "yellow", "cyan"))
+DIRS = ("H", "P", "N")
+#: Hue of each ink on OpenCV's full 0..255 hue scale (cyan ~197 deg, magenta ~325, yellow ~54).
+INK_HUES_256 = (140, 231, 38)
+
+
+@dataclass(frozen=True)
+class ReadConfig:
+    """Tunables of tile reading."""
+
+    ink_min_chroma: float = 0.7
+    ink_min_value: float = 0.4
+    ink_hue_tolerance_256: int = 14
+    ground_sigma_levels: float = 0.55
+    ground_sigma_min: float = 0.3
+    ground_sigma_max: float = 1.2
+    calib_min_level: int = 2
+    calib_min_margin: float = 3.0
+    calib_min_residuals: int = 8
+    mark_sigma_floor: float = 0.03
+    mark_samples_per_independent: float = 8.0
+    mark_min_amplitude: float = 0.12
+    dot_pitch_mm: float = 4.0
+    dot_diameter_mm: float = 2.5
+    dash_length_mm: float = 5.0
+    dash_amplitude_ratio: float = 0.6
+    mark_shift_max_mm: float = 2.5
+    mark_shift_step_mm: float = 0.5
+    k_max_luminance: float = 0.04
+    normal_min_luminance: float = 0.09
+    k_log_sigma: float = 0.3
+    mark_ll_floor: float = 20.0
+
+
+def tile_types() -> list[tuple[int, int, int]]:
+    """The 82 normal tiles, in a fixed order."""
+    out = [(c, m, y) for c in range(6) for m in range(6) for y in range(6) if c + m + y <= 6]
+    out.append((3, 3, 3))
+    return out
+
+
+def srgb_to_linear(v: np.ndarray) -> np.ndarray:
+    """sRGB in 0..1 -> linear light."""
+    v = np.clip(np.asarray(v, np.float64), 0.0, None)
+    return np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4)
+
+
+def linear_to_srgb(v: np.ndarray) -> np.ndarray:
+    """Linear light -> sRGB in 0..1."""
+    v = np.clip(np.asarray(v, np.float64), 0.0, None)
+    return np.where(v <= 0.0031308, v * 12.92, 1.055 * v ** (1 / 2.4) - 0.055)
+
+
+def normalise(rgb: np.ndarray, black_rgb: np.ndarray, white_rgb: np.ndarray) -> np.ndarray:
+    """Map colours so the frame's black -> 0 and paper white -> 1 per channel (shape kept)."""
+    return (np.asarray(rgb, np.float32) - black_rgb) / np.maximum(white_rgb - black_rgb, 1.0)
+
+
+def classify_inks(norm: np.ndarray, config: ReadConfig = ReadConfig()) -> np.ndarray:
+    """Per-pixel ink label from normalised colour, by hue and saturation.
+
+    Parameters
+    ----------
+    norm : ndarray, shape (..., 3), float
+        Normalised colour (frame black 0, white 1).
+
+    Returns
+    -------
+    ndarray, shape (...), int8
+        0 cyan, 1 magenta, 2 yellow, -1 not an ink.
+    """
+    shape = norm.shape[:-1]
+    img = np.clip(np.asarray(norm, np.float32).reshape(-1, 1, 3) / 1.2, 0.0, 1.0)
+    hsv = cv2.cvtColor((img * 255).astype(np.uint8), cv2.COLOR_RGB2HSV_FULL).reshape(-1, 3)
+    hue = hsv[:, 0].astype(np.int16)
+    sat = hsv[:, 1]
+    val = hsv[:, 2]
+    out = np.full(len(hue), -1, np.int8)
+    ok = (sat >= config.ink_min_chroma * 255) & (val >= config.ink_min_value * 255)
+    for k, h in enumerate(INK_HUES_256):
+        dh = np.abs(((hue - h + 128) % 256) - 128)
+        out[ok & (dh <= config.ink_hue_tolerance_256)] = k
+    return out.reshape(shape)
+
+
+def rotation_loglik(ink_counts: np.ndarray) -> np.ndarray:
+    """Log-likelihood of each allowed rotation from per-edge ink votes.
+
+    Parameters
+    ----------
+    ink_counts : ndarray, shape (3, 3)
+        Row = edge direction (H, P, N), column = ink (C, M, Y): band samples voting for that ink.
+
+    Returns
+    -------
+    ndarray, shape (3,)
+    """
+    p = (ink_counts + 1.0) / (ink_counts.sum(axis=1, keepdims=True) + 3.0)
+    lp = np.log(p)
+    return np.array([sum(lp[d, INKS.index(rot[d])] for d in range(3)) for rot in ROTATIONS])
+
+
+def mark_templates(s_mm: np.ndarray, blur_mm: float,
+                   config: ReadConfig = ReadConfig()) -> tuple[np.ndarray, np.ndarray]:
+    """Darkness templates along a band's midline for levels 0..5, each at several shifts.
+
+    Returns
+    -------
+    templates : ndarray, shape (6, S, L)
+        Level, shift, position.
+    shifts_mm : ndarray, shape (S,)
+    """
+    shifts = np.arange(-config.mark_shift_max_mm, config.mark_shift_max_mm + 1e-9, config.mark_shift_step_mm)
+    sig = np.hypot(config.dot_diameter_mm / 2.6, blur_mm)
+    out = np.zeros((6, len(shifts), len(s_mm)))
+    for si, sh in enumerate(shifts):
+        x = s_mm - sh
+        half = config.dash_length_mm / 2
+        dash = 0.5 * (erf((x + half) / (np.sqrt(2) * sig)) - erf((x - half) / (np.sqrt(2) * sig)))
+        out[0, si] = dash * config.dash_amplitude_ratio
+        for k in range(1, 6):
+            pos = (np.arange(k) - (k - 1) / 2) * config.dot_pitch_mm
+            out[k, si] = np.exp(-0.5 * ((x[:, None] - pos[None]) / sig) ** 2).sum(axis=1)
+    return out, shifts
+
+
+def mark_loglik(profiles: np.ndarray, templates: np.ndarray,
+                config: ReadConfig = ReadConfig()) -> tuple[np.ndarray, np.ndarray]:
+    """Log-likelihood of each level 0..5 and of "no mark" for darkness profiles.
+
+    Parameters
+    ----------
+    profiles : ndarray, shape (M, L)
+        Darkness (1 - luminance / band luminance) along each band's midline.
+    templates : ndarray, shape (6, S, L)
+
+    Returns
+    -------
+    loglik : ndarray, shape (M, 7)
+        Levels 0..5, then "no mark" (K tiles).
+    amplitude : ndarray, shape (M, 6)
+        Fitted darkness amplitude per level (best shift).
+    """
+    m, n = profiles.shape
+    y = profiles - profiles.mean(axis=1, keepdims=True)
+    t = templates - templates.mean(axis=2, keepdims=True)
+    tt = np.sum(t * t, axis=2)  # (6, S)
+    cov = np.einsum("ml,ksl->mks", y, t)  # (M, 6, S)
+    amp = cov / (tt[None] + 1e-12)
+    yy = np.sum(y * y, axis=1)  # (M,)
+    rss = yy[:, None, None] - np.where(amp > config.mark_min_amplitude, cov * amp, -np.inf)
+    best = np.argmin(rss, axis=2)
+    rss_k = np.take_along_axis(rss, best[..., None], axis=2)[..., 0]
+    amp_k = np.take_along_axis(amp, best[..., None], axis=2)[..., 0]
+    rss_all = np.concatenate([rss_k, yy[:, None]], axis=1)  # (M, 7)
+    sigma2 = np.maximum(rss_all.min(axis=1) / n, config.mark_sigma_floor ** 2)
+    neff = n / config.mark_samples_per_independent
+    ll = -(rss_all - rss_all.min(axis=1, keepdims=True)) / (2 * sigma2[:, None] * n) * neff
+    ll = np.maximum(ll, -config.mark_ll_floor)
+    return ll, amp_k
+
+
+def ground_levels(ground_lin: np.ndarray, band_lin: np.ndarray, band_inks: np.ndarray,
+                  black_lin: np.ndarray, dark_quantile: float = 30.0) -> tuple[np.ndarray, float]:
+    """Estimate (c, m, y) from a tile's ground colour, white-balanced by its own ink bands.
+
+    Parameters
+    ----------
+    ground_lin : ndarray, shape (N, 3)
+        Linear RGB of the ground samples.
+    band_lin : ndarray, shape (3, 3)
+        Median linear RGB of each band (rows follow ``band_inks``).
+    band_inks : ndarray, shape (3,), int
+        Ink index of each band.
+    black_lin : ndarray, shape (3,)
+    dark_quantile : float
+        Percentile of the ground's luminance albedo reported (K tiles: dark even with their white letter).
+
+    Returns
+    -------
+    levels : ndarray, shape (3,), float
+        Continuous level estimates (0 = white ... 5 = full ink) from the median ground colour.
+    dark_luminance : float
+        Luminance albedo (linear, paper white = 1) at ``dark_quantile`` of the ground samples.
+    """
+    expected = srgb_to_linear(INK_RGB[band_inks] / 255.0)  # (3, 3)
+    obs = band_lin - black_lin
+    use = expected > 0.3
+    ratio = np.where(use, obs / np.maximum(expected, 1e-6), np.nan)
+    gain = np.nanmedian(ratio, axis=0)
+    gain = np.where(np.isfinite(gain) & (gain > 1e-4), gain, np.nanmedian(ratio))
+    albedo = np.clip((np.asarray(ground_lin) - black_lin) / np.maximum(gain, 1e-4), 0.0, 1.5)
+    med = np.median(albedo, axis=0)
+    lum = albedo @ np.array([0.2126, 0.7152, 0.0722])
+    levels = 5.0 * (1.0 - np.clip(linear_to_srgb(med), 0.0, 1.0))
+    return levels, float(np.percentile(lum, dark_quantile))
+
+
+@dataclass(frozen=True)
+class TileEvidence:
+    """Per-tile evidence for the assignment (rows of the score matrix)."""
+
+    rotation: int
+    rotation_confidence: float
+    ground_est: np.ndarray
+    mark_ll: np.ndarray
+    mark_amp: np.ndarray
+    dark_luminance: float = 0.5
+
+
+def calibrate_ground(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()) -> tuple[np.ndarray, float, int]:
+    """This photo's ground-colour bias and spread, measured against confidently read marks.
+
+    Each channel's ground estimate is compared with the level of the edge of that ink wherever the
+    marks are clear (best level >= ``calib_min_level``, log-likelihood margin >= ``calib_min_margin``).
+
+    Returns
+    -------
+    bias : ndarray, shape (3,)
+        Median (ground - marks) per channel (0 where too few).
+    sigma : float
+        Robust spread of the ground estimate, clamped to the configured range.
+    n : int
+        Residuals used (0: the default sigma is returned).
+    """
+    res = [[], [], []]
+    for ev in evidence:
+        rot = ROTATIONS[ev.rotation]
+        for d in range(3):
+            ll = ev.mark_ll[d, :6]
+            order = np.argsort(ll)[::-1]
+            if order[0] < config.calib_min_level or ll[order[0]] - ll[order[1]] < config.calib_min_margin:
+                continue
+            ch = INKS.index(rot[d])
+            res[ch].append(float(ev.ground_est[ch] - order[0]))
+    n = sum(len(r) for r in res)
+    if n < config.calib_min_residuals:
+        return np.zeros(3), config.ground_sigma_levels, 0
+    allr = np.concatenate([np.array(r) for r in res if r])
+    bias = np.array([np.median(r) if len(r) >= 3 else np.median(allr) for r in res])
+    centred = np.concatenate([np.array(r) - bias[k] for k, r in enumerate(res) if r])
+    mad = 1.4826 * float(np.median(np.abs(centred - np.median(centred))))
+    sigma = float(np.clip(mad, config.ground_sigma_min, config.ground_sigma_max))
+    return bias, sigma, n
+
+
+def score_matrix(evidence: list[TileEvidence], config: ReadConfig = ReadConfig(),
+                 ground_sigma: float | None = None) -> tuple[np.ndarray, list]:
+    """Log-likelihood of every tile being every type (82 normal, then 2 K columns).
+
+    Returns
+    -------
+    scores : ndarray, shape (T, 84)
+    columns : list
+        ``(c, m, y)`` per normal column, ``"k"`` for the two K columns.
+    """
+    types = tile_types()
+    tarr = np.array(types, dtype=np.float64)
+    ks2 = 2 * config.k_log_sigma ** 2
+    out = np.zeros((len(evidence), len(types) + 2))
+    s2 = 2 * (ground_sigma if ground_sigma is not None else config.ground_sigma_levels) ** 2
+    for r, ev in enumerate(evidence):
+        rot = ROTATIONS[ev.rotation]
+        ml = np.zeros(len(types))
+        for d in range(3):
+            ink = INKS.index(rot[d])
+            ml += ev.mark_ll[d, tarr[:, ink].astype(int)]
+        gl = -np.sum((ev.ground_est[None] - tarr) ** 2, axis=1) / s2
+        out[r, : len(types)] = ml + gl
+        k_ml = float(np.sum(ev.mark_ll[:, 6]))
+        lum = np.log(max(ev.dark_luminance, 1e-4))
+        k_gl = -max(0.0, lum - np.log(config.k_max_luminance)) ** 2 / ks2
+        out[r, : len(types)] -= max(0.0, np.log(config.normal_min_luminance) - lum) ** 2 / ks2
+        out[r, len(types):] = k_ml + k_gl
+    return out, types + ["k", "k"]
+
+
+def contact_bonus(cells: list[tuple[int, int]], rotations: list[int], chosen: np.ndarray, columns: list,
+                  weight: float, neighbour_of) -> np.ndarray:
+    """Soft evidence from touching edges: +weight for each edge whose level agrees with the neighbour's reading.
+
+    Players place tiles legally, so a neighbour's reading is a (weak) witness of the shared edge's mark; a
+    real illegal contact survives because the tile's own marks and ground outweigh it.
+
+    Parameters
+    ----------
+    cells : list of (i, j)
+    rotations : list of int
+        Each tile's rotation index (``ROTATIONS``).
+    chosen : ndarray, shape (T,)
+        Current column of each tile.
+    columns : list
+        Score-matrix columns (``(c, m, y)`` or ``"k"``).
+    weight : float
+        Log-likelihood per agreeing edge.
+    neighbour_of : callable((i, j), direction) -> (i, j)
+
+    Returns
+    -------
+    ndarray, shape (T, len(columns))
+    """
+    index = {c: k for k, c in enumerate(cells)}
+    normal = np.array([c if c != "k" else (-1, -1, -1) for c in columns], dtype=float)
+    out = np.zeros((len(cells), len(columns)))
+    for t, cell in enumerate(cells):
+        for d, dn in enumerate(DIRS):
+            n = index.get(neighbour_of(cell, dn))
+            if n is None or chosen[n] < 0 or columns[chosen[n]] == "k":
+                continue
+            nb_ink = INKS.index(ROTATIONS[rotations[n]][d])
+            nb_level = columns[chosen[n]][nb_ink]
+            ink = INKS.index(ROTATIONS[rotations[t]][d])
+            out[t] += weight * (normal[:, ink] == nb_level)
+    return out
+
+
+def assign(scores: np.ndarray) -> np.ndarray:
+    """Each tile to a distinct type, maximising the summed log-likelihood. Returns column per row."""
+    rows, cols = linear_sum_assignment(-scores)
+    out = np.full(scores.shape[0], -1)
+    out[rows] = cols
+    return out
+
+
+def posterior(row: np.ndarray) -> np.ndarray:
+    """Softmax of one score row."""
+    z = row - row.max()
+    p = np.exp(z)
+    return p / p.sum()

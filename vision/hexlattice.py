@@ -1,0 +1,460 @@
+"""Fit one triangle lattice to Kaleido board frames in a top-down (rectified) table image.
+
+The boards' frames are thin cardboard bars along the lines of a triangle lattice of edge
+``edge_mm``; every hole (cell) is a lattice triangle whose sides show an edge about
+``hole_inset_mm`` inside the lattice lines. This module finds the lattice's rotation and offset
+from colour gradients, and scores how much each lattice triangle looks like a board hole.
+
+Frames: the rectified image's pixel (col, row) is table mm ``origin_mm + (col, row) * mm_per_px``
+(x right, y down), so every position here is in table mm.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+SQRT3 = float(np.sqrt(3.0))
+
+
+@dataclass(frozen=True)
+class LatticeFitConfig:
+    """Tunables of the lattice fit.
+
+    Attributes
+    ----------
+    blur_sigma_px : float
+        Gaussian blur before the gradients, rectified px.
+    strong_quantile : float
+        Only pixels whose gradient magnitude is above this quantile vote for the orientation.
+    orientation_bins : int
+        Bins of the orientation histogram per 60 degrees.
+    orientation_smooth_deg : float
+        Circular smoothing of that histogram, degrees.
+    family_tol_deg : float
+        A pixel votes for a line family when its gradient is this close to the family's normal.
+    offset_bin_mm, offset_smooth_mm : float
+        Bin and smoothing of the line-position profile (merges the two edges of a bar).
+    side_span_frac : float
+        Middle part of a triangle side (fraction of the edge) over which the edge test averages.
+    side_inset_mm : (float, float)
+        Range of distances inside a side where the hole's edge is looked for, mm.
+    interior_inset_mm : float
+        Distance inside a side taken as the cell's own texture level, mm.
+    """
+
+    blur_sigma_px: float = 0.8
+    strong_quantile: float = 0.85
+    orientation_bins: int = 240
+    orientation_smooth_deg: float = 0.75
+    family_tol_deg: float = 8.0
+    offset_bin_mm: float = 0.25
+    offset_smooth_mm: float = 1.8
+    side_span_frac: float = 0.6
+    side_inset_mm: tuple[float, float] = (1.0, 4.0)
+    interior_inset_mm: float = 8.0
+
+
+@dataclass(frozen=True)
+class Gradients:
+    """Per-channel gradients of a rectified image (units per mm).
+
+    Attributes
+    ----------
+    gx, gy : ndarray, shape (H, W, C), float32
+    magnitude : ndarray, shape (H, W), float32
+        Di Zenzo (multi-channel) gradient magnitude.
+    angle : ndarray, shape (H, W), float32
+        Gradient direction modulo pi, radians.
+    """
+
+    gx: np.ndarray
+    gy: np.ndarray
+    magnitude: np.ndarray
+    angle: np.ndarray
+
+
+@dataclass(frozen=True)
+class Lattice:
+    """A triangle lattice in table mm.
+
+    Attributes
+    ----------
+    origin_mm : ndarray, shape (2,)
+        One lattice vertex.
+    rotation_deg : float
+        Direction of the lattice's first line family, in [0, 60), degrees (y down).
+    edge_mm : float
+    consistency_mm : float
+        How far the three line families miss a common vertex (0 for a perfect lattice), mm.
+    """
+
+    origin_mm: np.ndarray
+    rotation_deg: float
+    edge_mm: float
+    consistency_mm: float = 0.0
+
+    def basis(self) -> np.ndarray:
+        """Rows: the two lattice steps (edge along rotation and rotation + 60), shape (2, 2), mm."""
+        a = np.deg2rad([self.rotation_deg, self.rotation_deg + 60.0])
+        return self.edge_mm * np.stack([np.cos(a), np.sin(a)], axis=1)
+
+    def vertex(self, ab: np.ndarray) -> np.ndarray:
+        """Integer lattice coordinates (N, 2) -> vertex positions (N, 2), mm."""
+        return self.origin_mm + np.asarray(ab, dtype=np.float64).reshape(-1, 2) @ self.basis()
+
+    def coords(self, xy_mm: np.ndarray) -> np.ndarray:
+        """Positions (N, 2) mm -> real lattice coordinates (N, 2)."""
+        return (np.asarray(xy_mm, dtype=np.float64).reshape(-1, 2) - self.origin_mm) @ np.linalg.inv(self.basis())
+
+    def vertices_in(self, region_mm: tuple[float, float, float, float], margin_mm: float = 0.0) -> np.ndarray:
+        """Integer coordinates (N, 2) of every vertex inside a table rectangle shrunk by a margin."""
+        x0, y0, x1, y1 = region_mm
+        corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float64)
+        c = self.coords(corners)
+        lo = np.floor(c.min(axis=0)).astype(int) - 1
+        hi = np.ceil(c.max(axis=0)).astype(int) + 1
+        a, b = np.meshgrid(np.arange(lo[0], hi[0] + 1), np.arange(lo[1], hi[1] + 1), indexing="ij")
+        ab = np.stack([a.ravel(), b.ravel()], axis=1)
+        p = self.vertex(ab)
+        keep = ((p[:, 0] >= x0 + margin_mm) & (p[:, 0] <= x1 - margin_mm)
+                & (p[:, 1] >= y0 + margin_mm) & (p[:, 1] <= y1 - margin_mm))
+        return ab[keep]
+
+
+def gradients(image_norm: np.ndarray, config: LatticeFitConfig, mm_per_px: float) -> Gradients:
+    """Colour gradients of a rectified, colour-normalised image.
+
+    Parameters
+    ----------
+    image_norm : ndarray, shape (H, W, C), float32
+    config : LatticeFitConfig
+    mm_per_px : float
+
+    Returns
+    -------
+    Gradients
+    """
+    img = cv2.GaussianBlur(image_norm.astype(np.float32), (0, 0), config.blur_sigma_px)
+    gx = cv2.Sobel(img, cv2.CV_32F, 1, 0, ksize=3) / (8.0 * mm_per_px)
+    gy = cv2.Sobel(img, cv2.CV_32F, 0, 1, ksize=3) / (8.0 * mm_per_px)
+    if gx.ndim == 2:
+        gx, gy = gx[..., None], gy[..., None]
+    jxx = (gx * gx).sum(axis=2)
+    jxy = (gx * gy).sum(axis=2)
+    jyy = (gy * gy).sum(axis=2)
+    root = np.sqrt((jxx - jyy) ** 2 + 4.0 * jxy**2)
+    mag = np.sqrt(np.maximum(0.5 * (jxx + jyy + root), 0.0))
+    angle = (0.5 * np.arctan2(2.0 * jxy, jxx - jyy)) % np.pi
+    return Gradients(gx=gx, gy=gy, magnitude=mag.astype(np.float32), angle=angle.astype(np.float32))
+
+
+def _circular_peak(hist: np.ndarray, sigma_bins: float) -> tuple[float, float]:
+    """Sub-bin position of the highest peak of a circular histogram, and its share of the total."""
+    n = len(hist)
+    if sigma_bins > 0:
+        k = np.arange(n)
+        d = np.minimum(k, n - k)
+        kernel = np.exp(-0.5 * (d / sigma_bins) ** 2)
+        smooth = np.real(np.fft.ifft(np.fft.fft(hist) * np.fft.fft(kernel)))
+    else:
+        smooth = np.asarray(hist, dtype=np.float64)
+    i = int(np.argmax(smooth))
+    left, mid, right = smooth[(i - 1) % n], smooth[i], smooth[(i + 1) % n]
+    denom = left - 2 * mid + right
+    frac = 0.5 * (left - right) / denom if denom < 0 else 0.0
+    return (i + frac) % n, float(mid / max(smooth.mean(), 1e-12))
+
+
+def fit_lattice(
+    grad: Gradients,
+    weight_mask: np.ndarray,
+    origin_mm: tuple[float, float],
+    mm_per_px: float,
+    edge_mm: float,
+    config: LatticeFitConfig,
+) -> tuple[Lattice, float]:
+    """Fit the triangle lattice to the frame edges.
+
+    Parameters
+    ----------
+    grad : Gradients
+    weight_mask : ndarray, shape (H, W), bool
+        Pixels allowed to vote (not markers, inside the photo).
+    origin_mm : (x, y)
+        Table position of rectified pixel (0, 0), mm.
+    mm_per_px : float
+    edge_mm : float
+    config : LatticeFitConfig
+
+    Returns
+    -------
+    lattice : Lattice
+    orientation_peak : float
+        Height of the orientation peak over the histogram's mean (about 1: no lattice seen).
+    """
+    mag = np.where(weight_mask, grad.magnitude, 0.0)
+    vals = mag[weight_mask]
+    thr = float(np.quantile(vals, config.strong_quantile)) if vals.size else 0.0
+    strong = mag > max(thr, 1e-6)
+    ang = grad.angle[strong].astype(np.float64)
+    w = mag[strong].astype(np.float64)
+    # a lattice has edges in all three directions: score each direction (mod 60) by the weakest
+    # of its three families, so that a checked or striped table (two or one directions) loses
+    nb = config.orientation_bins
+    nb180 = 3 * nb
+    hist = np.bincount(np.floor(ang / np.pi * nb180).astype(int) % nb180, weights=w, minlength=nb180)
+    sigma_bins = config.orientation_smooth_deg / 180.0 * nb180
+    k = np.arange(nb180)
+    dk = np.minimum(k, nb180 - k)
+    kernel = np.exp(-0.5 * (dk / max(sigma_bins, 1e-6)) ** 2)
+    smooth = np.real(np.fft.ifft(np.fft.fft(hist) * np.fft.fft(kernel)))
+    trio = np.minimum(np.minimum(smooth[:nb], smooth[nb:2 * nb]), smooth[2 * nb:])
+    peak, peak_ratio = _circular_peak(trio, 0.0)
+    peak_ratio = float(trio.max() / max(smooth.mean(), 1e-12))
+    normal_deg = peak / nb * 60.0  # gradient normal of the lines, modulo 60
+    rotation = (normal_deg - 30.0) % 60.0  # line direction = normal - 90 = normal + 30 (mod 60)
+
+    rows, cols = np.nonzero(strong)
+    x = origin_mm[0] + cols * mm_per_px
+    y = origin_mm[1] + rows * mm_per_px
+    h = edge_mm * SQRT3 / 2.0
+    nbins = int(round(h / config.offset_bin_mm))
+    normals, offsets = [], []
+    for m in range(3):
+        beta = np.deg2rad(rotation + 90.0 + 60.0 * m)
+        dang = np.abs(((ang - beta) + np.pi / 2) % np.pi - np.pi / 2)
+        sel = dang < np.deg2rad(config.family_tol_deg)
+        p = (x[sel] * np.cos(beta) + y[sel] * np.sin(beta)) % h
+        hist_p = np.bincount(np.floor(p / h * nbins).astype(int) % nbins, weights=w[sel], minlength=nbins)
+        pk, _ = _circular_peak(hist_p, config.offset_smooth_mm / config.offset_bin_mm)
+        normals.append([np.cos(beta), np.sin(beta)])
+        offsets.append(pk / nbins * h)
+    n = np.array(normals)
+    o = np.array(offsets)
+    x0 = np.linalg.solve(n[:2], o[:2])
+    r = (n @ x0 - o + h / 2) % h - h / 2
+    delta = -np.linalg.lstsq(n, r, rcond=None)[0]
+    x0 = x0 + delta
+    r2 = (n @ x0 - o + h / 2) % h - h / 2
+    lat = Lattice(origin_mm=x0, rotation_deg=float(rotation), edge_mm=edge_mm,
+                  consistency_mm=float(np.sqrt(np.mean(r2**2))))
+    return lat, peak_ratio
+
+
+def bilinear(img: np.ndarray, x_px: np.ndarray, y_px: np.ndarray) -> np.ndarray:
+    """Bilinear samples of a single-channel image at pixel positions (any shape); edge-clamped."""
+    h, w = img.shape[:2]
+    x = np.clip(np.asarray(x_px, dtype=np.float64), 0.0, w - 1.001)
+    y = np.clip(np.asarray(y_px, dtype=np.float64), 0.0, h - 1.001)
+    x0 = x.astype(np.int64)
+    y0 = y.astype(np.int64)
+    fx = x - x0
+    fy = y - y0
+    a = img[y0, x0] * (1 - fx) + img[y0, x0 + 1] * fx
+    b = img[y0 + 1, x0] * (1 - fx) + img[y0 + 1, x0 + 1] * fx
+    return a * (1 - fy) + b * fy
+
+
+@dataclass(frozen=True)
+class SideMaps:
+    """Edge evidence for lattice-aligned sides, precomputed per line family.
+
+    For family m (lines along ``rotation + 60 m`` degrees) the image is turned so that those
+    lines are horizontal; there the signed colour derivative across the lines is averaged along
+    them over the side's span, and its norm over channels is the side evidence ``A``.
+    ``inward_plus`` / ``inward_minus`` hold ``max A`` over the inset range on the +y / -y side.
+
+    Attributes
+    ----------
+    affine : tuple[ndarray, ...]
+        Per family, shape (2, 3): table mm (homogeneous) -> turned-image px.
+    evidence, inward_plus, inward_minus : tuple[ndarray, ...]
+        Per family, shape (H', W'), float32, per mm.
+    rotation_deg : float
+    config : LatticeFitConfig
+    """
+
+    affine: tuple[np.ndarray, ...]
+    evidence: tuple[np.ndarray, ...]
+    inward_plus: tuple[np.ndarray, ...]
+    inward_minus: tuple[np.ndarray, ...]
+    rotation_deg: float
+    config: LatticeFitConfig
+
+    def side_scores(self, a_mm: np.ndarray, b_mm: np.ndarray, inside_mm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Evidence of a hole edge just inside each side, and the texture level deeper inside.
+
+        Parameters
+        ----------
+        a_mm, b_mm : ndarray, shape (..., 2)
+            Side endpoints (lattice-aligned), table mm.
+        inside_mm : ndarray, shape (..., 2)
+            A point on the inner side (the cell's centroid).
+
+        Returns
+        -------
+        edge, interior : ndarray, shape (...)
+        """
+        d = b_mm - a_mm
+        ang = (np.degrees(np.arctan2(d[..., 1], d[..., 0])) - self.rotation_deg) % 180.0
+        fam = np.rint(ang / 60.0).astype(int) % 3
+        mid = 0.5 * (a_mm + b_mm)
+        edge = np.zeros(mid.shape[:-1])
+        interior = np.zeros(mid.shape[:-1])
+        for m in range(3):
+            sel = fam == m
+            if not np.any(sel):
+                continue
+            A = self.affine[m]
+            q = mid[sel] @ A[:, :2].T + A[:, 2]
+            qi = inside_mm[sel] @ A[:, :2].T + A[:, 2]
+            plus = qi[:, 1] > q[:, 1]
+            e_plus = bilinear(self.inward_plus[m], q[:, 0], q[:, 1])
+            e_minus = bilinear(self.inward_minus[m], q[:, 0], q[:, 1])
+            edge[sel] = np.where(plus, e_plus, e_minus)
+            step = self.config.interior_inset_mm * np.where(plus, 1.0, -1.0) / self._px_per_mm(m)
+            interior[sel] = bilinear(self.evidence[m], q[:, 0], q[:, 1] + step)
+        return edge, interior
+
+    def _px_per_mm(self, m: int) -> float:
+        return 1.0 / float(np.linalg.norm(self.affine[m][:, 0]))
+
+
+def side_maps(
+    image_norm: np.ndarray,
+    origin_mm: tuple[float, float],
+    mm_per_px: float,
+    lattice: Lattice,
+    config: LatticeFitConfig,
+) -> SideMaps:
+    """Precompute the side evidence of every line family (see ``SideMaps``).
+
+    Parameters
+    ----------
+    image_norm : ndarray, shape (H, W, C), float32
+        Rectified, colour-normalised image.
+    origin_mm : (x, y)
+        Table position of pixel (0, 0).
+    mm_per_px : float
+    lattice : Lattice
+    config : LatticeFitConfig
+
+    Returns
+    -------
+    SideMaps
+    """
+    h, w = image_norm.shape[:2]
+    img = cv2.GaussianBlur(image_norm.astype(np.float32), (0, 0), config.blur_sigma_px)
+    corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float64)
+    span_px = max(3, int(round(config.side_span_frac * lattice.edge_mm / mm_per_px)))
+    d0 = max(1, int(round(config.side_inset_mm[0] / mm_per_px)))
+    d1 = max(d0, int(round(config.side_inset_mm[1] / mm_per_px)))
+    affines, evid, plus, minus = [], [], [], []
+    for m in range(3):
+        a = np.deg2rad(lattice.rotation_deg + 60.0 * m)
+        r = np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]])
+        rc = corners @ r.T
+        t = -rc.min(axis=0)
+        size = np.ceil(rc.max(axis=0) + t).astype(int) + 1
+        M = np.hstack([r, t[:, None]])
+        turned = cv2.warpAffine(img, M, (int(size[0]), int(size[1])), flags=cv2.INTER_LINEAR,
+                                borderMode=cv2.BORDER_REPLICATE)
+        dy = cv2.Sobel(turned, cv2.CV_32F, 0, 1, ksize=3) / (8.0 * mm_per_px)
+        if dy.ndim == 2:
+            dy = dy[..., None]
+        mean = cv2.blur(dy, (span_px, 1), borderType=cv2.BORDER_REPLICATE)
+        if mean.ndim == 2:
+            mean = mean[..., None]
+        ev = np.sqrt(np.sum(mean * mean, axis=2)).astype(np.float32)
+        p = np.zeros_like(ev)
+        q = np.zeros_like(ev)
+        for d in range(d0, d1 + 1):
+            p[:-d] = np.maximum(p[:-d], ev[d:])
+            q[d:] = np.maximum(q[d:], ev[:-d])
+        # table mm -> rectified px -> turned px
+        to_px = np.array([[1.0 / mm_per_px, 0.0, -origin_mm[0] / mm_per_px],
+                          [0.0, 1.0 / mm_per_px, -origin_mm[1] / mm_per_px], [0.0, 0.0, 1.0]])
+        affines.append((np.vstack([M, [0.0, 0.0, 1.0]]) @ to_px)[:2])
+        evid.append(ev)
+        plus.append(p)
+        minus.append(q)
+    return SideMaps(affine=tuple(affines), evidence=tuple(evid), inward_plus=tuple(plus), inward_minus=tuple(minus),
+                    rotation_deg=lattice.rotation_deg, config=config)
+
+
+def hexagon_cells(centres_mm: np.ndarray, rotation_deg: float, edge_mm: float) -> np.ndarray:
+    """The six cell triangles around each centre, cell k = (c, v_k, v_(k+1)).
+
+    Parameters
+    ----------
+    centres_mm : ndarray, shape (N, 2)
+
+    Returns
+    -------
+    ndarray, shape (N, 6, 3, 2), table mm
+    """
+    ang = np.deg2rad(rotation_deg + 60.0 * np.arange(7))
+    dirs = edge_mm * np.stack([np.cos(ang), np.sin(ang)], axis=1)
+    c = np.asarray(centres_mm, dtype=np.float64).reshape(-1, 1, 2)
+    return np.stack([np.broadcast_to(c, (len(c), 6, 2)), c + dirs[None, :6], c + dirs[None, 1:]], axis=2)
+
+
+def cell_side_scores(tris_mm: np.ndarray, maps: SideMaps) -> tuple[np.ndarray, np.ndarray]:
+    """Hole-edge evidence of each side of lattice triangles.
+
+    Parameters
+    ----------
+    tris_mm : ndarray, shape (..., 3, 2)
+
+    Returns
+    -------
+    edge : ndarray, shape (..., 3)
+        Side k runs from corner k to corner k+1.
+    interior : ndarray, shape (..., 3)
+    """
+    a = tris_mm
+    b = np.roll(tris_mm, -1, axis=-2)
+    centroid = np.broadcast_to(tris_mm.mean(axis=-2, keepdims=True), tris_mm.shape)
+    return maps.side_scores(a, b, centroid)
+
+
+def refine_hexagons(
+    centres_mm: np.ndarray, maps: SideMaps, edge_mm: float, search_mm: float, step_mm: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Shift each hexagon (a board candidate) locally to where its holes' edges are strongest.
+
+    Parameters
+    ----------
+    centres_mm : ndarray, shape (N, 2)
+        Lattice vertices.
+    maps : SideMaps
+    edge_mm : float
+    search_mm, step_mm : float
+        Square search window half-width and step, mm (a second pass refines at step/3).
+
+    Returns
+    -------
+    shift_mm : ndarray, shape (N, 2)
+    edge : ndarray, shape (N, 6, 3)
+        Side evidence at the best shift.
+    interior : ndarray, shape (N, 6, 3)
+    """
+    c = np.asarray(centres_mm, dtype=np.float64).reshape(-1, 2)
+    base = hexagon_cells(c, maps.rotation_deg, edge_mm)  # (N, 6, 3, 2)
+    best = np.zeros((len(c), 2))
+    for step, half in ((step_mm, search_mm), (step_mm / 3.0, step_mm)):
+        g = np.arange(-half, half + 1e-9, step)
+        sx, sy = np.meshgrid(g, g, indexing="ij")
+        shifts = np.stack([sx.ravel(), sy.ravel()], axis=1)  # (K, 2)
+        trial = best[:, None, :] + shifts[None]  # (N, K, 2)
+        tris = base[:, None] + trial[:, :, None, None, :]  # (N, K, 6, 3, 2)
+        e, _ = cell_side_scores(tris, maps)
+        score = e.sum(axis=(2, 3))
+        k = np.argmax(score, axis=1)
+        best = trial[np.arange(len(c)), k]
+    tris = base + best[:, None, None, :]
+    e, it = cell_side_scores(tris, maps)
+    return best, e, it

@@ -1,0 +1,256 @@
+"""Reading Kaleido holes: a tile colour, or empty (the hole shows the table).
+
+An empty hole shows the same table as the free table next to the boards, with the same texture;
+a tile is uniform and close to one palette colour. So "empty" is a class of its own whose
+examples are bare-table triangles sampled beside the boards, not a brightness threshold: a white
+tile on a near-white table differs from it in colour only by a little, and then the confidence
+says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.hexlattice import bilinear
+
+# sRGB (D65) -> XYZ; CIE standard values, not tunables.
+_RGB_TO_XYZ = np.array(
+    [[0.4124564, 0.3575761, 0.1804375], [0.2126729, 0.7151522, 0.0721750], [0.0193339, 0.1191920, 0.9503041]]
+)
+_WHITE_D65 = np.array([0.95047, 1.0, 1.08883])
+EMPTY = "empty"
+
+
+@dataclass(frozen=True)
+class CellConfig:
+    """Tunables of the hole reader.
+
+    Attributes
+    ----------
+    sample_inset_mm : float
+        Samples stay this far inside the lattice lines (frame 2 mm + tile gap + alignment).
+    subdivisions : int
+        Barycentric grid density of the samples ((n+1)(n+2)/2 points per cell).
+    min_valid_frac : float
+        A table sample needs this fraction of its points inside the photo.
+    lightness_weight : float
+        Weight of L* against a*, b* (light level varies more than hue).
+    texture_weight : float
+        Weight of the texture difference (MAD of L*) in the distances.
+    tile_texture_max : float
+        MAD of L* a tile may show (noise) before palette colours are penalised.
+    table_neighbours, table_rank : int
+        Of the ``table_neighbours`` bare-table examples nearest to a hole, the ``table_rank``-th
+        closest in colour is the empty class's distance (follows the light across the table,
+        robust to clutter on a few examples).
+    neutral : str
+        The palette colour a light table can look like (white).
+    neutral_table_de, neutral_table_conf : float
+        Where the local table is within ``neutral_table_de`` of that colour, white/empty readings
+        get at most ``neutral_table_conf`` confidence.
+    adapt_rate : float
+        After a first pass each palette colour moves this fraction towards the cells read as it.
+    adapt_max_de : float
+        At most this far (delta E).
+    adapt_min_conf : float
+        Only cells read with at least this confidence move their colour.
+    scale_de, max_de : float
+        Confidence = margin / (margin + scale_de) * exp(-best / max_de).
+    """
+
+    sample_inset_mm: float = 7.0
+    subdivisions: int = 6
+    min_valid_frac: float = 0.9
+    lightness_weight: float = 0.5
+    texture_weight: float = 1.0
+    tile_texture_max: float = 3.0
+    table_neighbours: int = 8
+    table_rank: int = 2
+    neutral: str = "white"
+    neutral_table_de: float = 10.0
+    neutral_table_conf: float = 0.45
+    adapt_rate: float = 0.6
+    adapt_max_de: float = 20.0
+    adapt_min_conf: float = 0.4
+    scale_de: float = 6.0
+    max_de: float = 45.0
+
+
+@dataclass(frozen=True)
+class CellFeatures:
+    """Colour and texture of sampled triangles.
+
+    Attributes
+    ----------
+    lab : ndarray, shape (T, 3)
+        Median CIELAB of the normalised colours.
+    texture : ndarray, shape (T,)
+        Median absolute deviation of L*.
+    valid : ndarray, shape (T,), bool
+        Enough samples fell inside the photo.
+    xy_mm : ndarray, shape (T, 2)
+        Centroids, table mm.
+    """
+
+    lab: np.ndarray
+    texture: np.ndarray
+    valid: np.ndarray
+    xy_mm: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.valid.sum())
+
+
+def rgb_to_lab(rgb: np.ndarray) -> np.ndarray:
+    """Normalised sRGB values (N, 3) (about 0..1) to CIELAB (N, 3) (D65)."""
+    c = np.clip(np.asarray(rgb, dtype=np.float64).reshape(-1, 3), 0.0, None)
+    lin = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    xyz = lin @ _RGB_TO_XYZ.T / _WHITE_D65
+    eps = (6.0 / 29.0) ** 3
+    f = np.where(xyz > eps, np.cbrt(xyz), xyz / (3 * (6.0 / 29.0) ** 2) + 4.0 / 29.0)
+    return np.stack([116.0 * f[:, 1] - 16.0, 500.0 * (f[:, 0] - f[:, 1]), 200.0 * (f[:, 1] - f[:, 2])], axis=1)
+
+
+def _sample_points(tris: np.ndarray, inset_mm: float, n: int) -> np.ndarray:
+    """Barycentric grid inside each triangle shrunk by ``inset_mm`` per side, shape (T, P, 2)."""
+    centroid = tris.mean(axis=1, keepdims=True)
+    side = np.linalg.norm(tris[:, 1] - tris[:, 0], axis=1)
+    inr = side / (2.0 * np.sqrt(3.0))
+    scale = np.clip((inr - inset_mm) / np.maximum(inr, 1e-9), 0.05, 1.0)[:, None, None]
+    small = centroid + (tris - centroid) * scale
+    w = np.array([(i, j, n - i - j) for i in range(n + 1) for j in range(n + 1 - i)], dtype=np.float64) / n
+    return np.einsum("pk,tkd->tpd", w, small)
+
+
+def sample_cells(
+    image_norm_valid: np.ndarray, origin_mm: tuple[float, float], mm_per_px: float, tris_mm: np.ndarray,
+    config: CellConfig,
+) -> CellFeatures:
+    """Colour and texture inside triangles of a top-down view.
+
+    Parameters
+    ----------
+    image_norm_valid : ndarray, shape (H, W, 4), float32
+        Normalised RGB and, in channel 3, 1 where the view shows the photo.
+    origin_mm : (x, y)
+        Table position of pixel (0, 0).
+    mm_per_px : float
+    tris_mm : ndarray, shape (T, 3, 2)
+    config : CellConfig
+
+    Returns
+    -------
+    CellFeatures
+    """
+    tris = np.asarray(tris_mm, dtype=np.float64).reshape(-1, 3, 2)
+    if len(tris) == 0:
+        return CellFeatures(np.zeros((0, 3)), np.zeros(0), np.zeros(0, dtype=bool), np.zeros((0, 2)))
+    pts = _sample_points(tris, config.sample_inset_mm, config.subdivisions)
+    x = (pts[..., 0] - origin_mm[0]) / mm_per_px
+    y = (pts[..., 1] - origin_mm[1]) / mm_per_px
+    chans = [bilinear(image_norm_valid[..., c], x, y) for c in range(4)]
+    rgb = np.stack(chans[:3], axis=-1)  # (T, P, 3)
+    valid = (chans[3] > 0.5).mean(axis=1) >= config.min_valid_frac
+    lab = rgb_to_lab(rgb.reshape(-1, 3)).reshape(rgb.shape)
+    med = np.median(lab, axis=1)
+    tex = np.median(np.abs(lab[..., 0] - med[:, None, 0]), axis=1)
+    return CellFeatures(lab=med, texture=tex, valid=valid, xy_mm=tris.mean(axis=1))
+
+
+def _palette_distance(lab: np.ndarray, tex: np.ndarray, refs: np.ndarray, config: CellConfig) -> np.ndarray:
+    w = np.array([config.lightness_weight, 1.0, 1.0])
+    d = np.linalg.norm((lab[:, None, :] - refs[None]) * w, axis=2)
+    return d + config.texture_weight * np.maximum(tex - config.tile_texture_max, 0.0)[:, None]
+
+
+def _empty_distance(cells: CellFeatures, table: CellFeatures, config: CellConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Distance of each hole to the bare table near it, and that table's local colour.
+
+    Light varies across a table, so only the ``table_neighbours`` examples nearest to the hole
+    count; clutter (a hand, a cup) may cover some of them, so the distance is the
+    ``table_rank``-th smallest among those.
+
+    Returns
+    -------
+    distance : ndarray, shape (T,)
+    local_lab : ndarray, shape (T, k, 3)
+        Colours of the nearby table examples.
+    """
+    if len(table) == 0:
+        return np.full(len(cells.lab), np.inf), np.full((len(cells.lab), 1, 3), np.nan)
+    t_lab = table.lab[table.valid]
+    t_tex = table.texture[table.valid]
+    t_xy = table.xy_mm[table.valid]
+    k = min(config.table_neighbours, len(t_lab))
+    near = np.argsort(np.linalg.norm(cells.xy_mm[:, None] - t_xy[None], axis=2), axis=1)[:, :k]  # (T, k)
+    w = np.array([config.lightness_weight, 1.0, 1.0])
+    d = np.linalg.norm((cells.lab[:, None, :] - t_lab[near]) * w, axis=2)
+    d = np.sqrt(d**2 + (config.texture_weight * (cells.texture[:, None] - t_tex[near])) ** 2)
+    r = min(config.table_rank, k) - 1
+    return np.partition(d, r, axis=1)[:, r], t_lab[near]
+
+
+def _decide(dist: np.ndarray, config: CellConfig) -> tuple[np.ndarray, np.ndarray]:
+    order = np.argsort(dist, axis=1)
+    rows = np.arange(len(dist))
+    best = dist[rows, order[:, 0]]
+    second = dist[rows, order[:, 1]] if dist.shape[1] > 1 else np.full(len(dist), np.inf)
+    margin = np.where(np.isfinite(second), second - best, 1e6)
+    conf = margin / (margin + config.scale_de) * np.exp(-best / config.max_de)
+    return order[:, 0], np.clip(conf, 0.0, 1.0)
+
+
+def classify_cells(
+    cells: CellFeatures, table: CellFeatures, palette_rgb: dict[str, tuple[float, float, float]], config: CellConfig
+) -> tuple[list[str], np.ndarray]:
+    """Name each hole: a palette colour or ``"empty"``.
+
+    Parameters
+    ----------
+    cells : CellFeatures
+        The holes.
+    table : CellFeatures
+        Bare-table triangles beside the boards (examples of "empty").
+    palette_rgb : dict[str, (r, g, b)]
+        Tile colours, 0-255 sRGB, on the paper-white scale (a profile may register its own).
+    config : CellConfig
+
+    Returns
+    -------
+    names : list[str], length T
+    confidences : ndarray, shape (T,), in [0, 1]
+    """
+    names = list(palette_rgb)
+    refs = rgb_to_lab(np.array([palette_rgb[n] for n in names], dtype=np.float64) / 255.0)
+    d_empty, local_table = _empty_distance(cells, table, config)
+    idx, conf = None, None
+    for _ in range(2):
+        dist = np.concatenate([_palette_distance(cells.lab, cells.texture, refs, config), d_empty[:, None]], axis=1)
+        idx, conf = _decide(dist, config)
+        new = refs.copy()
+        for k in range(len(names)):
+            sel = (idx == k) & (conf >= config.adapt_min_conf)
+            if sel.sum() >= 2:
+                step = config.adapt_rate * (np.median(cells.lab[sel], axis=0) - refs[k])
+                norm = np.linalg.norm(step)
+                if norm > config.adapt_max_de:
+                    step *= config.adapt_max_de / norm
+                new[k] = refs[k] + step
+        refs = new
+    out = [names[i] if i < len(names) else EMPTY for i in idx]
+    if config.neutral in names:
+        # a table that looks like the neutral (white) tile: colour cannot tell a white tile from an
+        # empty hole there, so such readings are never sure
+        w = np.array([config.lightness_weight, 1.0, 1.0])
+        k = names.index(config.neutral)
+        dw = np.linalg.norm((local_table - refs[k]) * w, axis=2)  # (T, k)
+        r = min(config.table_rank, dw.shape[1]) - 1
+        alike = np.partition(dw, r, axis=1)[:, r] < config.neutral_table_de
+        if len(table):
+            overall = np.median(table.lab[table.valid], axis=0)
+            alike |= np.linalg.norm((overall - refs[k]) * w) < config.neutral_table_de
+        torn = np.isin(idx, [k, len(names)]) & alike
+        conf = np.where(torn, np.minimum(conf, config.neutral_table_conf), conf)
+    return out, conf
