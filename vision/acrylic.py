@@ -25,8 +25,9 @@ class AcrylicConfig:
 
     Attributes
     ----------
-    bright_fraction : float
-        Pixels above mat + this fraction of (white - mat) are painted out before matching.
+    bright_fraction, bright_kernel_mm : float
+        Pixels brighter than their surroundings (white top-hat over this kernel, wider than a chip)
+        by this fraction of (white - mat) are painted out before matching.
     bright_dilate_mm : float
         Growth of the painted-out mask.
     background_mm : float
@@ -82,7 +83,8 @@ class AcrylicConfig:
     interior_step_mm, interior_inset_mm : float
         Grid of inside samples, kept this far inside the outline.
     ambiguity_mm : float
-        Competing fits within this chamfer of the best widen its sigma by their disagreement.
+        Competing fits (another shape, or the same at another pose) on the same region within this
+        chamfer of the best widen its sigma to half their mean outline distance.
     max_sigma_mm : float
         Cap of the reported pose sigma.
     edge_search_mm : float
@@ -96,6 +98,7 @@ class AcrylicConfig:
     """
 
     bright_fraction: float = 0.2
+    bright_kernel_mm: float = 31.0
     bright_dilate_mm: float = 2.0
     background_mm: float = 260.0
     coarse_mm_per_px: float = 4.0
@@ -132,7 +135,7 @@ class AcrylicConfig:
     min_inside_dimming: float = 0.04
     interior_step_mm: float = 8.0
     interior_inset_mm: float = 6.0
-    ambiguity_mm: float = 0.3
+    ambiguity_mm: float = 0.6
     max_sigma_mm: float = 10.0
     edge_search_mm: float = 6.0
     min_contrast: float = 0.05
@@ -263,7 +266,11 @@ def board_maps(level: np.ndarray, mm_per_px: float,
     keep = longest >= config.print_min_length_mm
     keep[0] = False
     printed = keep[lab].astype(np.uint8)
-    bright = (lv > mat + config.bright_fraction * (1.0 - mat)).astype(np.uint8)
+    # small bright things (chips, print, specks, glints) stand out of their surroundings; a whole
+    # board lit by glare does not (it is wider than the kernel)
+    kt = max(int(round(config.bright_kernel_mm / mm_per_px)) | 1, 3)
+    small_bright = cv2.morphologyEx(lv, cv2.MORPH_TOPHAT, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kt, kt)))
+    bright = (small_bright > config.bright_fraction * (1.0 - mat)).astype(np.uint8)
     k = max(int(round(2 * config.bright_dilate_mm / mm_per_px)) | 1, 3)
     bright = cv2.dilate(bright, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     # paint the bright pieces out with a local median of the rest (normalised convolution)
@@ -450,7 +457,7 @@ def find_boards(
         poly = Polygon(fit.outline_mm)
         alt = 0.0
         for g in ok:
-            if (g.id, g.mirrored) == (fit.id, fit.mirrored) or g.chamfer_mm > fit.chamfer_mm + config.ambiguity_mm:
+            if g is fit or g.chamfer_mm > fit.chamfer_mm + config.ambiguity_mm:
                 continue
             if poly.intersection(Polygon(g.outline_mm)).area < 0.5 * poly.area:
                 continue

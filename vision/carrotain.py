@@ -42,6 +42,10 @@ class CarrotainVisionConfig:
         Top-view resolutions.
     chip_face_z_mm, board_top_z_mm, board_thickness_mm : float
         Heights of the chip faces and of the board tops above the table; board thickness.
+    acrylic_index : float
+        Refractive index of the boards (chips seen through them look raised).
+    board_walls : bool
+        Model the boards' side walls (seen on the side facing the camera) when matching outlines.
     marker_margin_mm : float
         Half size of the square ignored around each calibration marker centre.
     touched_mm : float
@@ -62,6 +66,8 @@ class CarrotainVisionConfig:
     chip_face_z_mm: float = 2.0
     board_top_z_mm: float = 5.0
     board_thickness_mm: float = 3.0
+    acrylic_index: float = 1.49
+    board_walls: bool = True
     marker_margin_mm: float = 40.0
     touched_mm: float = 3.0
     match_before_mm: float = 12.0
@@ -147,7 +153,8 @@ def detect_board_readings(image_rgb: np.ndarray, cal, ref, chips: list[ChipReadi
     def bottom_shift(p_mm: np.ndarray) -> np.ndarray:
         return px_to_mm(cal, mm_to_px(cal, p_mm, z_bottom), z_top) - p_mm
 
-    fits = find_boards(ratio, tv.origin_mm, tv.mm_per_px, outlines, config.boards, bottom_shift, line,
+    fits = find_boards(ratio, tv.origin_mm, tv.mm_per_px, outlines, config.boards,
+                       bottom_shift if config.board_walls else None, line,
                        printed)
     extra = config.sigma_per_reproj * float(getattr(cal, "reprojection_error_mm", 0.0))
     counts = []
@@ -210,6 +217,8 @@ def recognise(
             flags += more
     with timer.stage("boards"):
         boards = detect_board_readings(challenge_rgb, cal, ref, chips, config, comp, layout)
+    if before is None:
+        chips = _refraction_correction(chips, boards, cal, config)
     low = [i for i, c in enumerate(chips) if c.confidence < config.low_confidence]
     if low:
         flags.append(Flag("low_confidence_chips", f"{len(low)} chip(s) read with low confidence (kind/colour unsure)",
@@ -219,6 +228,36 @@ def recognise(
         flags.append(Flag("boards_not_found", f"found {n_ch} challenge board(s) over the chips, expected 2",
                           {"found": n_ch}))
     return CarrotainState(tuple(chips), tuple(boards), tuple(flags))
+
+
+def _refraction_correction(chips: list[ChipReading], boards: list[BoardReading], cal,
+                           config: CarrotainVisionConfig) -> list[ChipReading]:
+    """Chips seen through a board look raised by ``thickness * (1 - 1/n)``: map them at that height.
+
+    A chip whose centre is within its shift (plus the sigmas) of a board edge may be seen either
+    through the board or not; its sigma is widened by the shift instead.
+    """
+    if not boards or not chips:
+        return chips
+    rise = config.board_thickness_mm * (1.0 - 1.0 / config.acrylic_index)
+    z = config.chip_face_z_mm
+    xy = np.array([c.xy_mm for c in chips])
+    raised = px_to_mm(cal, mm_to_px(cal, xy, z), z + rise)
+    shift = np.hypot(*(raised - xy).T)
+    polys = [Polygon(b.outline_mm) for b in boards]
+    out = []
+    for c, p_new, sh in zip(chips, raised, shift):
+        pt = Point(c.xy_mm)
+        d_edge = min(p.exterior.distance(pt) for p in polys)
+        inside = any(p.contains(pt) for p in polys)
+        if d_edge <= sh + 2.0 * c.centre_sigma_mm:
+            out.append(ChipReading(c.kind, c.colour, c.xy_mm, float(np.hypot(c.centre_sigma_mm, sh)), c.confidence))
+        elif inside:
+            out.append(ChipReading(c.kind, c.colour, (float(p_new[0]), float(p_new[1])), c.centre_sigma_mm,
+                                   c.confidence))
+        else:
+            out.append(c)
+    return out
 
 
 def _merge_before(chips: list[ChipReading], before: list[ChipReading], config: CarrotainVisionConfig):
