@@ -72,3 +72,51 @@ def test_history_survives_a_reload(ledger):
     again.run()
     assert not again.exception
     assert len(again.dataframe) >= 1, "the History tab lists the recorded judgement"
+
+
+def test_carrotain_game_rounds_and_undo(ledger):
+    """Start a game, record the judged sample as round 1, undo it: the ledger follows, across reruns."""
+    from ledger import Ledger
+
+    at = _start()
+    at.button(key="cr-start").click().run()
+    assert not at.exception, at.exception
+    at.button(key="cr-record").click().run()
+    assert not at.exception, at.exception
+    sid = Ledger(ledger).sessions(game="carrotain")[0].id
+    assert len(Ledger(ledger).rounds(sid)) == 1
+    at.button(key="cr-undo").click().run()
+    assert not at.exception, at.exception
+    assert len(Ledger(ledger).rounds(sid)) == 0
+
+
+def test_kaleido_score_track(ledger):
+    """Kaleido: the first photo's full boards go on the score track; the final scoring ends the game."""
+    from ledger import Ledger
+
+    at = _start("kaleido")
+    at.button(key="ka-start").click().run()
+    at.button(key="ka-boards").click().run()
+    assert not at.exception, at.exception
+    led = Ledger(ledger)
+    s = led.sessions(game="kaleido")[0]
+    (r,) = led.rounds(s.id)
+    assert r.summary["kind"] == "boards"
+    at.button(key="ka-final").click().run()
+    assert not at.exception, at.exception
+    assert Ledger(ledger).session(s.id).ended_utc is not None
+
+
+def test_cmyk_series_of_three_games(ledger):
+    """CMYK!: a "3 games" series records each judged game; after the third the series is over."""
+    from ledger import Ledger
+
+    at = _start("cmyk")
+    at.button(key="cm-start").click().run()
+    for _ in range(3):
+        at.button(key="cm-add").click().run()
+        assert not at.exception, at.exception
+    s = Ledger(ledger).sessions(game="cmyk")[0]
+    assert len(Ledger(ledger).rounds(s.id)) == 3
+    assert s.ended_utc is not None
+    assert any("Last series won by" in str(e.value) for e in at.success)
