@@ -102,7 +102,7 @@ def adjudicate(state: CarrotainState, ctx: CarrotainContext) -> dict:
     except ImportError as e:  # the rules module lands separately
         raise CannotJudge(f"Carrotain rules are not available: {e}") from None
     try:
-        options = CarrotainOptions(**ctx.options)
+        options = CarrotainOptions.from_json(ctx.options)
         result = rules(state, players=list(ctx.players), challenger=ctx.challenger, options=options)
     except (ValueError, TypeError) as e:
         raise BadInput(str(e)) from None

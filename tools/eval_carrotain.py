@@ -25,7 +25,7 @@ from shapely.geometry import Point, Polygon  # noqa: E402
 
 from calibration.table import CalibrationError, calibrate_from_markers  # noqa: E402
 from synth.carrotain import render_scene  # noqa: E402
-from vision.carrotain import recognise  # noqa: E402
+from vision.carrotain import CarrotainVisionConfig, recognise  # noqa: E402
 
 
 def _hidden(chips_xy, boards) -> int:
@@ -38,7 +38,11 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=200)
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--hard", action="store_true")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--flat-boards", action="store_true",
+                    help="match boards without the side-wall model (synth.photo draws boards as flat sheets)")
     a = ap.parse_args()
+    config = CarrotainVisionConfig(board_walls=not a.flat_boards)
     try:
         import scoring.carrotain  # noqa: F401, PLC0415
         from judge.carrotain import adjudicate, parse_context, truth_state  # noqa: PLC0415
@@ -48,7 +52,7 @@ def main() -> None:
         have_rules = False
     n_true = n_det = n_match = n_kind_ok = 0
     errs, zs, board_err, board_found, board_total = [], [], [], 0, 0
-    clear_ok = clear_n = border_contested = border_n = wrong_silent = no_cal = 0
+    clear_ok = clear_n = clear_contested = border_contested = border_n = wrong_silent = no_cal = 0
     times = []
     for seed in range(a.start, a.start + a.seeds):
         img, scene, _ = render_scene(seed, hard=a.hard)
@@ -58,7 +62,7 @@ def main() -> None:
             no_cal += 1
             continue
         t0 = time.perf_counter()
-        st = recognise(img, cal)
+        st = recognise(img, cal, config=config)
         times.append(time.perf_counter() - t0)
         T = np.array([c["xy_mm"] for c in scene["chips"]])
         n_true += len(T)
@@ -98,10 +102,14 @@ def main() -> None:
         if scene["category"] == "clear":
             clear_n += 1
             clear_ok += right
+            clear_contested += contested
         else:
             border_n += 1
             border_contested += contested
         wrong_silent += (not right) and (not contested)
+        if a.verbose:
+            print(f"seed {seed} {scene['category']}: chips {len(st.chips)}/{len(T)} boards "
+                  f"{[(b.id, b.role) for b in st.boards]} right={right} contested={contested}", flush=True)
     e = np.array(errs) if errs else np.array([np.nan])
     z = np.array(zs) if zs else np.array([np.nan])
     be = np.array(board_err) if board_err else np.array([np.nan])
@@ -112,8 +120,8 @@ def main() -> None:
           f"within 2 sigma {np.mean(z <= 2):.3f}")
     print(f"boards: found {board_found}/{board_total}  outline error mm p50 {np.median(be):.2f} "
           f"p95 {np.percentile(be, 95):.2f}")
-    print(f"verdict: clear right {clear_ok}/{clear_n}; borderline contested {border_contested}/{border_n}; "
-          f"wrong and not contested {wrong_silent}")
+    print(f"verdict: clear right {clear_ok}/{clear_n} (contested {clear_contested}); borderline contested "
+          f"{border_contested}/{border_n}; wrong and not contested {wrong_silent}")
     print(f"recognise time s: p50 {np.median(times):.2f}  p95 {np.percentile(times, 95):.2f}")
 
 
