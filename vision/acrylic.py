@@ -78,8 +78,9 @@ class AcrylicConfig:
         Coarse candidates kept per shape (id, mirror), at rotations at least this far apart.
     chamfer_cap_mm, max_chamfer_mm : float
         Per-sample cap of the edge distance, and the largest mean accepted.
-    min_inside_dimming : float
-        The inside of an accepted board must differ from the bare mat by at least this.
+    min_inside_dimming, min_accept_contrast : float
+        An accepted board's inside differs from the bare mat by at least this, or the level steps
+        across its outline by at least this on average (or its outline follows an edge line).
     interior_step_mm, interior_inset_mm : float
         Grid of inside samples, kept this far inside the outline.
     ambiguity_mm : float
@@ -133,6 +134,7 @@ class AcrylicConfig:
     chamfer_cap_mm: float = 4.0
     max_chamfer_mm: float = 2.5
     min_inside_dimming: float = 0.04
+    min_accept_contrast: float = 0.08
     interior_step_mm: float = 8.0
     interior_inset_mm: float = 6.0
     ambiguity_mm: float = 0.6
@@ -140,7 +142,7 @@ class AcrylicConfig:
     edge_search_mm: float = 6.0
     min_contrast: float = 0.05
     max_overlap: float = 0.2
-    base_sigma_mm: float = 0.5
+    base_sigma_mm: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -442,7 +444,8 @@ def find_boards(
                 fits_all.append(fit)
 
     ok = [f for f in fits_all if f.chamfer_mm <= config.max_chamfer_mm
-          and (f.inside_dimming >= config.min_inside_dimming or f.line_strength >= config.min_line_strength)]
+          and (f.contrast >= config.min_accept_contrast or f.inside_dimming >= config.min_inside_dimming
+               or f.line_strength >= config.min_line_strength)]
     fits: list[BoardFit] = []
     for fit in sorted(ok, key=lambda f: f.chamfer_mm):
         if any(f.id == fit.id for f in fits):
