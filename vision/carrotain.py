@@ -157,12 +157,17 @@ def detect_board_readings(image_rgb: np.ndarray, cal, ref, chips: list[ChipReadi
                        bottom_shift if config.board_walls else None, line,
                        printed)
     extra = config.sigma_per_reproj * float(getattr(cal, "reprojection_error_mm", 0.0))
-    counts = []
+    # the challenge boards are the two lying over the chip field: most chip centres within reach
+    # (a board's outline grown by a chip radius), then nearest to the chips' centroid
+    counts, dists = [], []
+    field_xy = np.mean([c.xy_mm for c in chips], axis=0) if chips else np.zeros(2)
     for f in fits:
         poly = Polygon(f.outline_mm)
-        counts.append(sum(poly.contains(Point(c.xy_mm)) for c in chips))
-    order = sorted(range(len(fits)), key=lambda i: (-counts[i], -fits[i].contrast))
-    challenge = {i for i in order[:2] if counts[i] > 0}
+        reach = poly.buffer(config.chips.diameter_mm / 2.0)
+        counts.append(sum(reach.contains(Point(c.xy_mm)) for c in chips))
+        dists.append(poly.distance(Point(field_xy)))
+    order = sorted(range(len(fits)), key=lambda i: (-counts[i], dists[i]))
+    challenge = {i for i in order[:2] if counts[i] > 0}  # a board near no chip is not laid over the field
     out = []
     for i, f in enumerate(fits):
         spread = float(np.max(_height_spread_mm(cal, f.outline_mm[::6], config.board_top_z_mm)))
