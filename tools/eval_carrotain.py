@@ -53,6 +53,7 @@ def main() -> None:
     n_true = n_det = n_match = n_kind_ok = 0
     errs, zs, board_err, board_found, board_total = [], [], [], 0, 0
     clear_ok = clear_n = clear_contested = border_contested = border_n = wrong_silent = no_cal = 0
+    border_flip_n = border_flip_contested = cannot = 0
     times = []
     for seed in range(a.start, a.start + a.seeds):
         img, scene, _ = render_scene(seed, hard=a.hard)
@@ -87,18 +88,26 @@ def main() -> None:
                 if e < 10:
                     board_found += 1
                     board_err.append(e)
+        if sum(b.role == "challenge" for b in st.boards) < 2:
+            cannot += 1
+            if a.verbose:
+                print(f"seed {seed} {scene['category']}: cannot judge (boards {[(b.id, b.role) for b in st.boards]})",
+                      flush=True)
+            continue
         if have_rules:
             ctx = parse_context({"players": scene["players"], "challenger": scene["challenger"]})
             truth = adjudicate(truth_state(scene), ctx)
             got = adjudicate(st, ctx)
             right = got["verdict"] == truth["verdict"]
             contested = bool(got.get("contested"))
+            truth_contested = bool(truth.get("contested"))
         else:
             chall = [np.asarray(b["outline_mm"]) for b in scene["boards"] if b["role"] == "challenge"]
             t_hidden = _hidden(T, chall)
             d_hidden = _hidden([c.xy_mm for c in st.chips], [b.outline_mm for b in st.boards if b.role == "challenge"])
             right = (len(T) - t_hidden <= 2) == (len(st.chips) - d_hidden <= 2)
             contested = any(f.code == "boards_not_found" for f in st.flags)
+            truth_contested = False
         if scene["category"] == "clear":
             clear_n += 1
             clear_ok += right
@@ -106,10 +115,13 @@ def main() -> None:
         else:
             border_n += 1
             border_contested += contested
+            border_flip_n += truth_contested
+            border_flip_contested += truth_contested and contested
         wrong_silent += (not right) and (not contested)
         if a.verbose:
             print(f"seed {seed} {scene['category']}: chips {len(st.chips)}/{len(T)} boards "
-                  f"{[(b.id, b.role) for b in st.boards]} right={right} contested={contested}", flush=True)
+                  f"{[(b.id, b.role) for b in st.boards]} right={right} contested={contested} "
+                  f"truth_contested={truth_contested}", flush=True)
     e = np.array(errs) if errs else np.array([np.nan])
     z = np.array(zs) if zs else np.array([np.nan])
     be = np.array(board_err) if board_err else np.array([np.nan])
@@ -121,7 +133,10 @@ def main() -> None:
     print(f"boards: found {board_found}/{board_total}  outline error mm p50 {np.median(be):.2f} "
           f"p95 {np.percentile(be, 95):.2f}")
     print(f"verdict: clear right {clear_ok}/{clear_n} (contested {clear_contested}); borderline contested "
-          f"{border_contested}/{border_n}; wrong and not contested {wrong_silent}")
+          f"{border_contested}/{border_n} (where the truth itself is contested: "
+          f"{border_flip_contested}/{border_flip_n}); "
+          f"wrong and not contested {wrong_silent}; fewer than 2 challenge boards found (the judge says it cannot "
+          f"judge): {cannot}")
     print(f"recognise time s: p50 {np.median(times):.2f}  p95 {np.percentile(times, 95):.2f}")
 
 
