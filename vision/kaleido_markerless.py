@@ -38,6 +38,17 @@ class MarkerlessConfig:
         Where the second and third families are looked for, relative to the first (degrees apart).
     scale_px_per_mm : (float, float, int)
         Scale candidates (geometric range and count) tried for the line spacing.
+    min_saturation, min_value : float
+        HSV thresholds (0-1) of tile-coloured pixels, which locate the boards.
+    white_max_saturation, white_min_value : float
+        HSV thresholds of white tiles.
+    hue_bins : tuple of (lo, hi)
+        OpenCV hue ranges (0-180) of the player colours (red wraps around; orange is left out).
+    mix_window_frac, mix_min_density : float
+        A colour is present near a pixel when it covers this share of the window around it
+        (window side as a fraction of the image size).
+    roi_grow : float
+        The patch's box is grown by this fraction on each side.
     max_scale_samples : int
         Edge pixels per family used for the spacing (a regular subsample).
     region_margin_mm : float
@@ -54,6 +65,14 @@ class MarkerlessConfig:
     family_tol_deg: tuple[float, float] = (6.0, 2.0)
     family_gap_deg: tuple[float, float] = (35.0, 85.0)
     scale_px_per_mm: tuple[float, float, int] = (0.3, 4.0, 160)
+    min_saturation: float = 0.35
+    min_value: float = 0.2
+    white_max_saturation: float = 0.15
+    white_min_value: float = 0.75
+    hue_bins: tuple[tuple[int, int], ...] = ((170, 8), (18, 35), (40, 85), (95, 130), (130, 165))
+    mix_window_frac: float = 0.06
+    mix_min_density: float = 0.03
+    roi_grow: float = 0.25
     max_scale_samples: int = 4000
     region_margin_mm: float = 90.0
     refit_min_boards: int = 4
@@ -131,8 +150,10 @@ def lattice_frame(image_rgb: np.ndarray, edge_mm: float, config: MarkerlessConfi
     hi = np.percentile(img.reshape(-1, 3), 99.5, axis=0)
     norm = (img - lo) / np.maximum(hi - lo, 1.0)
     g = gradients(norm, config.vision.lattice, 1.0)
-    thr = float(np.quantile(g.magnitude, config.strong_quantile))
-    rows, cols = np.nonzero(g.magnitude > thr)
+    roi = _colourful_area(image_rgb, config)
+    mag = np.where(roi, g.magnitude, 0.0)
+    thr = float(np.quantile(g.magnitude[roi], config.strong_quantile)) if roi.any() else np.inf
+    rows, cols = np.nonzero(mag > thr)
     if len(rows) < 200:
         raise CannotJudge("no calibration markers and no board lattice in the photo")
     f = float(max(w, h))
@@ -182,6 +203,40 @@ def lattice_frame(image_rgb: np.ndarray, edge_mm: float, config: MarkerlessConfi
     ppm = float(np.linalg.norm(_apply(Hpx, centre[None] + [1.0, 0.0]) - _apply(Hpx, centre[None])))
     frame = LatticeFrame(H_px_from_mm=Hpx, image_size=(w, h), px_per_mm=ppm)
     return frame, (float(lo_mm[0]), float(lo_mm[1]), float(hi_mm[0]), float(hi_mm[1]))
+
+
+def _colourful_area(image_rgb: np.ndarray, config: MarkerlessConfig) -> np.ndarray:
+    """Mask (H, W) around the boards: the largest place where several tile colours lie close together.
+
+    One saturated colour can be a table (orange wood, green cloth); tiles bring several hues (and
+    white) within a board's width.
+    """
+    import cv2
+
+    hsv = cv2.cvtColor(image_rgb, cv2.COLOR_RGB2HSV)
+    hue = hsv[..., 0].astype(np.int32)
+    sat = (hsv[..., 1] >= config.min_saturation * 255) & (hsv[..., 2] >= config.min_value * 255)
+    white = (hsv[..., 1] < config.white_max_saturation * 255) & (hsv[..., 2] >= config.white_min_value * 255)
+    k = max(3, int(config.mix_window_frac * max(image_rgb.shape[:2])))
+    present = []
+    for lo, hi in config.hue_bins:
+        m = sat & (((hue >= lo) & (hue < hi)) if lo < hi else ((hue >= lo) | (hue < hi)))
+        present.append(cv2.blur(m.astype(np.float32), (k, k)) >= config.mix_min_density)
+    present.append(cv2.blur(white.astype(np.float32), (k, k)) >= config.mix_min_density)
+    count = np.sum(present, axis=0)
+    for need in (3, 2):
+        mixed = (count >= need).astype(np.uint8)
+        if mixed.any():
+            break
+    else:
+        return np.ones(image_rgb.shape[:2], dtype=bool)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mixed)
+    i = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    x, y, w, h = stats[i, :4]
+    gx, gy = int(config.roi_grow * w), int(config.roi_grow * h)
+    mask = np.zeros(image_rgb.shape[:2], dtype=bool)
+    mask[max(0, y - gy): y + h + gy, max(0, x - gx): x + w + gx] = True
+    return mask
 
 
 def _metric(dirs: np.ndarray) -> np.ndarray:
