@@ -18,7 +18,7 @@ import numpy as np
 from judge.errors import CannotJudge
 from judge.timing import StageTimer
 from scoring.flags import Flag
-from vision.hexlattice import gradients
+from vision.hexlattice import LatticeFitConfig, gradients
 from vision.kaleido import KaleidoDetection, KaleidoVisionConfig, detect_kaleido
 
 SQRT3 = float(np.sqrt(3.0))
@@ -56,6 +56,8 @@ class MarkerlessConfig:
     refit_min_boards : int
         With this many boards found, the frame is refitted so that their centres lie on an exact
         hexagonal grid, and the boards are searched again.
+    first_pass : KaleidoVisionConfig
+        Board search in the first, approximate frame (tolerant of its residual skew).
     frame_sigma_mm : float
         Stated 1-sigma position error of this frame (measured against markers in eval_kaleido).
     vision : KaleidoVisionConfig
@@ -78,6 +80,9 @@ class MarkerlessConfig:
     refit_min_boards: int = 4
     frame_sigma_mm: float = 3.0
     vision: KaleidoVisionConfig = KaleidoVisionConfig()
+    first_pass: KaleidoVisionConfig = KaleidoVisionConfig(
+        lattice=LatticeFitConfig(orientation_smooth_deg=2.5, family_tol_deg=12.0), search_mm=10.0, step_mm=2.5,
+        min_orientation_peak=1.2)
 
 
 @dataclass(frozen=True)
@@ -341,12 +346,16 @@ def detect_markerless(
     timer = timer or StageTimer()
     with timer.stage("frame"):
         frame, region = lattice_frame(image_rgb, config.vision.edge_mm, config)
-    det = detect_kaleido(image_rgb, frame, config.vision, timer, region_mm=region, mask_markers=False)
+    det = detect_kaleido(image_rgb, frame, config.first_pass, timer, region_mm=region, mask_markers=False)
     with timer.stage("frame"):
         better = _refit_on_boards(det, frame, config)
     if better is not None:
-        frame, region = better
-        det = detect_kaleido(image_rgb, frame, config.vision, timer, region_mm=region, mask_markers=False)
+        try:
+            det2 = detect_kaleido(image_rgb, better[0], config.vision, timer, region_mm=better[1], mask_markers=False)
+        except CannotJudge:
+            det2 = None
+        if det2 is not None and len(det2.state.boards) >= len(det.state.boards):
+            frame, det = better[0], det2
     note = Flag("markerless", "no calibration markers: the boards' own lattice gives the frame (positions "
                 f"within about {config.frame_sigma_mm:.0f} mm; lens distortion not corrected)",
                 {"reason": why or ""})
