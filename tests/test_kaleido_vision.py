@@ -96,3 +96,22 @@ def test_glue_overlay_and_context():
         with pytest.raises(BadInput, match=field):
             parse_context(bad)
     assert parse_context({"players": {"A": "red"}, "lone_first": 12}).lone_first == 12
+
+
+def test_shifted_board_is_flagged_off_lattice():
+    """Laminate table, normal light: one board pushed 5 mm off the common lattice is flagged, the
+    others are not."""
+    from synth.kaleido import SceneConfig, render_given, sample_scene
+
+    rng = np.random.default_rng(3100)
+    scene = sample_scene(rng, SceneConfig(boards=(5, 5)))
+    b = scene["boards"][0]
+    b["centre_mm"] = [b["centre_mm"][0] + 5.0, b["centre_mm"][1]]
+    img, truth, _ = render_given(scene, rng, table="laminate")
+    det = detect_kaleido(img, calibrate_from_markers(img))
+    c = np.array([bd.centre_mm for bd in det.state.boards])
+    moved = int(np.argmin(np.linalg.norm(c - np.asarray(b["centre_mm"]), axis=1)))
+    assert not det.state.boards[moved].on_lattice
+    assert sum(not bd.on_lattice for bd in det.state.boards) == 1
+    out = adjudicate(det.state)
+    assert any(f["code"] == "off_lattice" for f in out["flags"])
