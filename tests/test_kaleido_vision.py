@@ -99,14 +99,14 @@ def test_glue_overlay_and_context():
 
 
 def test_shifted_board_is_flagged_off_lattice():
-    """Laminate table, normal light: one board pushed 5 mm off the common lattice is flagged, the
+    """Laminate table, normal light: one board pushed 7.5 mm off the common lattice is flagged, the
     others are not."""
     from synth.kaleido import SceneConfig, render_given, sample_scene
 
     rng = np.random.default_rng(3100)
     scene = sample_scene(rng, SceneConfig(boards=(5, 5)))
     b = scene["boards"][0]
-    b["centre_mm"] = [b["centre_mm"][0] + 5.0, b["centre_mm"][1]]
+    b["centre_mm"] = [b["centre_mm"][0] + 7.5, b["centre_mm"][1]]
     img, truth, _ = render_given(scene, rng, table="laminate")
     det = detect_kaleido(img, calibrate_from_markers(img))
     c = np.array([bd.centre_mm for bd in det.state.boards])

@@ -104,14 +104,14 @@ class KaleidoVisionConfig:
     min_orientation_peak: float = 2.0
     window_quantile: float = 0.01
     window_margin_mm: float = 90.0
-    search_mm: float = 6.0
-    step_mm: float = 2.0
+    search_mm: float = 9.0
+    step_mm: float = 3.0
     cell_ratio: float = 3.0
     cell_floor: float = 0.01
     min_cell_edge: float = 0.03
     min_present_cells: int = 4
     min_coset_margin: int = 4
-    off_lattice_mm: float = 4.5
+    off_lattice_mm: float = 6.0
     lattice: LatticeFitConfig = LatticeFitConfig()
     cells: CellConfig = CellConfig()
     palette_rgb: tuple[tuple[str, tuple[float, float, float]], ...] | None = None
