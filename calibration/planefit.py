@@ -37,11 +37,14 @@ class PlaneFitConfig:
     hfov_guess_deg : float
         Horizontal field of view assumed for the focal guess of the radial model (typical phone).
     lens_trigger_rms_px : float
-        The radial model is tried only when the lens-free fit leaves more than this RMS (px).
+        The radial model is tried only when the lens-free fit leaves more than this RMS (px)
+        (0: always tried; it costs one more small fit).
     lens_min_gain : float
         The radial model is kept only when its RMS is below this fraction of the lens-free RMS.
     fit_k2 : bool
         Also try k1 + k2 once k1 is kept.
+    k2_min_abs_k1 : float
+        ... but only for strong distortion: |k1| (at the guessed focal) at least this.
     k2_min_gain : float
         k1 + k2 is kept only when its RMS is below this fraction of the k1 RMS.
     outlier_px : float
@@ -57,8 +60,9 @@ class PlaneFitConfig:
     fit_marker_rotation: bool = True
     fit_edge_growth: bool = True
     hfov_guess_deg: float = 66.0
-    lens_trigger_rms_px: float = 0.35
-    lens_min_gain: float = 0.7
+    lens_trigger_rms_px: float = 0.0
+    lens_min_gain: float = 0.8
+    k2_min_abs_k1: float = 0.1
     k2_min_gain: float = 1.0
     fit_k2: bool = True
     outlier_px: float = 4.0
@@ -348,10 +352,12 @@ def _fit_models(nominal_mm, corners_px, image_size, lens, rot, grow, config) -> 
     if best.rms_px <= config.lens_trigger_rms_px or len(nominal_mm) < 3:
         return best
     radial0 = LensModel(K=centred_K(image_size, guess_focal_px(image_size, config.hfov_guess_deg)), dist=np.zeros(5))
-    for n_radial in (1, 2) if config.fit_k2 else (1,):
-        cand = _solve(nominal_mm, corners_px, radial0, n_radial, rot, grow, config)
-        if cand.rms_px < (config.lens_min_gain if n_radial == 1 else config.k2_min_gain) * best.rms_px:
-            best = cand
-        else:
-            break
+    k1 = _solve(nominal_mm, corners_px, radial0, 1, rot, grow, config)
+    if not k1.rms_px < config.lens_min_gain * best.rms_px:
+        return best
+    best = k1
+    if config.fit_k2 and abs(k1.lens.k1) >= config.k2_min_abs_k1:
+        k2 = _solve(nominal_mm, corners_px, radial0, 2, rot, grow, config)
+        if k2.rms_px < config.k2_min_gain * best.rms_px:
+            best = k2
     return best

@@ -215,6 +215,23 @@ class TableCalibration:
         mapy = px[:, 1].reshape(h, w).astype(np.float32)
         return cv2.remap(image, mapx, mapy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
 
+    def describe(self) -> str:
+        """One line for explanations and logs: markers, model, error, camera."""
+        parts = [
+            f"{len(self.marker_ids)} markers",
+            f"model {self.model}",
+            f"corner RMS {self.reprojection_error_mm:.2f} mm",
+            f"{self.px_per_mm:.2f} px/mm",
+        ]
+        if self.lens is not None:
+            parts.append(f"lens k1 {self.lens.k1:+.3f}")
+        if self.camera is not None:
+            parts.append(
+                f"camera {self.camera.height_mm / 10:.0f} cm up, tilt {self.camera.tilt_deg:.0f} deg "
+                f"(focal: {self.camera.focal_source})"
+            )
+        return "calibration: " + ", ".join(parts)
+
     def to_json(self) -> dict:
         return {
             "H_px_from_mm": self.H_px_from_mm.tolist(),
@@ -251,10 +268,14 @@ def _check_enough(det: MarkerDetections, layout: MarkerLayout, config: Calibrati
     if len(det.ids) < config.min_markers:
         seen = ", ".join(str(i) for i in det.ids) or "none"
         expected = ", ".join(str(i) for i in sorted(layout.centres_mm))
+        other = ""
+        if det.other_ids:
+            other = f"; also saw ids {', '.join(str(i) for i in det.other_ids)}, which are not table markers"
         raise CalibrationError(
             f"found {len(det.ids)} of the {len(layout.centres_mm)} calibration markers "
-            f"({layout.dictionary} ids {expected}); ids seen: {seen}; "
-            f"{det.rejected} other marker-like squares did not decode; need at least {config.min_markers}"
+            f"({layout.dictionary} ids {expected}); ids seen: {seen}{other}; "
+            f"{det.rejected} other marker-like squares did not decode; need at least {config.min_markers} "
+            f"(are the markers in the picture, flat and uncovered?)"
         )
 
 

@@ -172,6 +172,10 @@ def _expand(public_cards: Sequence[str], answers: CardAnswers) -> tuple[list[lis
             n_think += 1
         if card == "this_and_that":
             extra = answers.extra_cards[n_that] if n_that < len(answers.extra_cards) else None
+            if extra is None and len(public_cards) - p - 1 < 2:
+                flags.append(Flag("needs_answer", "this_and_that: the two cards it revealed should follow it in "
+                                  "public_cards (or be given in answers.extra_cards)",
+                                  {"card": "this_and_that", "index": n_that}))
             n_that += 1
             entries.append([card, revealed, "out_of_game", "out of the game, target of no effect"
                             + (f"; revealed {extra[0]} and {extra[1]}" if extra else

@@ -38,7 +38,10 @@ class CmykOptions:
         ``omakase`` doubled by ``do_more``: "x4" doubles its factor (personal x2 -> x4), "x3" doubles the
         points it adds (personal x2 -> x3).
     min_confidence : float
-        Tiles or edges read with less confidence are flagged ``low_confidence``.
+        Tiles or edges read with less confidence are flagged ``low_confidence`` and bound ``total_range``.
+    doubt_flagged_cells : bool
+        Cells named in the detector's own flags (``MosaicState.flags[].data["cells"]``) also count as
+        doubtful for ``total_range`` / ``score_range`` / ``ranking_uncertain``.
     """
 
     horizontal: str = "H"
@@ -57,6 +60,7 @@ class CmykOptions:
     use_many_first_points: int = 5
     use_many_second_points: int = 3
     min_confidence: float = 0.6
+    doubt_flagged_cells: bool = True
 
     def __post_init__(self) -> None:
         for name, d in (("", self.horizontal), *self.horizontal_by_player):
@@ -149,17 +153,23 @@ def parse_cmyk_options(obj: dict) -> CmykOptions:
     raw = obj.get("options", {}) if isinstance(obj, dict) else {}
     if not isinstance(raw, dict):
         raise ValueError("options: expected an object")
-    known = {f.name: f.type for f in fields(CmykOptions)}
-    for key in raw:
+    defaults = CmykOptions()
+    known = [f.name for f in fields(CmykOptions)]
+    out = {}
+    for key, value in raw.items():
         if key not in known:
             raise ValueError(f"options.{key}: unknown option (known: {', '.join(known)})")
-    raw = dict(raw)
-    if isinstance(raw.get("horizontal_by_player"), dict):
-        raw["horizontal_by_player"] = tuple(sorted(raw["horizontal_by_player"].items()))
-    try:
-        return CmykOptions(**raw)
-    except TypeError as e:
-        raise ValueError(f"options: {e}") from None
+        want = type(getattr(defaults, key))
+        if key == "horizontal_by_player":
+            if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+                raise ValueError("options.horizontal_by_player: expected {player name: \"H\"|\"P\"|\"N\"}")
+            value = tuple(sorted(value.items()))
+        elif want is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        elif type(value) is not want:
+            raise ValueError(f"options.{key}: expected {want.__name__}, got {value!r}")
+        out[key] = value
+    return CmykOptions(**out)
 
 @dataclass(frozen=True)
 class CmykContext:

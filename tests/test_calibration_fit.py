@@ -128,3 +128,23 @@ def test_no_markers_says_what_was_seen():
     assert "found 0 of the 4 calibration markers" in msg
     assert "ids seen: none" in msg
     assert "marker-like squares" in msg
+
+
+def test_foreign_markers_and_a_single_marker_are_named():
+    """A photo of the ChArUco board (ids 10..) plus one table marker: the error names the table id seen,
+    the foreign ids, and the minimum needed."""
+    import cv2
+
+    from calibration.lens import charuco_board_image
+
+    board = charuco_board_image(px_per_mm=3.0)
+    img = np.full((700, 1000), 200, np.uint8)
+    img[20 : 20 + board.shape[0], 20 : 20 + board.shape[1]] = board
+    marker = cv2.aruco.generateImageMarker(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), 2, 120)
+    img[540:660, 800:920] = marker
+    with pytest.raises(CalibrationError) as exc:
+        calibrate_from_markers(cv2.cvtColor(img, cv2.COLOR_GRAY2RGB), LAYOUT)
+    msg = str(exc.value)
+    assert "found 1 of the 4" in msg and "ids seen: 2" in msg
+    assert "also saw ids 10, 11" in msg
+    assert "need at least 2" in msg

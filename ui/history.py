@@ -43,6 +43,6 @@ def show_history(game: str) -> None:
             "scores": res.get("scores"), "corrected_from": j.get("corrected_from"),
         })
     if rows:
-        st.dataframe(rows, use_container_width=True)
+        st.dataframe(rows, width="stretch")
     else:
         st.info("No judgements recorded yet for this game.")

@@ -39,8 +39,14 @@ class CmykVisionConfig:
     band_inner_mm: float = 0.9
     band_outer_mm: float = 5.4
     ground_clear_mm: float = 2.0
-    mark_offsets_mm: tuple[float, ...] = (2.3, 3.0, 3.7)
+    mark_offsets_mm: tuple[float, ...] = (1.6, 2.2, 2.8, 3.4, 4.0, 4.6)
     mark_half_length_mm: float = 15.0
+    mark_rows_averaged: int = 3
+    contact_iterations: int = 2
+    purity_good: float = 0.85
+    purity_bad: float = 0.5
+    purity_global: float = 0.8
+    contact_weight: float = 2.0
     mark_step_mm: float = 0.25
     occupancy_min_ink: float = 0.5
     min_tile_confidence: float = 0.6
@@ -314,6 +320,10 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
                                      for d in range(3)]) for k in occ])  # (T, 3 dirs, 3 inks)
         rot_ll = np.array([rd.rotation_loglik(c) for c in counts])
         rots = np.argmax(rot_ll, axis=1)
+        # registration: share of each band's samples in the ink the rotation gives it (misplaced
+        # sampling, e.g. from an unmodelled lens, mixes neighbouring bands and ground in)
+        purity = np.array([np.mean([counts[t, d, rd.INKS.index(rd.ROTATIONS[rots[t]][d])] / max(1, nb[d])
+                                    for d in range(3)]) for t in range(len(occ))])
     with timer.stage("marks"):
         lines, s = _mark_lines(e, config.mark_offsets_mm, config.mark_half_length_mm, config.mark_step_mm)
         mpts = []
@@ -323,9 +333,16 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
             mpts.append(c + sgn * lines.reshape(-1, 2))
         mcols = mapper.sample(image_rgb, frame.to_table(np.concatenate(mpts)))
         mcols = mcols.reshape(len(cells), 3, len(config.mark_offsets_mm), len(s), 3)
-        lum = mcols.mean(axis=(2, 4))  # (T, 3, L)
-        band_lum = np.percentile(lum, 80, axis=2, keepdims=True)
-        dark = 1.0 - lum / np.maximum(band_lum, 1.0)
+        lum_o = mcols.mean(axis=4)  # (T, 3, O, L): one profile per offset across the band
+        band_lum = np.percentile(lum_o, 80, axis=(2, 3), keepdims=True)
+        dark_o = 1.0 - lum_o / np.maximum(band_lum, 1.0)
+        # the marks' row: the window of offsets with the most darkness (absorbs ~1-2 mm misregistration)
+        energy = np.clip(dark_o, 0, None).sum(axis=3)  # (T, 3, O)
+        win = config.mark_rows_averaged
+        csum = np.stack([energy[..., i:i + win].sum(axis=2) for i in range(energy.shape[2] - win + 1)], axis=2)
+        start = np.argmax(csum, axis=2)  # (T, 3)
+        idx = start[..., None] + np.arange(win)
+        dark = np.take_along_axis(dark_o, idx[..., None], axis=2).mean(axis=2)  # (T, 3, L)
         px_per_mm = float(np.linalg.norm(image_dir(centre, np.array([1.0, 0.0])))) / 10.0
         templates, _ = rd.mark_templates(s, 0.8 / max(px_per_mm, 0.3), config.read)
         mll, mamp = rd.mark_loglik(dark.reshape(-1, len(s)), templates, config.read)
@@ -337,15 +354,25 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
             rot = rd.ROTATIONS[rots[t]]
             band_lin = np.stack([np.median(rd.srgb_to_linear(cols[k, o[d]:o[d + 1]] / 255.0), axis=0)
                                  for d in range(3)])
-            ground_lin = np.median(rd.srgb_to_linear(cols[k, o[3]:] / 255.0), axis=0)
+            ground_lin = rd.srgb_to_linear(cols[k, o[3]:] / 255.0)
             inks = np.array([rd.INKS.index(rot[d]) for d in range(3)])
-            gest = rd.ground_levels(ground_lin, band_lin, inks, black_lin)
+            gest, dark_lum = rd.ground_levels(ground_lin, band_lin, inks, black_lin)
             p = rd.posterior(rot_ll[t])
             evidence.append(rd.TileEvidence(rotation=int(rots[t]), rotation_confidence=float(p[rots[t]]),
-                                            ground_est=gest, mark_ll=mll[t], mark_amp=mamp[t]))
+                                            ground_est=gest, mark_ll=mll[t], mark_amp=mamp[t],
+                                            dark_luminance=dark_lum))
     with timer.stage("assign"):
-        scores, columns = rd.score_matrix(evidence, config.read)
-        chosen = rd.assign(scores)
+        bias, gsigma, nres = rd.calibrate_ground(evidence, config.read)
+        evidence = [rd.TileEvidence(ev.rotation, ev.rotation_confidence, ev.ground_est - bias, ev.mark_ll,
+                                    ev.mark_amp, ev.dark_luminance) for ev in evidence]
+        own_scores, columns = rd.score_matrix(evidence, config.read, gsigma)
+        chosen = rd.assign(own_scores)
+        scores = own_scores
+        for _ in range(config.contact_iterations):
+            bonus = rd.contact_bonus(cells, [ev.rotation for ev in evidence], chosen, columns,
+                                     config.contact_weight, lambda c, d: tl.neighbour(*c, d))
+            scores = own_scores + bonus
+            chosen = rd.assign(scores)
         tiles, outlines = [], {}
         for t, cell in enumerate(cells):
             ev = evidence[t]
@@ -359,6 +386,8 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
                                   {"cells": [list(cell)]}))
             kind = "k" if columns[col] == "k" else "normal"
             tile_conf = float(post[col] if columns[col] != "k" else post[-2:].sum())
+            reg = float(np.clip((purity[t] - config.purity_bad) / (config.purity_good - config.purity_bad), 0, 1))
+            tile_conf *= reg
             edges = {}
             for d, dn in enumerate(rd.DIRS):
                 ink = rot[d]
@@ -392,6 +421,10 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
                                   "follow the clockwise cyan-magenta-yellow order", {"cells": [list(cell)]}))
             verts = frame.to_table(tl.cell_vertices(*cell, e))
             outlines[cell] = mapper.to_px(verts)
+        if np.median(purity) < config.purity_global:
+            flags.append(Flag("registration_poor", f"the tiles' ink bands sit off the expected places (median purity "
+                              f"{np.median(purity):.2f}): lens distortion or a bad table frame; readings unreliable",
+                              {"cells": [], "median_purity": round(float(np.median(purity)), 3)}))
         mvg = [f for f in flags if f.code == "marks_vs_ground"]
         if len(mvg) > config.ground_summary_share * len(tiles):
             flags = [f for f in flags if f.code != "marks_vs_ground"]

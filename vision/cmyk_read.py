@@ -33,17 +33,24 @@ class ReadConfig:
     ink_min_value: float = 0.4
     ink_hue_tolerance_256: int = 14
     ground_sigma_levels: float = 0.55
+    ground_sigma_min: float = 0.3
+    ground_sigma_max: float = 1.2
+    calib_min_level: int = 2
+    calib_min_margin: float = 3.0
+    calib_min_residuals: int = 8
     mark_sigma_floor: float = 0.03
-    mark_samples_per_independent: float = 4.0
+    mark_samples_per_independent: float = 8.0
     mark_min_amplitude: float = 0.12
     dot_pitch_mm: float = 4.0
     dot_diameter_mm: float = 2.5
     dash_length_mm: float = 5.0
     dash_amplitude_ratio: float = 0.6
-    mark_shift_max_mm: float = 1.5
+    mark_shift_max_mm: float = 2.5
     mark_shift_step_mm: float = 0.5
-    k_weight_cap: float = 40.0
-    mark_ll_floor: float = 30.0
+    k_max_luminance: float = 0.04
+    normal_min_luminance: float = 0.09
+    k_log_sigma: float = 0.3
+    mark_ll_floor: float = 20.0
 
 
 def tile_types() -> list[tuple[int, int, int]]:
@@ -175,23 +182,27 @@ def mark_loglik(profiles: np.ndarray, templates: np.ndarray,
 
 
 def ground_levels(ground_lin: np.ndarray, band_lin: np.ndarray, band_inks: np.ndarray,
-                  black_lin: np.ndarray) -> np.ndarray:
+                  black_lin: np.ndarray, dark_quantile: float = 30.0) -> tuple[np.ndarray, float]:
     """Estimate (c, m, y) from a tile's ground colour, white-balanced by its own ink bands.
 
     Parameters
     ----------
-    ground_lin : ndarray, shape (3,)
-        Median linear RGB of the ground.
+    ground_lin : ndarray, shape (N, 3)
+        Linear RGB of the ground samples.
     band_lin : ndarray, shape (3, 3)
         Median linear RGB of each band (rows follow ``band_inks``).
     band_inks : ndarray, shape (3,), int
         Ink index of each band.
     black_lin : ndarray, shape (3,)
+    dark_quantile : float
+        Percentile of the ground's luminance albedo reported (K tiles: dark even with their white letter).
 
     Returns
     -------
-    ndarray, shape (3,), float
-        Continuous level estimates (0 = white ... 5 = full ink).
+    levels : ndarray, shape (3,), float
+        Continuous level estimates (0 = white ... 5 = full ink) from the median ground colour.
+    dark_luminance : float
+        Luminance albedo (linear, paper white = 1) at ``dark_quantile`` of the ground samples.
     """
     expected = srgb_to_linear(INK_RGB[band_inks] / 255.0)  # (3, 3)
     obs = band_lin - black_lin
@@ -199,8 +210,11 @@ def ground_levels(ground_lin: np.ndarray, band_lin: np.ndarray, band_inks: np.nd
     ratio = np.where(use, obs / np.maximum(expected, 1e-6), np.nan)
     gain = np.nanmedian(ratio, axis=0)
     gain = np.where(np.isfinite(gain) & (gain > 1e-4), gain, np.nanmedian(ratio))
-    albedo = np.clip((ground_lin - black_lin) / np.maximum(gain, 1e-4), 0.0, 1.5)
-    return 5.0 * (1.0 - np.clip(linear_to_srgb(albedo), 0.0, 1.0))
+    albedo = np.clip((np.asarray(ground_lin) - black_lin) / np.maximum(gain, 1e-4), 0.0, 1.5)
+    med = np.median(albedo, axis=0)
+    lum = albedo @ np.array([0.2126, 0.7152, 0.0722])
+    levels = 5.0 * (1.0 - np.clip(linear_to_srgb(med), 0.0, 1.0))
+    return levels, float(np.percentile(lum, dark_quantile))
 
 
 @dataclass(frozen=True)
@@ -212,9 +226,47 @@ class TileEvidence:
     ground_est: np.ndarray
     mark_ll: np.ndarray
     mark_amp: np.ndarray
+    dark_luminance: float = 0.5
 
 
-def score_matrix(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()) -> tuple[np.ndarray, list]:
+def calibrate_ground(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()) -> tuple[np.ndarray, float, int]:
+    """This photo's ground-colour bias and spread, measured against confidently read marks.
+
+    Each channel's ground estimate is compared with the level of the edge of that ink wherever the
+    marks are clear (best level >= ``calib_min_level``, log-likelihood margin >= ``calib_min_margin``).
+
+    Returns
+    -------
+    bias : ndarray, shape (3,)
+        Median (ground - marks) per channel (0 where too few).
+    sigma : float
+        Robust spread of the ground estimate, clamped to the configured range.
+    n : int
+        Residuals used (0: the default sigma is returned).
+    """
+    res = [[], [], []]
+    for ev in evidence:
+        rot = ROTATIONS[ev.rotation]
+        for d in range(3):
+            ll = ev.mark_ll[d, :6]
+            order = np.argsort(ll)[::-1]
+            if order[0] < config.calib_min_level or ll[order[0]] - ll[order[1]] < config.calib_min_margin:
+                continue
+            ch = INKS.index(rot[d])
+            res[ch].append(float(ev.ground_est[ch] - order[0]))
+    n = sum(len(r) for r in res)
+    if n < config.calib_min_residuals:
+        return np.zeros(3), config.ground_sigma_levels, 0
+    allr = np.concatenate([np.array(r) for r in res if r])
+    bias = np.array([np.median(r) if len(r) >= 3 else np.median(allr) for r in res])
+    centred = np.concatenate([np.array(r) - bias[k] for k, r in enumerate(res) if r])
+    mad = 1.4826 * float(np.median(np.abs(centred - np.median(centred))))
+    sigma = float(np.clip(mad, config.ground_sigma_min, config.ground_sigma_max))
+    return bias, sigma, n
+
+
+def score_matrix(evidence: list[TileEvidence], config: ReadConfig = ReadConfig(),
+                 ground_sigma: float | None = None) -> tuple[np.ndarray, list]:
     """Log-likelihood of every tile being every type (82 normal, then 2 K columns).
 
     Returns
@@ -225,9 +277,9 @@ def score_matrix(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()
     """
     types = tile_types()
     tarr = np.array(types, dtype=np.float64)
-    k_levels = 5.0 * (1.0 - K_GROUND_RGB / 255.0)
+    ks2 = 2 * config.k_log_sigma ** 2
     out = np.zeros((len(evidence), len(types) + 2))
-    s2 = 2 * config.ground_sigma_levels ** 2
+    s2 = 2 * (ground_sigma if ground_sigma is not None else config.ground_sigma_levels) ** 2
     for r, ev in enumerate(evidence):
         rot = ROTATIONS[ev.rotation]
         ml = np.zeros(len(types))
@@ -237,9 +289,50 @@ def score_matrix(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()
         gl = -np.sum((ev.ground_est[None] - tarr) ** 2, axis=1) / s2
         out[r, : len(types)] = ml + gl
         k_ml = float(np.sum(ev.mark_ll[:, 6]))
-        k_gl = -float(np.sum((ev.ground_est - k_levels) ** 2)) / s2
-        out[r, len(types):] = max(k_ml + k_gl, -config.k_weight_cap * 10)
+        lum = np.log(max(ev.dark_luminance, 1e-4))
+        k_gl = -max(0.0, lum - np.log(config.k_max_luminance)) ** 2 / ks2
+        out[r, : len(types)] -= max(0.0, np.log(config.normal_min_luminance) - lum) ** 2 / ks2
+        out[r, len(types):] = k_ml + k_gl
     return out, types + ["k", "k"]
+
+
+def contact_bonus(cells: list[tuple[int, int]], rotations: list[int], chosen: np.ndarray, columns: list,
+                  weight: float, neighbour_of) -> np.ndarray:
+    """Soft evidence from touching edges: +weight for each edge whose level agrees with the neighbour's reading.
+
+    Players place tiles legally, so a neighbour's reading is a (weak) witness of the shared edge's mark; a
+    real illegal contact survives because the tile's own marks and ground outweigh it.
+
+    Parameters
+    ----------
+    cells : list of (i, j)
+    rotations : list of int
+        Each tile's rotation index (``ROTATIONS``).
+    chosen : ndarray, shape (T,)
+        Current column of each tile.
+    columns : list
+        Score-matrix columns (``(c, m, y)`` or ``"k"``).
+    weight : float
+        Log-likelihood per agreeing edge.
+    neighbour_of : callable((i, j), direction) -> (i, j)
+
+    Returns
+    -------
+    ndarray, shape (T, len(columns))
+    """
+    index = {c: k for k, c in enumerate(cells)}
+    normal = np.array([c if c != "k" else (-1, -1, -1) for c in columns], dtype=float)
+    out = np.zeros((len(cells), len(columns)))
+    for t, cell in enumerate(cells):
+        for d, dn in enumerate(DIRS):
+            n = index.get(neighbour_of(cell, dn))
+            if n is None or chosen[n] < 0 or columns[chosen[n]] == "k":
+                continue
+            nb_ink = INKS.index(ROTATIONS[rotations[n]][d])
+            nb_level = columns[chosen[n]][nb_ink]
+            ink = INKS.index(ROTATIONS[rotations[t]][d])
+            out[t] += weight * (normal[:, ink] == nb_level)
+    return out
 
 
 def assign(scores: np.ndarray) -> np.ndarray:
