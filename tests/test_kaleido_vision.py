@@ -115,3 +115,22 @@ def test_shifted_board_is_flagged_off_lattice():
     assert sum(not bd.on_lattice for bd in det.state.boards) == 1
     out = adjudicate(det.state)
     assert any(f["code"] == "off_lattice" for f in out["flags"])
+
+
+def test_markerless_fallback_through_the_glue():
+    """Laminate table, normal light, markers not used (calibration None): the boards' lattice gives
+    the frame and the judgement matches the truth; the state says which frame it used."""
+    from judge.timing import StageTimer
+
+    img, truth, _ = render_scene(24, hard=False, table="laminate")
+    ctx = parse_context(truth["context"])
+    state = SPEC.detect([Frame(image_rgb=img, calibration=None, calibration_error="test")], ctx, StageTimer())
+    assert state.frame == "lattice" and state.h_px_from_mm is not None
+    out = SPEC.adjudicate(state, ctx)
+    assert out["scores"] == truth["expected"]["scores"]
+    assert out["complete_hexagons"] == truth["expected"]["complete_hexagons"]
+    assert any(f["code"] == "markerless" for f in out["flags"])
+    c = np.array([b.centre_mm for b in state.boards])
+    d = np.linalg.norm(c[:, None] - c[None], axis=2)
+    near = d[(d > 80) & (d < 130)]
+    assert near.size and abs(near.mean() - 60 * np.sqrt(3)) < 3.0  # the scale comes out right
