@@ -134,3 +134,14 @@ def test_markerless_fallback_through_the_glue():
     d = np.linalg.norm(c[:, None] - c[None], axis=2)
     near = d[(d > 80) & (d < 130)]
     assert near.size and abs(near.mean() - 60 * np.sqrt(3)) < 3.0  # the scale comes out right
+
+
+def test_registered_palette_from_profile():
+    """A profile's registered Kaleido colours (normalised 0-1) become the recognizer's palette."""
+    from types import SimpleNamespace
+
+    from judge.kaleido import registered_palette
+
+    frame = SimpleNamespace(profile=SimpleNamespace(colours={"kaleido": {"red": (0.8, 0.1, 0.1)}}), calibration=None)
+    assert registered_palette(frame) == (("red", (204.0, 25.5, 25.5)),)
+    assert registered_palette(SimpleNamespace(calibration=None)) is None
