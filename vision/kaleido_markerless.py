@@ -53,6 +53,8 @@ class MarkerlessConfig:
         Edge pixels per family used for the spacing (a regular subsample).
     region_margin_mm : float
         Around the lattice-aligned edges, the area searched for boards.
+    min_horizon_dist : float
+        A horizon closer than this to the boards (in photo widths) is not believed.
     refit_min_boards : int
         With this many boards found, the frame is refitted so that their centres lie on an exact
         hexagonal grid, and the boards are searched again.
@@ -77,6 +79,7 @@ class MarkerlessConfig:
     roi_grow: float = 0.25
     max_scale_samples: int = 4000
     region_margin_mm: float = 90.0
+    min_horizon_dist: float = 0.5
     refit_min_boards: int = 4
     frame_sigma_mm: float = 3.0
     vision: KaleidoVisionConfig = KaleidoVisionConfig()
@@ -135,8 +138,14 @@ def _peaks(ang: np.ndarray, w: np.ndarray, gaps: tuple[float, float]) -> list[fl
     return out
 
 
-def lattice_frame(image_rgb: np.ndarray, edge_mm: float, config: MarkerlessConfig) -> tuple[LatticeFrame, tuple]:
+def lattice_frame(
+    image_rgb: np.ndarray, edge_mm: float, config: MarkerlessConfig, use_horizon: bool = True
+) -> tuple[LatticeFrame, tuple]:
     """Estimate the table frame from the boards' lattice alone.
+
+    With ``use_horizon`` the perspective is removed with the horizon through the three vanishing
+    points; without, the view is treated as affine (near top-down views, where the vanishing
+    points are far and the horizon is poorly determined).
 
     Returns
     -------
@@ -181,11 +190,17 @@ def lattice_frame(image_rgb: np.ndarray, edge_mm: float, config: MarkerlessConfi
     if abs(horizon[2]) < 1e-9:
         raise CannotJudge("no calibration markers, and the camera looks too flat along the table for the lattice")
     horizon = horizon / horizon[2]
-    Ha = np.array([[1.0, 0, 0], [0, 1.0, 0], horizon])
+    sel_all = np.any(members, axis=0)
+    cx, cy = float(x[sel_all].mean()), float(y[sel_all].mean())
+    dist = abs(horizon[0] * cx + horizon[1] * cy + 1.0) / max(np.hypot(horizon[0], horizon[1]), 1e-12)
+    if use_horizon and dist < config.min_horizon_dist:
+        raise CannotJudge("no calibration markers, and the lattice's horizon is implausibly close")
+    Ha = np.array([[1.0, 0, 0], [0, 1.0, 0], horizon]) if use_horizon else np.eye(3)
     dirs = []
     for v in V:
         a = Ha @ v
-        dirs.append(np.array([a[0], a[1]]) / np.linalg.norm(a[:2]))
+        d2 = np.array([a[0] - cx * a[2], a[1] - cy * a[2]]) if not use_horizon else np.array([a[0], a[1]])
+        dirs.append(d2 / np.linalg.norm(d2))
     A = _metric(np.array(dirs))
     N = np.array([[1.0 / f, 0, -w / (2 * f)], [0, 1.0 / f, -h / (2 * f)], [0, 0, 1.0]])
     M = np.eye(3)
@@ -344,9 +359,19 @@ def detect_markerless(
     from dataclasses import replace
 
     timer = timer or StageTimer()
-    with timer.stage("frame"):
-        frame, region = lattice_frame(image_rgb, config.vision.edge_mm, config)
-    det = detect_kaleido(image_rgb, frame, config.first_pass, timer, region_mm=region, mask_markers=False)
+    det, frame, reason = None, None, "no board lattice found"
+    for use_horizon in (True, False):
+        try:
+            with timer.stage("frame"):
+                f_try, region = lattice_frame(image_rgb, config.vision.edge_mm, config, use_horizon)
+            d_try = detect_kaleido(image_rgb, f_try, config.first_pass, timer, region_mm=region, mask_markers=False)
+        except CannotJudge as exc:
+            reason = str(exc)
+            continue
+        if det is None or len(d_try.state.boards) > len(det.state.boards):
+            det, frame = d_try, f_try
+    if det is None:
+        raise CannotJudge(f"no calibration markers ({why or 'none found'}); markerless fallback: {reason}")
     with timer.stage("frame"):
         better = _refit_on_boards(det, frame, config)
     if better is not None:
