@@ -14,6 +14,7 @@ from judge.timing import StageTimer
 from scoring.cmyk_state import MosaicState
 from scoring.flags import Flag
 from vision.cmyk import CmykVisionConfig, detect_mosaic
+from vision.cmyk_markerless import LatticeCalibration, lattice_calibration
 
 EDGE_MM = 45.0
 CARDS_FOR_RENDER = ("do_more", "use_many", "like_this_tile", "want_height", "make_it_spiky", "omakase",
@@ -119,24 +120,35 @@ def detect(frames: list[Frame], ctx: CmykContext, timer: StageTimer,
     BadInput
         Photo count differs from the player count.
     CannotJudge
-        A photo without markers (the markerless fallback is not available) or without tiles.
+        A photo without tiles, or without markers where the tile lattice gives no frame either.
     """
     if len(frames) != len(ctx.player_names):
         raise BadInput(f"cmyk takes one photo per player: {len(ctx.player_names)} players "
                        f"({', '.join(ctx.player_names)}) but {len(frames)} photos")
     mosaics, frames_mm = [], []
     for name, fr in zip(ctx.player_names, frames):
-        if fr.calibration is None:
-            raise CannotJudge(f"{name}'s photo: no table frame ({fr.calibration_error}); "
-                              "photograph the mosaic with the four markers in view")
-        det = detect_mosaic(fr.image_rgb, fr.calibration, timer, config, ctx.horizontal_deg)
+        cal = fr.calibration
+        extra = []
+        if cal is None:
+            with timer.stage("markerless"):
+                cal = lattice_calibration(
+                    fr.image_rgb, lambda img, c: detect_mosaic(img, c, None, config, ctx.horizontal_deg))
+            if cal is None:
+                raise CannotJudge(f"{name}'s photo: no table frame ({fr.calibration_error}) and no tile lattice "
+                                  "to measure from; photograph the mosaic with the four markers in view")
+            extra.append(Flag("markerless", f"no calibration markers: the table frame comes from the tiles "
+                              f"themselves (lattice fit residual {cal.residual_mm:.1f} mm)",
+                              {"cells": [], "residual_mm": round(float(cal.residual_mm), 2)}))
+        det = detect_mosaic(fr.image_rgb, cal, timer, config, ctx.horizontal_deg)
         if det is None or not det.state.tiles:
             raise CannotJudge(f"{name}'s photo: no CMYK! tiles found")
-        mosaics.append(det.state)
+        mosaics.append(MosaicState(tiles=det.state.tiles, flags=tuple(extra) + det.state.flags))
         f = det.frame
-        frames_mm.append({"origin_mm": [round(float(v), 3) for v in f.origin_mm],
-                          "right": [round(float(v), 6) for v in f.right],
-                          "up": [round(float(v), 6) for v in f.up], "edge_mm": f.edge_mm})
+        fm = {"origin_mm": [round(float(v), 3) for v in f.origin_mm], "right": [round(float(v), 6) for v in f.right],
+              "up": [round(float(v), 6) for v in f.up], "edge_mm": f.edge_mm}
+        if fr.calibration is None:
+            fm["H_px_from_mm"] = np.asarray(cal.H_px_from_mm).tolist()
+        frames_mm.append(fm)
     return CmykGameState(mosaics=tuple(mosaics), players=ctx.player_names,
                          sources=tuple(fr.source for fr in frames), frames_mm=tuple(frames_mm))
 
@@ -193,7 +205,7 @@ def overlay(frame: Frame, state: CmykGameState, judgement: dict) -> np.ndarray:
     circled, illegal contacts in red, doubtful tiles (low confidence or flagged) crossed in orange.
     """
     img = frame.image_rgb.copy()
-    if frame.calibration is None or not state.mosaics:
+    if not state.mosaics:
         return img
     k = len(state.mosaics) - 1
     if frame.source and frame.source in state.sources:
@@ -203,6 +215,11 @@ def overlay(frame: Frame, state: CmykGameState, judgement: dict) -> np.ndarray:
         return img
     mosaic = state.mosaics[k]
     cal = frame.calibration
+    if "H_px_from_mm" in fm:
+        cal = LatticeCalibration(H_px_from_mm=np.asarray(fm["H_px_from_mm"], np.float64), image_size=(0, 0),
+                                 colour=None, search_region_mm=(0, 0, 0, 0))
+    if cal is None:
+        return img
     z = 3.0
 
     def to_px(xy_lat):

@@ -148,9 +148,13 @@ def colour_reference(image: np.ndarray, cal, config: CmykVisionConfig) -> tuple[
 def _find_mosaic_region(image, mapper, black, white, config) -> tuple[tuple, np.ndarray] | None:
     from calibration.markers import MarkerLayout
 
-    cs = np.array(list(MarkerLayout.from_components().centres_mm.values()))
-    x0, y0 = cs.min(axis=0) - config.search_margin_mm
-    x1, y1 = cs.max(axis=0) + config.search_margin_mm
+    search = getattr(mapper.cal, "search_region_mm", None)
+    if search is not None:
+        x0, y0, x1, y1 = search
+    else:
+        cs = np.array(list(MarkerLayout.from_components().centres_mm.values()))
+        x0, y0 = cs.min(axis=0) - config.search_margin_mm
+        x1, y1 = cs.max(axis=0) + config.search_margin_mm
     mpp = config.coarse_mm_per_px
     view = mapper.rectify(image, mpp, (x0, y0, x1, y1))
     lab = rd.classify_inks(rd.normalise(view, black.astype(np.float32), white.astype(np.float32)), config.read)
