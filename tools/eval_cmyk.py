@@ -138,12 +138,19 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=int, default=200)
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--hard-every", type=int, default=4, help="every N-th seed uses hard conditions (0: none)")
+    ap.add_argument("-v", "--verbose", action="store_true", help="one line per photo with a miss")
     ap.add_argument("--markerless", action="store_true", help="ignore the markers: frame from the tile lattice")
     args = ap.parse_args(argv)
     rows = []
     for s in range(args.start, args.start + args.seeds):
         hard = args.hard_every > 0 and s % args.hard_every == args.hard_every - 1
         rows.append(evaluate(s, hard, args.markerless))
+        r = rows[-1]
+        if args.verbose and (r.get("nocal") or r.get("matched", 0) < r["n_true"] or r.get("tile_ok", 0) < r.get(
+                "matched", 0)):
+            print(f"seed {s}{' hard' if hard else ''}: true {r['n_true']} found {r.get('n_det')} matched "
+                  f"{r.get('matched')} exact {r.get('tile_ok')} wrong-unflagged {r.get('wrong_unflagged')}"
+                  f"{' NO FRAME' if r.get('nocal') else ''}", flush=True)
     for label, sel in (("all", rows), ("normal", [r for r in rows if not r["hard"]]),
                        ("hard", [r for r in rows if r["hard"]])):
         ok = [r for r in sel if not r.get("nocal")]

@@ -31,7 +31,7 @@ class CmykVisionConfig:
     search_margin_mm: float = 80.0
     coarse_mm_per_px: float = 1.0
     fine_mm_per_px: float = 0.5
-    close_mm: float = 6.0
+    close_mm: float = 15.0
     region_margin_mm: float = 12.0
     min_ink_share: float = 0.05
     min_tile_area_share: float = 0.2
@@ -42,6 +42,7 @@ class CmykVisionConfig:
     mark_offsets_mm: tuple[float, ...] = (1.6, 2.2, 2.8, 3.4, 4.0, 4.6)
     mark_half_length_mm: float = 15.0
     mark_rows_averaged: int = 3
+    mark_blur_px: float = 1.0
     contact_iterations: int = 2
     purity_good: float = 0.85
     purity_bad: float = 0.5
@@ -49,6 +50,7 @@ class CmykVisionConfig:
     contact_weight: float = 2.0
     mark_step_mm: float = 0.25
     occupancy_min_ink: float = 0.5
+    occupancy_min_order_share: float = 0.5
     min_tile_confidence: float = 0.6
     min_edge_confidence: float = 0.7
     ground_disagree_levels: float = 1.3
@@ -158,7 +160,8 @@ def _find_mosaic_region(image, mapper, black, white, config) -> tuple[tuple, np.
     mpp = config.coarse_mm_per_px
     view = mapper.rectify(image, mpp, (x0, y0, x1, y1))
     lab = rd.classify_inks(rd.normalise(view, black.astype(np.float32), white.astype(np.float32)), config.read)
-    ink = (lab >= 0).astype(np.uint8)
+    # cyan and magenta bands find the mosaic (every tile has both; yellow-ish wood tables do not)
+    ink = ((lab == 0) | (lab == 1)).astype(np.uint8)
     k = max(3, int(round(config.close_mm / mpp)) | 1)
     closed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     n, comp, stats, _ = cv2.connectedComponentsWithStats(closed)
@@ -169,7 +172,7 @@ def _find_mosaic_region(image, mapper, black, white, config) -> tuple[tuple, np.
             continue
         labs = lab[comp == c]
         share = np.bincount(labs[labs >= 0], minlength=3) / max(1, len(labs))
-        if share.min() < config.min_ink_share:
+        if share[:2].min() < config.min_ink_share:
             continue
         keep.append(c)
     if not keep:
@@ -268,6 +271,11 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
         view = mapper.rectify(image_rgb, mpp, region)
         norm = rd.normalise(view, black.astype(np.float32), white.astype(np.float32))
         lab = rd.classify_inks(norm, config.read)
+        cm = ((lab == 0) | (lab == 1)).astype(np.uint8)
+        kk = max(3, int(round(config.close_mm / mpp)) | 1)
+        area = cv2.morphologyEx(cm, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kk, kk)))
+        area = cv2.dilate(area, np.ones((kk // 2 | 1, kk // 2 | 1), np.uint8)) > 0
+        lab = np.where(area, lab, -1)
         masks = {ink: lab == k for k, ink in enumerate(rd.INKS)}
         tile_mask = cv2.dilate((lab >= 0).astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
         gray = cv2.cvtColor(view, cv2.COLOR_RGB2GRAY).astype(np.float32)
@@ -316,7 +324,14 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
         o = np.cumsum([0] + nb)
         band_lab = [labs[:, o[k]:o[k + 1]] for k in range(3)]
         ink_frac = np.mean(np.concatenate(band_lab, axis=1) >= 0, axis=1)
-        occ = [k for k in range(len(cands)) if ink_frac[k] >= config.occupancy_min_ink]
+        # a tile shows the three inks in one of the clockwise orders (a yellowish table shows one ink)
+        all_counts = np.stack([np.stack([np.bincount(band_lab[d][k][band_lab[d][k] >= 0], minlength=3)
+                                         for d in range(3)]) for k in range(len(cands))])
+        order_share = np.array([max(np.mean([all_counts[k, d, rd.INKS.index(rot[d])] / max(1, nb[d])
+                                             for d in range(3)]) for rot in rd.ROTATIONS)
+                                for k in range(len(cands))])
+        occ = [k for k in range(len(cands)) if ink_frac[k] >= config.occupancy_min_ink
+               and order_share[k] >= config.occupancy_min_order_share]
         if not occ:
             return None
         cells = [cands[k] for k in occ]
@@ -348,7 +363,7 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
         idx = start[..., None] + np.arange(win)
         dark = np.take_along_axis(dark_o, idx[..., None], axis=2).mean(axis=2)  # (T, 3, L)
         px_per_mm = float(np.linalg.norm(image_dir(centre, np.array([1.0, 0.0])))) / 10.0
-        templates, _ = rd.mark_templates(s, 0.8 / max(px_per_mm, 0.3), config.read)
+        templates, _ = rd.mark_templates(s, config.mark_blur_px / max(px_per_mm, 0.3), config.read)
         mll, mamp = rd.mark_loglik(dark.reshape(-1, len(s)), templates, config.read)
         mll = mll.reshape(len(cells), 3, 7)
         mamp = mamp.reshape(len(cells), 3, 6)

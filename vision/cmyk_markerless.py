@@ -16,6 +16,7 @@ own regularity (see ``tools/eval_cmyk.py --markerless``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import combinations, permutations
 
 import cv2
 import numpy as np
@@ -31,16 +32,18 @@ class MarkerlessConfig:
     edge_mm: float = 45.0
     work_scale: float = 0.5
     white_percentile: float = 99.0
-    black_percentile: float = 1.0
+    black_percentile: float = 0.3
     close_px: int = 7
     min_blob_px: int = 300
     orientation_bins: int = 180
-    orientation_min_sep_deg: float = 25.0
+    orientation_min_sep_deg: float = 20.0
+    orientation_candidates: int = 5
     spacing_px_range: tuple[float, float] = (15.0, 160.0)
     spacing_steps: int = 120
     min_periods: float = 2.2
     max_ink_points: int = 2500
     max_affine_residual: float = 0.25
+    residual_weight: float = 2.0
     refine_iterations: int = 3
     refine_window_mm: float = 10.0
     refine_min_tiles: int = 5
@@ -98,39 +101,55 @@ def _orientation_peaks(gray: np.ndarray, mask: np.ndarray, config: MarkerlessCon
         a = (b + 0.5) * 180.0 / config.orientation_bins
         if all(min(abs(a - p), 180 - abs(a - p)) >= config.orientation_min_sep_deg for p in peaks):
             peaks.append(a)
-        if len(peaks) == 3:
+        if len(peaks) == config.orientation_candidates:
             break
-    return [np.radians(p) for p in peaks] if len(peaks) == 3 else None
+    return [np.radians(p) for p in peaks] if len(peaks) >= 3 else None
 
 
-def _spacing(points: dict[str, np.ndarray], normals: np.ndarray, config: MarkerlessConfig):
-    """Best (ink per family, spacing per family) from the bands' periodicity along each normal.
+def _periodicity(points: dict[str, np.ndarray], normal: np.ndarray, config: MarkerlessConfig):
+    """For one line direction: (spacings (S,), concentration (3 inks, S)) of the ink bands along its normal.
 
-    Spacings are searched up to the mosaic's extent along that normal over ``min_periods`` (longer
+    Spacings are searched up to the mosaic's extent along the normal over ``min_periods`` (longer
     periods fit any compact blob).
     """
     allp = np.concatenate([p for p in points.values() if len(p)])
-    R = np.zeros((3, 3, config.spacing_steps))
-    hs_k = []
-    for k in range(3):
-        s_all = allp @ normals[k]
-        extent = float(np.percentile(s_all, 99) - np.percentile(s_all, 1))
-        hi = max(config.spacing_px_range[0] * 1.5, min(config.spacing_px_range[1], extent / config.min_periods))
-        hs = np.geomspace(config.spacing_px_range[0], hi, config.spacing_steps)
-        hs_k.append(hs)
-        for c, ink in enumerate(rd.INKS):
-            p = points[ink]
-            if len(p) < 30:
-                continue
-            s = p @ normals[k]
-            R[k, c] = np.abs(np.exp(2j * np.pi * s[None, :] / hs[:, None]).mean(axis=1))
+    s_all = allp @ normal
+    extent = float(np.percentile(s_all, 99) - np.percentile(s_all, 1))
+    hi = max(config.spacing_px_range[0] * 1.5, min(config.spacing_px_range[1], extent / config.min_periods))
+    hs = np.geomspace(config.spacing_px_range[0], hi, config.spacing_steps)
+    R = np.zeros((3, len(hs)))
+    for c, ink in enumerate(rd.INKS):
+        p = points[ink]
+        if len(p) < 30:
+            continue
+        s = p @ normal
+        R[c] = np.abs(np.exp(2j * np.pi * s[None, :] / hs[:, None]).mean(axis=1))
+    return hs, R
+
+
+def _choose_families(points, angles, edge_mm, config: MarkerlessConfig):
+    """The three directions, their inks and spacings that best make one affine lattice.
+
+    Returns
+    -------
+    (A, residual, normals) or None
+    """
+    normals = [np.array([np.cos(a), np.sin(a)]) for a in angles]
+    per = [_periodicity(points, n, config) for n in normals]
     best = None
-    for perm in ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)):
-        idx = [int(np.argmax(R[k, perm[k]])) for k in range(3)]
-        tot = sum(R[k, perm[k], idx[k]] for k in range(3))
-        if best is None or tot > best[0]:
-            best = (tot, perm, [float(hs_k[k][idx[k]]) for k in range(3)])
-    return best
+    for tri in combinations(range(len(angles)), 3):
+        for perm in permutations(range(3)):
+            idx = [int(np.argmax(per[tri[k]][1][perm[k]])) for k in range(3)]
+            conc = sum(per[tri[k]][1][perm[k], idx[k]] for k in range(3))
+            spacing = [float(per[tri[k]][0][idx[k]]) for k in range(3)]
+            nk = np.array([normals[t] for t in tri])
+            aff = _affine(nk, spacing, edge_mm, config)
+            if aff is None or aff[1] > config.max_affine_residual:
+                continue
+            score = conc - config.residual_weight * aff[1]
+            if best is None or score > best[0]:
+                best = (score, aff[0], aff[1], nk)
+    return None if best is None else best[1:]
 
 
 def _affine(normals: np.ndarray, spacing: list[float], edge_mm: float, config: MarkerlessConfig):
@@ -222,7 +241,9 @@ def lattice_calibration(image_rgb: np.ndarray, detect, config: MarkerlessConfig 
     if not keep:
         return None
     blob = np.isin(comp, keep)
-    white = np.percentile(small[blob].astype(np.float32), config.white_percentile, axis=0)
+    inside = small[blob].astype(np.float32)
+    black = np.percentile(inside, config.black_percentile, axis=0)  # the marks' black ink
+    white = np.percentile(inside, config.white_percentile, axis=0)
     white = np.maximum(white, black + 20)
     ref = ColourRef(black_rgb=black.astype(np.float64), white_rgb=white.astype(np.float64))
     lab = rd.classify_inks(rd.normalise(small, black.astype(np.float32), white.astype(np.float32)))
@@ -232,7 +253,6 @@ def lattice_calibration(image_rgb: np.ndarray, detect, config: MarkerlessConfig 
     ang = _orientation_peaks(gray, mask, config)
     if ang is None:
         return None
-    normals = np.array([[np.cos(a), np.sin(a)] for a in ang])
     rng = np.random.default_rng(config.seed)
     pts = {}
     for c, inkname in enumerate(rd.INKS):
@@ -241,14 +261,10 @@ def lattice_calibration(image_rgb: np.ndarray, detect, config: MarkerlessConfig 
         if len(p) > config.max_ink_points:
             p = p[rng.choice(len(p), config.max_ink_points, replace=False)]
         pts[inkname] = p
-    found = _spacing(pts, normals, config)
+    found = _choose_families(pts, ang, config.edge_mm, config)
     if found is None:
         return None
-    _, perm, spacing = found
-    aff = _affine(normals, spacing, config.edge_mm, config)
-    if aff is None or aff[1] > config.max_affine_residual:
-        return None
-    A, res = aff
+    A, res, _ = found
     ys, xs = np.nonzero(blob)
     centre_px = np.array([xs.mean(), ys.mean()]) / config.work_scale
     H = np.eye(3)
