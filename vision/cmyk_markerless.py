@@ -233,7 +233,7 @@ def lattice_calibration(image_rgb: np.ndarray, detect, config: MarkerlessConfig 
     flat = small.reshape(-1, 3).astype(np.float32)
     lab0 = rd.classify_inks(rd.normalise(flat, black.astype(np.float32),
                                          np.percentile(flat, config.white_percentile, axis=0)))
-    # white reference: the brightest of the band/ground area is paper-like; use the inked region's top percentile
+    # the mosaic's blob; its own percentiles give the colour reference (marks' black ink, paper-white grounds)
     ink = (lab0.reshape(small.shape[:2]) >= 0).astype(np.uint8)
     ink = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((config.close_px, config.close_px), np.uint8))
     n, comp, stats, _ = cv2.connectedComponentsWithStats(ink)
@@ -270,7 +270,6 @@ def lattice_calibration(image_rgb: np.ndarray, detect, config: MarkerlessConfig 
     H = np.eye(3)
     H[:2, :2] = A
     H[:2, 2] = centre_px
-    corners = np.array([[0, 0], [wid, 0], [wid, hgt], [0, hgt]], np.float64)
 
     def make(Hm, resid):
         cal0 = LatticeCalibration(H_px_from_mm=Hm, image_size=(wid, hgt), colour=ref,
@@ -283,7 +282,6 @@ def lattice_calibration(image_rgb: np.ndarray, detect, config: MarkerlessConfig 
         return LatticeCalibration(H_px_from_mm=Hm, image_size=(wid, hgt), colour=ref, search_region_mm=region,
                                   residual_mm=resid)
 
-    del corners
     cal = make(H, float("nan"))
     for _ in range(config.refine_iterations):
         det = detect(image_rgb, cal)
