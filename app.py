@@ -15,11 +15,18 @@ from judge.errors import BadInput, CannotJudge
 from judge.games import GAME_NAMES, get_game
 from judge.images import decode_image
 from judge.pipeline import adjudicate, judge_images, state_from_json
+from ui import carrotain_session, cmyk_session, kaleido_session
 from ui.editor import apply_tables, state_tables
 from ui.forms import FORMS
 from ui.history import open_ledger, show_history
 from ui.results import TITLES, show_result
 from ui.sources import Photo, photo_input
+
+SESSION_PANELS = {
+    "carrotain": carrotain_session.session_panel,
+    "kaleido": kaleido_session.session_panel,
+    "cmyk": cmyk_session.session_panel,
+}
 
 
 def photos_for(game: str) -> tuple[list[Photo], dict | None]:
@@ -87,7 +94,9 @@ def correction_panel(game_name: str, outcome: dict, context: dict) -> None:
             except (BadInput, ValueError) as exc:
                 st.error(str(exc))
                 return
-            outcome["corrected"] = {"result": result, "overlay": game.overlay(outcome["frame"], state, result)}
+            outcome["corrected"] = {
+                "result": result, "state": new_state_json, "overlay": game.overlay(outcome["frame"], state, result),
+            }
             led = open_ledger()
             if led is not None:
                 led.record_judgement(
@@ -121,8 +130,11 @@ def main() -> None:
             if "corrected" in outcome:
                 st.caption("Showing the corrected judgement (recorded in the ledger as a correction).")
             show_result(game_name, shown["result"])
-            st.image(np.asarray(shown["overlay"]), caption="evidence", use_container_width=True)
+            st.image(np.asarray(shown["overlay"]), caption="evidence", width="stretch")
             correction_panel(game_name, outcome, context)
+            led = open_ledger()
+            if led is not None and game_name in SESSION_PANELS:
+                SESSION_PANELS[game_name](led, context, outcome)
     with history_tab:
         show_history(game_name)
 

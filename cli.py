@@ -148,8 +148,12 @@ def cmd_render(args: argparse.Namespace) -> int:
     game = get_game(args.game)
     image, truth = game.render(args.seed)
     name = f"{game.name}_{args.seed}"
-    paths = write_photo(args.out, name, image, truth)
-    _emit({"game": game.name, "seed": args.seed, "image": str(paths[0]), "truth": str(paths[1])})
+    try:
+        image_path = write_photo(args.out, name, image, truth)
+    except OSError as exc:
+        raise BadInput(f"{args.out}: cannot write ({exc.strerror or exc})") from None
+    truth_path = image_path.with_suffix(".json")
+    _emit({"game": game.name, "seed": args.seed, "image": str(image_path), "truth": str(truth_path)})
     return 0
 
 

@@ -79,11 +79,14 @@ class MarkerDetections:
         Sub-pixel corners in ArUco order, image pixels.
     rejected : int
         Candidate squares that decoded to no marker (a hint when nothing is found).
+    other_ids : tuple[int, ...]
+        Markers of the dictionary that decoded but are not in the layout (e.g. a ChArUco board's).
     """
 
     ids: np.ndarray
     corners_px: np.ndarray
     rejected: int = 0
+    other_ids: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -125,10 +128,12 @@ def detect_markers(
     detector = cv2.aruco.ArucoDetector(aruco_dictionary(layout.dictionary), params)
     corners, ids, rejected = detector.detectMarkers(gray)
     best: dict[int, np.ndarray] = {}
+    others: set[int] = set()
     if ids is not None:
         for c, i in zip(corners, ids.ravel()):
             i = int(i)
             if i not in layout.centres_mm:
+                others.add(i)
                 continue
             c = c.reshape(4, 2).astype(np.float64)
             if i not in best or cv2.contourArea(c.astype(np.float32)) > cv2.contourArea(best[i].astype(np.float32)):
@@ -138,4 +143,5 @@ def detect_markers(
         ids=np.array(keys, dtype=int),
         corners_px=np.array([best[k] for k in keys], dtype=np.float64).reshape(-1, 4, 2),
         rejected=0 if rejected is None else len(rejected),
+        other_ids=tuple(sorted(others)),
     )

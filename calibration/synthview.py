@@ -91,6 +91,7 @@ def table_texture(
     quiet_zone_mm: float = 10.0,
     patches: tuple[tuple[tuple[float, float, float, float], tuple[int, int, int]], ...] = (),
     marker_rot_deg: dict[int, float] | None = None,
+    supersample: int = 4,
 ) -> np.ndarray:
     """A top-down RGB texture of the table with the layout's markers.
 
@@ -102,6 +103,8 @@ def table_texture(
         Extra filled rectangles (e.g. a grey reference patch).
     marker_rot_deg : dict id -> degrees, optional
         Markers laid slightly rotated about their centres (a real, hand-placed sheet).
+    supersample : int
+        Markers are rasterised this many times finer, then area-averaged (exact anti-aliased edges).
 
     Returns
     -------
@@ -117,25 +120,38 @@ def table_texture(
         q = [int(round((c - x0) * px_per_mm)), int(round((d - y0) * px_per_mm))]
         tex[p[1] : q[1], p[0] : q[0]] = rgb
     dictionary = aruco_dictionary(layout.dictionary)
-    cells = dictionary.markerSize + 2
+    n_cells = dictionary.markerSize + 2
+    ss = supersample
     for mid, (cx, cy) in layout.centres_mm.items():
-        m_px = max(int(round(layout.side_mm * px_per_mm * 2 / cells)), 1) * cells  # oversampled 2x
-        marker = cv2.aruco.generateImageMarker(dictionary, int(mid), m_px, borderBits=1)
-        s = layout.side_mm * px_per_mm * 2 / m_px  # exact scale of the marker image
-        # affine: marker image px -> texture px (rotated about the marker centre)
+        cells = cv2.aruco.generateImageMarker(dictionary, int(mid), n_cells, borderBits=1).astype(np.float32)
+        reach = (layout.side_mm / 2 + quiet_zone_mm) * 1.5
+        # texture pixel box around the marker, rendered ss x finer then area-averaged down
+        c0 = int(np.floor((cx - reach - x0) * px_per_mm))
+        r0 = int(np.floor((cy - reach - y0) * px_per_mm))
+        c1 = int(np.ceil((cx + reach - x0) * px_per_mm)) + 1
+        r1 = int(np.ceil((cy + reach - y0) * px_per_mm)) + 1
+        c0, r0, c1, r1 = max(c0, 0), max(r0, 0), min(c1, W), min(r1, H)
+        if c1 <= c0 or r1 <= r0:
+            continue
+        sub = (np.arange(ss) + 0.5) / ss - 0.5
+        xs = x0 + (np.arange(c0, c1)[:, None] + sub[None]).ravel() / px_per_mm
+        ys = y0 + (np.arange(r0, r1)[:, None] + sub[None]).ravel() / px_per_mm
+        X, Y = np.meshgrid(xs - cx, ys - cy)
         ang = np.radians((marker_rot_deg or {}).get(mid, 0.0))
-        c, si = np.cos(ang), np.sin(ang)
-        scale = s / 2
-        A = np.array([[c, -si], [si, c]]) * scale
-        centre_tex = np.array([(cx - x0) * px_per_mm, (cy - y0) * px_per_mm])
-        M = np.hstack([A, (centre_tex - A @ np.array([m_px / 2 - 0.5, m_px / 2 - 0.5]))[:, None]])
-        qz = quiet_zone_mm * px_per_mm * 2 / s
-        big = cv2.copyMakeBorder(marker, *(int(round(qz)),) * 4, cv2.BORDER_CONSTANT, value=255)
-        Mb = M.copy()
-        Mb[:, 2] -= A @ np.array([round(qz), round(qz)])
-        mask = cv2.warpAffine(np.full(big.shape, 255, np.uint8), Mb, (W, H), flags=cv2.INTER_AREA) > 127
-        img = cv2.warpAffine(big, Mb, (W, H), flags=cv2.INTER_AREA)
-        tex[mask] = np.repeat(img[mask][:, None], 3, axis=1)
+        u = np.cos(ang) * X + np.sin(ang) * Y  # marker frame (inverse rotation)
+        v = -np.sin(ang) * X + np.cos(ang) * Y
+        half = layout.side_mm / 2
+        paper = (np.abs(u) <= half + quiet_zone_mm) & (np.abs(v) <= half + quiet_zone_mm)
+        inside = (np.abs(u) < half) & (np.abs(v) < half)
+        ci = np.clip(((u + half) / layout.side_mm * n_cells).astype(int), 0, n_cells - 1)
+        ri = np.clip(((v + half) / layout.side_mm * n_cells).astype(int), 0, n_cells - 1)
+        val = np.where(inside, cells[ri, ci], 255.0)
+        size = (c1 - c0, r1 - r0)
+        alpha = cv2.resize(paper.astype(np.float32), size, interpolation=cv2.INTER_AREA)
+        grey = cv2.resize((val * paper).astype(np.float32), size, interpolation=cv2.INTER_AREA)
+        box = tex[r0:r1, c0:c1].astype(np.float32)
+        out = box * (1 - alpha[..., None]) + grey[..., None]
+        tex[r0:r1, c0:c1] = np.clip(np.rint(out), 0, 255).astype(np.uint8)
     return tex
 
 

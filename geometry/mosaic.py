@@ -42,13 +42,15 @@ class MosaicGeometry:
     longest_run : int
         Most tiles edge-joined in a line along one row.
     longest_run_cells : tuple of (i, j)
-        The cells of one longest run (left to right).
+        The cells of one longest run (left to right as seen with ``horizontal`` horizontal), in the
+        input's cell coordinates.
     spiky : tuple of (i, j)
         Tiles touching exactly one other tile along an edge, sorted.
     mirror_lr_axis : int or None
-        ``c`` of the vertical mirror ``i -> c - i`` the shape is symmetric about, or None.
+        ``c`` of the vertical mirror ``i -> c - i`` the shape is symmetric about, or None (cells as
+        turned by ``horizontal``, see :func:`analyse_shape`).
     mirror_ud_axis : int or None
-        ``d`` of the horizontal mirror ``j -> d - j`` the shape is symmetric about, or None.
+        ``d`` of the horizontal mirror ``j -> d - j`` the shape is symmetric about, or None (idem).
     """
 
     hexagons: tuple[Vertex, ...]
@@ -79,6 +81,8 @@ class MosaicGeometry:
             "spiky": len(self.spiky),
             "mirror_lr": self.mirror_lr,
             "mirror_ud": self.mirror_ud,
+            "mirror_lr_axis": self.mirror_lr_axis,
+            "mirror_ud_axis": self.mirror_ud_axis,
             "spiky_cells": [list(c) for c in self.spiky],
             "longest_run_cells": [list(c) for c in self.longest_run_cells],
         }
@@ -292,13 +296,15 @@ def analyse_shape(cells: Iterable[Cell], horizontal: str = "H") -> MosaicGeometr
     MosaicGeometry
     """
     occ = _cellset(cells)
-    turned = _cellset(rotate_cells(occ, steps_making_horizontal(horizontal))) if horizontal != "H" else occ
+    steps = steps_making_horizontal(horizontal)
+    turned = _cellset(rotate_cells(occ, steps))
+    run = longest_row_run(turned)
     return MosaicGeometry(
         hexagons=hexagon_vertices(occ),
         holes=enclosed_holes(occ),
         rows=row_count(turned),
-        longest_run=len(longest_row_run(turned)),
-        longest_run_cells=longest_row_run(turned),
+        longest_run=len(run),
+        longest_run_cells=rotate_cells(run, -steps),
         spiky=spiky_cells(occ),
         mirror_lr_axis=mirror_lr_axis(turned),
         mirror_ud_axis=mirror_ud_axis(turned),

@@ -393,13 +393,15 @@ class Ledger:
 
     # ------------------------------------------------------------------------------------ rounds
 
-    def add_round(self, sid: int, judgement_id: int | None, summary: dict) -> int:
+    def add_round(self, sid: int, judgement_id: int | None, summary: dict, end_result: dict | None = None) -> int:
         """Append a round to a live session; return the round's id.
 
         The round's number is one more than the session's last live (not undone) round.
-        ``summary["challenger"]``, when present, is stored in its own column.
+        ``summary["challenger"]``, when present, is stored in its own column. With ``end_result``
+        the round ends the session in the same transaction (a game's last round).
         """
         text = _dumps(summary, "summary")
+        end_text = None if end_result is None else _dumps(end_result, "end_result")
         challenger = summary.get("challenger") if isinstance(summary, dict) else None
         with self._errors("adding the round"), self._tx() as cur:
             row = cur.execute("SELECT ended_utc FROM sessions WHERE id = ?", (int(sid),)).fetchone()
@@ -414,7 +416,11 @@ class Ledger:
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (int(sid), number, None if challenger is None else str(challenger), judgement_id, text, _now()),
             )
-            return int(cur.lastrowid)
+            rid = int(cur.lastrowid)
+            if end_text is not None:
+                cur.execute("UPDATE sessions SET ended_utc = ?, result_json = ? WHERE id = ?",
+                            (_now(), end_text, int(sid)))
+            return rid
 
     def undo_last_round(self, sid: int) -> bool:
         """Mark the session's last live round undone (kept, not deleted); False when there is none.

@@ -17,11 +17,14 @@ Geometry decisions (named, listed in the explanation):
   ``max(options.margin_mm, 2 * hypot(chip sigma, nearest board's sigma))`` (the sigma term only when
   ``use_chip_sigma``). The verdict is **contested** when flipping some subset of the borderline
   chips changes it; the other verdict is then reported next to the measured one.
+- A chip read with ``confidence < min_confidence`` is *uncertain*: if it is not hidden it may be a
+  phantom, so dropping it is one more way the verdict could change (contested, flagged).
+- Stacking is checked for every pair of boards that includes a challenge board (unused boards piled
+  beside the mat break no rule).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 
@@ -324,6 +327,162 @@ def _chip_list(indices: Sequence[int]) -> str:
     return ", ".join(f"#{i}" for i in indices)
 
 
+# --------------------------------------------------------------------------------------------- stages
+
+
+@dataclass(frozen=True)
+class _ChipGeometry:
+    """Per-chip arrays, shape (n,): the geometric reading of every chip."""
+
+    hidden: np.ndarray
+    margin_mm: np.ndarray
+    borderline: np.ndarray
+    bad_xy: np.ndarray
+    board: tuple[str | None, ...]
+
+
+@dataclass(frozen=True)
+class _Contest:
+    contested: bool
+    other: str | None = None
+    flip: tuple[int, ...] = ()
+    other_not_hidden: int = 0
+    doubtful: tuple[int, ...] = ()
+
+
+def _board_flags(state: CarrotainState, polys: list, challenge: list[int], options: CarrotainOptions) -> list[Flag]:
+    """Unusable outlines, not exactly two challenge boards, challenge boards stacked on any board."""
+    flags = [Flag("bad_board_outline", f"board {b.id} (#{i}) has no usable outline; ignored",
+                  {"board": b.id, "index": i}) for i, (b, poly) in enumerate(zip(state.boards, polys)) if poly is None]
+    if len(challenge) != BOARDS_PER_SUCCESS:
+        flags.append(Flag("invalid_challenge",
+                          f"{len(challenge)} challenge boards found, a challenge uses exactly {BOARDS_PER_SUCCESS}",
+                          {"boards": [state.boards[i].id for i in challenge]}))
+    usable = [i for i, p in enumerate(polys) if p is not None]
+    for a_pos, a in enumerate(usable):
+        for b in usable[a_pos + 1:]:
+            if a not in challenge and b not in challenge:
+                continue  # a pile of unused boards beside the mat breaks no rule
+            area = float(shapely.intersection(polys[a], polys[b]).area)
+            if area > options.stack_overlap_mm2:
+                ida, idb = state.boards[a].id, state.boards[b].id
+                flags.append(Flag("stacked_boards",
+                                  f"boards {ida} and {idb} overlap by {area:.1f} mm^2 (stacking is not allowed)",
+                                  {"boards": [ida, idb], "overlap_mm2": round(area, 2)}))
+    return flags
+
+
+def _chip_geometry(state: CarrotainState, xy_mm: np.ndarray, polys: list, challenge: list[int],
+                   options: CarrotainOptions) -> _ChipGeometry:
+    """Hidden / margin / borderline of every chip against the union of the challenge boards (vectorised).
+
+    ``xy_mm`` (n, 2) may hold non-finite rows: those chips are not hidden and borderline.
+    """
+    n = len(xy_mm)
+    bad_xy = ~np.all(np.isfinite(xy_mm), axis=1)
+    xy = np.where(bad_xy[:, None], 0.0, xy_mm)  # keeps NaN out of shapely
+    x, y = xy[:, 0], xy[:, 1]
+    points = shapely.points(xy) if n else np.empty(0, dtype=object)
+    board_of: list[str | None] = [None] * n
+    if challenge and n:
+        union = shapely.union_all([polys[i] for i in challenge])
+        shapely.prepare(union)
+        covered = shapely.intersects_xy(union, x, y)  # boundary counts as covered (covers, on purpose)
+        dist = shapely.distance(shapely.boundary(union), points)
+        # the nearest challenge board's edge: its pose sigma widens the band
+        per_board = np.stack([shapely.distance(shapely.boundary(polys[i]), points) for i in challenge])
+        board_sigma = np.array([state.boards[challenge[k]].pose_sigma_mm for k in np.argmin(per_board, axis=0)])
+        for k in reversed(challenge):  # the first challenge board whose outline covers each centre
+            for i in np.flatnonzero(shapely.intersects_xy(polys[k], x, y) & ~bad_xy):
+                board_of[i] = state.boards[k].id
+    else:
+        covered, dist, board_sigma = np.zeros(n, dtype=bool), np.full(n, np.inf), np.zeros(n)
+    radius = np.zeros(n)
+    if options.coverage == "whole_dot":
+        radius = np.array([options.dot_diameter_mm / 2 if c.kind == "star" else options.hole_diameter_mm / 2
+                           for c in state.chips], dtype=np.float64)
+    margin = np.where(covered, dist, -dist) - radius
+    margin[bad_xy | ~np.isfinite(margin)] = NO_BOARD_MARGIN_MM
+    hidden = (margin >= 0.0) & ~bad_xy
+    band = np.full(n, float(options.margin_mm))
+    if options.use_chip_sigma:
+        chip_sigma = np.array([c.centre_sigma_mm for c in state.chips], dtype=np.float64)
+        band = np.maximum(band, options.sigma_factor * np.hypot(chip_sigma, board_sigma))
+    borderline = (np.abs(margin) <= band) | bad_xy  # a chip with no usable position could be either
+    return _ChipGeometry(hidden, margin, borderline, bad_xy, tuple(board_of))
+
+
+def _contest(geo: _ChipGeometry, uncertain: np.ndarray) -> _Contest:
+    """Could flipping borderline chips (or dropping uncertain not-hidden ones) change the verdict?"""
+    hidden, margin = geo.hidden, geo.margin_mm
+    n_not = int(np.count_nonzero(~hidden))
+    bl = np.flatnonzero(geo.borderline)
+    bl_hidden = sorted((int(i) for i in bl if hidden[i]), key=lambda i: abs(margin[i]))
+    # not-hidden chips that could drop out of the count: borderline ones first, then phantoms
+    could_drop = sorted((int(i) for i in bl if not hidden[i]), key=lambda i: abs(margin[i])) + \
+        [int(i) for i in np.flatnonzero(uncertain & ~hidden & ~geo.borderline)]
+    verdict = _verdict(n_not)
+    if _verdict(n_not - len(could_drop)) == _verdict(n_not + len(bl_hidden)):
+        return _Contest(False)
+    doubtful = tuple(sorted({int(i) for i in bl} | set(could_drop)))
+    if verdict == "success":  # the smallest flip that reaches the other verdict
+        flip = bl_hidden[:MAX_NOT_HIDDEN + 1 - n_not]
+        return _Contest(True, "failure", tuple(flip), n_not + len(flip), doubtful)
+    flip = could_drop[:n_not - MAX_NOT_HIDDEN]
+    return _Contest(True, "success", tuple(flip), n_not - len(flip), doubtful)
+
+
+def _awards(state: CarrotainState, seats: tuple[str, ...], challenger: str, verdict: str,
+            hidden: np.ndarray) -> dict[str, dict[str, int]]:
+    awards = {p: {"boards": 0, "chips": 0} for p in seats}
+    on_mat = {p: [i for i, c in enumerate(state.chips) if c.kind == "star" and c.colour == p] for p in seats}
+    if verdict == "success":
+        for p in seats:
+            awards[p]["chips"] += sum(1 for i in on_mat[p] if not hidden[i])
+        awards[challenger]["boards"] += BOARDS_PER_SUCCESS
+        own_hidden = sum(1 for i in on_mat[challenger] if hidden[i])
+        awards[challenger]["chips"] += min(CHIPS_PER_AWARD, own_hidden)
+    else:
+        for p in seats:
+            if p != challenger:
+                awards[p]["chips"] += min(CHIPS_PER_AWARD, len(on_mat[p]))
+    return awards
+
+
+def _explain(state: CarrotainState, seats: tuple[str, ...], challenger: str, options: CarrotainOptions,
+             challenge_ids: tuple[str, ...], geo: _ChipGeometry, contest: _Contest,
+             awards: dict[str, dict[str, int]]) -> tuple[str, ...]:
+    n = len(state.chips)
+    n_not = int(np.count_nonzero(~geo.hidden))
+    verdict = _verdict(n_not)
+    kinds = {k: sum(1 for c in state.chips if c.kind == k) for k in ("star", "colourless", "first_star")}
+    lines = [
+        options.describe(),
+        f"Challenger {challenger}; challenge boards: {' + '.join(challenge_ids) if challenge_ids else 'none'}.",
+        f"{n} centre points ({kinds['star']} star, {kinds['colourless']} colourless, {kinds['first_star']} first "
+        f"star): {n - n_not} hidden, {n_not} not hidden.",
+    ]
+    if n_not:
+        lines.append("Not hidden: " + ", ".join(
+            f"#{i} {state.chips[i].colour or state.chips[i].kind} ({geo.margin_mm[i]:+.1f} mm)"
+            for i in np.flatnonzero(~geo.hidden)) + ".")
+    lines.append(f"Reading 1 (as measured): {n_not} not hidden -> {verdict.upper()} "
+                 f"(success iff at most {MAX_NOT_HIDDEN} are not hidden).")
+    if contest.contested:
+        how = "hidden (or not chips)" if contest.other == "success" else "not hidden"
+        lines.append(f"Reading 2 (chip(s) {_chip_list(contest.flip)} taken as {how}): {contest.other_not_hidden} "
+                     f"not hidden -> {contest.other.upper()}. The verdict is CONTESTED: check those chips by eye.")
+    if verdict == "success":
+        lines.append(f"Success: {challenger} takes {BOARDS_PER_SUCCESS} boards and up to {CHIPS_PER_AWARD} own "
+                     "hidden chips; every not-hidden star chip goes to the player of its colour.")
+    else:
+        lines.append(f"Failure: every player except {challenger} takes up to {CHIPS_PER_AWARD} own chips from the "
+                     "mat; the boards go back.")
+    lines.append("Awards: " + "; ".join(
+        f"{p} {a['boards']} boards + {a['chips']} chips = {a['boards'] + a['chips']}" for p, a in awards.items()) + ".")
+    return tuple(lines)
+
+
 # --------------------------------------------------------------------------------------------- judge
 
 
@@ -355,198 +514,60 @@ def adjudicate(
         Empty players, a colour listed twice, or a challenger not among the players.
     """
     seats = _validate_players(players, challenger)
-    flags: list[Flag] = list(state.flags)
-    explanation: list[str] = []
-
-    # ---- boards
-    polys: list[shapely.Geometry | None] = [_polygon(b.outline_mm) for b in state.boards]
-    for i, (b, poly) in enumerate(zip(state.boards, polys)):
-        if poly is None:
-            flags.append(Flag("bad_board_outline", f"board {b.id} (#{i}) has no usable outline; ignored",
-                              {"board": b.id, "index": i}))
-    challenge = [i for i, b in enumerate(state.boards) if b.role == "challenge" and polys[i] is not None]
-    others = [i for i, b in enumerate(state.boards) if b.role != "challenge" and polys[i] is not None]
-    challenge_ids = tuple(state.boards[i].id for i in challenge)
-    if len(challenge) != BOARDS_PER_SUCCESS:
-        flags.append(Flag("invalid_challenge",
-                          f"{len(challenge)} challenge boards found, a challenge uses exactly {BOARDS_PER_SUCCESS}",
-                          {"boards": list(challenge_ids)}))
-
-    usable = [i for i, p in enumerate(polys) if p is not None]
-    for a_pos, a in enumerate(usable):
-        for b in usable[a_pos + 1:]:
-            if a not in challenge and b not in challenge:
-                continue  # a pile of unused boards beside the mat breaks no rule
-            area = float(shapely.intersection(polys[a], polys[b]).area)
-            if area > options.stack_overlap_mm2:
-                ida, idb = state.boards[a].id, state.boards[b].id
-                flags.append(Flag("stacked_boards",
-                                  f"boards {ida} and {idb} overlap by {area:.1f} mm^2 (stacking is not allowed)",
-                                  {"boards": [ida, idb], "overlap_mm2": round(area, 2)}))
-
-    # ---- chips against the challenge boards (vectorised)
     n = len(state.chips)
-    xy_raw = np.array([c.xy_mm for c in state.chips], dtype=np.float64).reshape(n, 2)
-    bad_xy = ~np.all(np.isfinite(xy_raw), axis=1)
-    xy = np.where(bad_xy[:, None], 0.0, xy_raw)  # judged apart below; keeps NaN out of shapely
-    x, y = xy[:, 0], xy[:, 1]
-    points = shapely.points(xy) if n else np.empty(0, dtype=object)
-    if challenge:
-        union = shapely.union_all([polys[i] for i in challenge])
-        shapely.prepare(union)
-        covered = shapely.intersects_xy(union, x, y)  # boundary counts as covered (covers, on purpose)
-        dist = shapely.distance(shapely.boundary(union), points) if n else np.empty(0)
-        # nearest challenge board's edge -> whose pose sigma widens the band
-        per_board = np.stack([shapely.distance(shapely.boundary(polys[i]), points) for i in challenge]) \
-            if n else np.empty((len(challenge), 0))
-        nearest = np.argmin(per_board, axis=0) if n else np.empty(0, dtype=int)
-        board_sigma = np.array([state.boards[challenge[k]].pose_sigma_mm for k in nearest], dtype=np.float64)
-    else:
-        covered = np.zeros(n, dtype=bool)
-        dist = np.full(n, np.inf)
-        board_sigma = np.zeros(n)
-    signed = np.where(covered, dist, -dist)
-    radius = np.zeros(n)
-    if options.coverage == "whole_dot":
-        radius = np.array([options.dot_diameter_mm / 2 if c.kind == "star" else options.hole_diameter_mm / 2
-                           for c in state.chips], dtype=np.float64)
-    margin = signed - radius
-    margin[bad_xy | ~np.isfinite(margin)] = NO_BOARD_MARGIN_MM
-    hidden = (margin >= 0.0) & ~bad_xy
-    chip_sigma = np.array([c.centre_sigma_mm for c in state.chips], dtype=np.float64)
-    band = np.full(n, float(options.margin_mm))
-    if options.use_chip_sigma:
-        band = np.maximum(band, options.sigma_factor * np.hypot(chip_sigma, board_sigma))
-    borderline = (np.abs(margin) <= band) | bad_xy  # a chip with no usable position could be either
-    if np.any(bad_xy):
-        bad = [int(i) for i in np.flatnonzero(bad_xy)]
+    polys = [_polygon(b.outline_mm) for b in state.boards]
+    challenge = [i for i, b in enumerate(state.boards) if b.role == "challenge" and polys[i] is not None]
+    challenge_ids = tuple(state.boards[i].id for i in challenge)
+    flags = list(state.flags) + _board_flags(state, polys, challenge, options)
+
+    xy_mm = np.array([c.xy_mm for c in state.chips], dtype=np.float64).reshape(n, 2)
+    geo = _chip_geometry(state, xy_mm, polys, challenge, options)
+    if np.any(geo.bad_xy):
+        bad = [int(i) for i in np.flatnonzero(geo.bad_xy)]
         flags.append(Flag("bad_chip_position", f"chip(s) {_chip_list(bad)} have no finite position: "
                           "counted as not hidden and borderline", {"chips": bad}))
-    confidence = np.array([c.confidence for c in state.chips], dtype=np.float64)
-    uncertain = confidence < options.min_confidence
+    uncertain = np.array([c.confidence < options.min_confidence for c in state.chips], dtype=bool)
     if np.any(uncertain):
         unc = [int(i) for i in np.flatnonzero(uncertain)]
         flags.append(Flag("uncertain_chip", f"chip(s) {_chip_list(unc)} detected with confidence below "
                           f"{options.min_confidence:g}: they may not be chips", {"chips": unc}))
-
-    # the first challenge board whose outline covers each centre (vectorised per board)
-    board_of: list[str | None] = [None] * n
-    for k in reversed(challenge):
-        for i in np.flatnonzero(shapely.intersects_xy(polys[k], x, y) & ~bad_xy) if n else ():
-            board_of[i] = state.boards[k].id
-    chips: list[ChipJudgement] = []
-    for i, c in enumerate(state.chips):
-        board = board_of[i]
-        chips.append(ChipJudgement(i, c.kind, c.colour, (float(xy_raw[i, 0]), float(xy_raw[i, 1])), bool(hidden[i]),
-                                   float(margin[i]), bool(borderline[i]), board))
-
-    # ---- other boards covering a centre point
-    for k in others:
-        under = np.flatnonzero(shapely.intersects_xy(polys[k], x, y) & ~bad_xy) if n else np.empty(0, dtype=int)
+    for k, b in enumerate(state.boards):
+        if b.role == "challenge" or polys[k] is None or not n:
+            continue
+        under = np.flatnonzero(shapely.intersects_xy(polys[k], xy_mm[:, 0], xy_mm[:, 1]) & ~geo.bad_xy)
         if len(under):
-            bid = state.boards[k].id
             flags.append(Flag("other_board_covers",
-                              f"board {bid} is not a challenge board but covers chip(s) {_chip_list(under)}",
-                              {"board": bid, "chips": [int(i) for i in under]}))
-
-    # ---- colours
+                              f"board {b.id} is not a challenge board but covers chip(s) {_chip_list(under)}",
+                              {"board": b.id, "chips": [int(i) for i in under]}))
     odd = [i for i, c in enumerate(state.chips) if c.kind == "star" and c.colour not in seats]
     if odd:
         colours = sorted({str(state.chips[i].colour) for i in odd})
-        flags.append(Flag("unknown_colour",
-                          f"star chip(s) {_chip_list(odd)} of colour(s) {', '.join(colours)} not in play: "
-                          "they count for the verdict but score for nobody",
-                          {"chips": odd, "colours": colours}))
+        flags.append(Flag("unknown_colour", f"star chip(s) {_chip_list(odd)} of colour(s) {', '.join(colours)} not in "
+                          "play: they count for the verdict but score for nobody", {"chips": odd, "colours": colours}))
 
-    # ---- verdict and contest
-    n_hidden = int(np.count_nonzero(hidden))
-    n_not = n - n_hidden
+    n_not = int(np.count_nonzero(~geo.hidden))
     verdict = _verdict(n_not)
-    bl = np.flatnonzero(borderline)
-    bl_hidden = [int(i) for i in bl if hidden[i]]
-    # not-hidden chips that could drop out of the count: borderline ones first, then phantoms
-    could_drop = sorted((int(i) for i in bl if not hidden[i]), key=lambda i: abs(margin[i])) + \
-        [int(i) for i in np.flatnonzero(uncertain & ~hidden & ~borderline)]
-    lo, hi = n_not - len(could_drop), n_not + len(bl_hidden)
-    contested = _verdict(lo) != _verdict(hi)
-    other = None
-    if contested:
-        other = "failure" if verdict == "success" else "success"
-        # the smallest flip that reaches the other verdict
-        if other == "failure":
-            need = MAX_NOT_HIDDEN + 1 - n_not
-            flip = sorted(bl_hidden, key=lambda i: abs(margin[i]))[:need]
-            other_n = n_not + len(flip)
-        else:
-            need = n_not - MAX_NOT_HIDDEN
-            flip = could_drop[:need]
-            other_n = n_not - len(flip)
-        doubtful = sorted(set(int(i) for i in bl) | set(could_drop))
-        flags.append(Flag("contested",
-                          f"verdict contested: borderline/uncertain chip(s) {_chip_list(doubtful)} could give {other}",
-                          {"chips": doubtful, "other_reading": other,
-                           "margins_mm": [round(float(margin[i]), 2) for i in doubtful]}))
-    elif len(bl):
-        flags.append(Flag("borderline",
-                          f"chip(s) {_chip_list(bl)} lie within the measurement margin of an edge; "
-                          "the verdict holds either way (awards may differ)",
-                          {"chips": [int(i) for i in bl]}))
+    contest = _contest(geo, uncertain)
+    if contest.contested:
+        flags.append(Flag("contested", f"verdict contested: borderline/uncertain chip(s) "
+                          f"{_chip_list(contest.doubtful)} could give {contest.other}",
+                          {"chips": list(contest.doubtful), "other_reading": contest.other,
+                           "margins_mm": [round(float(geo.margin_mm[i]), 2) for i in contest.doubtful]}))
+    elif np.any(geo.borderline):
+        bl = [int(i) for i in np.flatnonzero(geo.borderline)]
+        flags.append(Flag("borderline", f"chip(s) {_chip_list(bl)} lie within the measurement margin of an edge; "
+                          "the verdict holds either way (awards may differ)", {"chips": bl}))
 
-    # ---- awards
-    awards = {p: {"boards": 0, "chips": 0} for p in seats}
-    on_mat = {p: [i for i, c in enumerate(state.chips) if c.kind == "star" and c.colour == p] for p in seats}
-    if verdict == "success":
-        for p in seats:
-            awards[p]["chips"] += sum(1 for i in on_mat[p] if not hidden[i])
-        awards[challenger]["boards"] += BOARDS_PER_SUCCESS
-        own_hidden = sum(1 for i in on_mat[challenger] if hidden[i])
-        awards[challenger]["chips"] += min(CHIPS_PER_AWARD, own_hidden)
-    else:
-        for p in seats:
-            if p != challenger:
-                awards[p]["chips"] += min(CHIPS_PER_AWARD, len(on_mat[p]))
-    scores = {p: awards[p]["boards"] + awards[p]["chips"] for p in seats}
-
-    # ---- explanation
-    explanation.append(options.describe())
-    board_txt = " + ".join(challenge_ids) if challenge_ids else "none"
-    explanation.append(f"Challenger {challenger}; challenge boards: {board_txt}.")
-    kinds = {k: sum(1 for c in state.chips if c.kind == k) for k in ("star", "colourless", "first_star")}
-    explanation.append(
-        f"{n} centre points ({kinds['star']} star, {kinds['colourless']} colourless, "
-        f"{kinds['first_star']} first star): {n_hidden} hidden, {n_not} not hidden."
-    )
-    not_hidden_idx = [i for i in range(n) if not hidden[i]]
-    if not_hidden_idx:
-        explanation.append("Not hidden: " + ", ".join(
-            f"#{i} {state.chips[i].colour or state.chips[i].kind} ({margin[i]:+.1f} mm)"
-            if math.isfinite(margin[i]) else f"#{i} {state.chips[i].colour or state.chips[i].kind}"
-            for i in not_hidden_idx) + ".")
-    rule = f"success iff at most {MAX_NOT_HIDDEN} are not hidden"
-    explanation.append(f"Reading 1 (as measured): {n_not} not hidden -> {verdict.upper()} ({rule}).")
-    if contested:
-        how = "hidden (or not chips)" if other == "success" else "not hidden"
-        explanation.append(
-            f"Reading 2 (borderline chip(s) {_chip_list(flip)} taken as {how}): {other_n} not hidden -> "
-            f"{other.upper()}. The verdict is CONTESTED: check those chips by eye."
-        )
-    if verdict == "success":
-        explanation.append(
-            f"Success: {challenger} takes {BOARDS_PER_SUCCESS} boards and up to {CHIPS_PER_AWARD} own hidden "
-            "chips; every not-hidden star chip goes to the player of its colour."
-        )
-    else:
-        explanation.append(
-            f"Failure: every player except {challenger} takes up to {CHIPS_PER_AWARD} own chips from the mat; "
-            "the boards go back."
-        )
-    explanation.append("Awards: " + "; ".join(
-        f"{p} {awards[p]['boards']} boards + {awards[p]['chips']} chips = {scores[p]}" for p in seats) + ".")
-
+    awards = _awards(state, seats, challenger, verdict, geo.hidden)
+    chips = tuple(ChipJudgement(i, c.kind, c.colour, (float(xy_mm[i, 0]), float(xy_mm[i, 1])), bool(geo.hidden[i]),
+                                float(geo.margin_mm[i]), bool(geo.borderline[i]), geo.board[i])
+                  for i, c in enumerate(state.chips))
     boards_out = tuple(BoardOutline(b.id, np.asarray(b.outline_mm, dtype=np.float64).reshape(-1, 2), b.role)
                        for b in state.boards)
     return CarrotainAdjudication(
-        verdict=verdict, contested=contested, other_reading=other, hidden=n_hidden, not_hidden=n_not,
-        awards=awards, scores=scores, chips=tuple(chips), boards=boards_out, flags=tuple(flags),
-        explanation=tuple(explanation), challenger=challenger, challenge_boards=challenge_ids,
+        verdict=verdict, contested=contest.contested, other_reading=contest.other, hidden=n - n_not,
+        not_hidden=n_not, awards=awards, scores={p: a["boards"] + a["chips"] for p, a in awards.items()},
+        chips=chips, boards=boards_out, flags=tuple(flags),
+        explanation=_explain(state, seats, challenger, options, challenge_ids, geo, contest, awards),
+        challenger=challenger, challenge_boards=challenge_ids,
     )

@@ -4,6 +4,20 @@ Call :func:`score_game` with the players (clockwise from above; a player's right
 previous one in the list), one :class:`~scoring.cmyk_state.MosaicState` per player in the same order,
 the public cards in reveal order and the users' answers. Every decision where the rulebook is silent is
 a field of :class:`CmykOptions` and is listed in the result's ``decisions`` and explanation.
+
+Readings of the rulebook (``seeds/004``) where ``RULES.md`` is terse:
+
+- ``use_many`` gives flat points per player, not per tile: 「1番多い人が5点、2番目に多い人が3点 …
+  それぞれ5点(2位はなし)」 -- the most tiles scores 5, tied firsts each 5 and nobody second, the second
+  most scores 3 (tied seconds each 3). Tiles counted include K tiles (「配置したタイル数」).
+- ``neighbour_colour`` doubled by ``do_more`` doubles only the neighbour card's points; it and
+  ``want_this_colour`` use the personal-card rule (cap 6 before doubling) and are doubled by ``omakase``.
+- ``like_this_tile`` never counts a K tile (「該当タイルは全体で4枚」: the four normal ones).
+- Card resolution (do_more / never_mind / let_me_think / this_and_that): ``scoring.cmyk_cards``.
+
+Besides the points, the result says how sure it is: illegal contacts (with the likely misread edge),
+impossible or duplicated tile readings, and ``total_range`` / ``score_range`` / ``ranking_uncertain`` for
+totals and places that doubtful readings could change.
 """
 
 from __future__ import annotations
@@ -13,14 +27,21 @@ from dataclasses import dataclass, fields
 
 from geometry.mosaic import IllegalContact, MosaicGeometry, analyse_shape, illegal_contacts
 from scoring.cmyk_cards import (
-    CARD_IDS,
     SCORING_CARDS,
     CardAnswers,
     CardResolution,
     PersonalCard,
     resolve_cards,
 )
-from scoring.cmyk_checks import mosaic_flags, tile_set_flags
+from scoring.cmyk_checks import flagged_cells, mosaic_flags, tile_set_flags
+from scoring.cmyk_options import (
+    CmykContext,
+    CmykOptions,
+    CmykPlayer,
+    parse_cmyk_context,
+    parse_cmyk_options,
+    parse_context,
+)
 from scoring.cmyk_state import MosaicState, TileReading
 from scoring.flags import Flag
 from scoring.ranking import RankEntry, Ranking, rank_players
@@ -29,72 +50,6 @@ __all__ = [
     "CardAnswers", "CmykContext", "CmykOptions", "CmykPlayer", "CmykResult", "PersonalCard", "PlayerScore",
     "adjudicate_mosaics", "parse_cmyk_context", "parse_cmyk_options", "parse_context", "score_game",
 ]
-
-
-@dataclass(frozen=True)
-class CmykPlayer:
-    """A player and their personal card."""
-
-    name: str
-    personal_card: PersonalCard
-
-
-@dataclass(frozen=True)
-class CmykOptions:
-    """Point values and the named decisions (defaults as in ``RULES.md``).
-
-    Attributes
-    ----------
-    horizontal : {"H", "P", "N"}
-        Lattice edge direction counted as horizontal (rows, runs, mirrors). The vision side already
-        makes ``H`` the direction nearest the photo's horizontal; override when the players disagree.
-    k_marks_wild_for_cards : bool
-        False: a K tile's wild marks match no personal card (K tiles carry no marks). True: a K edge of
-        the card's colour counts for personal / want_this_colour / neighbour_colour cards. The other
-        reading's total is always reported in ``total_alternatives``. K tiles never count for
-        ``like_this_tile`` (the rulebook: "4 such tiles exist", the 4 normal ones).
-    omakase_doubled : {"x4", "x3"}
-        ``omakase`` doubled by ``do_more``: "x4" doubles its factor (personal x2 -> x4), "x3" doubles the
-        points it adds (personal x2 -> x3).
-    min_confidence : float
-        Tiles or edges read with less confidence are flagged ``low_confidence``.
-    """
-
-    horizontal: str = "H"
-    k_marks_wild_for_cards: bool = False
-    omakase_doubled: str = "x4"
-    hexagon_points: int = 5
-    not_only_hexagons_points: int = 3
-    k_tile_points: int = -3
-    personal_card_cap: int = 6
-    space_points: int = 4
-    like_this_tile_points: int = 3
-    wide_tiles_per_point: int = 2
-    mirror_lr_points: int = 6
-    mirror_ud_points: int = 7
-    use_many_first_points: int = 5
-    use_many_second_points: int = 3
-    min_confidence: float = 0.6
-
-    def __post_init__(self) -> None:
-        if self.horizontal not in ("H", "P", "N"):
-            raise ValueError(f"options.horizontal must be H, P or N, not {self.horizontal!r}")
-        if self.omakase_doubled not in ("x4", "x3"):
-            raise ValueError(f"options.omakase_doubled must be 'x4' or 'x3', not {self.omakase_doubled!r}")
-
-    def decisions(self) -> dict[str, str]:
-        """The named readings applied, for the result's ``decisions`` and explanation."""
-        return {
-            "horizontal": f"lattice rows along the {self.horizontal} edges (rows nearest the photo's horizontal)",
-            "k_tile_marks": ("K edges match personal cards of their colour (wild)" if self.k_marks_wild_for_cards
-                             else "K matches no personal card / like_this_tile (alternative listed)"),
-            "use_many": "flat points per player: most tiles 5 (ties: each 5, no second), second most 3 each",
-            "omakase_doubled": ("do_more on omakase: personal points x4" if self.omakase_doubled == "x4"
-                                else "do_more on omakase: personal points x3"),
-            "do_more": "do_more on do_more: x4; on never_mind or a cancelled card: no effect",
-            "never_mind": "never_mind on never_mind cancels that cancellation",
-            "mirrors": "the lattice's own vertical / horizontal mirror lines, every position tried",
-        }
 
 
 @dataclass(frozen=True)
@@ -109,6 +64,10 @@ class PlayerScore:
         Counted public cards other than do_more / never_mind.
     total_alternatives : tuple of int
         Totals under every reading of ``k_marks_wild_for_cards`` (sorted, distinct).
+    total_range : (int, int)
+        Lowest and highest total if the doubtful readings (tile or edge confidence below
+        ``min_confidence``, or cells the detector flagged) counted for no mark-based card / for every
+        one and a doubtful K tile were a normal one (equal to ``total`` when nothing is doubtful).
     """
 
     name: str
@@ -122,15 +81,24 @@ class PlayerScore:
     cards_counted: tuple[tuple[str, int], ...]
     total_alternatives: tuple[int, ...]
     explanation: tuple[str, ...]
+    total_range: tuple[int, int] = (0, 0)
+
+    def breakdown_json(self) -> dict[str, int]:
+        """Item -> points (a card listed twice adds up under its one name)."""
+        out: dict[str, int] = {}
+        for item, pts in self.breakdown:
+            out[item] = out.get(item, 0) + pts
+        return out
 
     def to_json(self) -> dict:
         return {
             "tiles": self.tiles, "hexagons": self.hexagons, "k_tiles": self.k_tiles,
             "illegal_contacts": len(self.illegal),
             "illegal_contact_cells": [c.to_json() for c in self.illegal],
-            "breakdown": dict(self.breakdown), "total": self.total, "geometry": self.geometry.to_json(),
+            "breakdown": self.breakdown_json(), "total": self.total, "geometry": self.geometry.to_json(),
             "cards_counted": [list(c) for c in self.cards_counted],
             "total_alternatives": list(self.total_alternatives),
+            "total_range": list(self.total_range),
         }
 
 
@@ -167,10 +135,18 @@ def _is_k(tile: TileReading) -> bool:
     return tile.kind.lower() == "k"
 
 
-def _card_tiles(tiles: Sequence[TileReading], card: PersonalCard, k_wild: bool) -> list[tuple[int, int]]:
-    """Cells of tiles having an edge of the card's colour with the card's mark."""
+def _card_tiles(tiles: Sequence[TileReading], card: PersonalCard, k_wild: bool,
+                doubt: tuple[frozenset, str] = (frozenset(), "")) -> list[tuple[int, int]]:
+    """Cells of tiles having an edge of the card's colour with the card's mark.
+
+    ``doubt`` = (doubtful cells, mode): mode "low" counts no doubtful tile, "high" counts every one.
+    """
     out = []
     for t in tiles:
+        if t.cell in doubt[0] and doubt[1]:
+            if doubt[1] == "high":
+                out.append(t.cell)
+            continue
         if _is_k(t) and not k_wild:
             continue
         if any(e.colour == card.colour and (e.level == card.level or (e.level is None and _is_k(t)))
@@ -179,9 +155,14 @@ def _card_tiles(tiles: Sequence[TileReading], card: PersonalCard, k_wild: bool) 
     return out
 
 
-def _same_mark_tiles(tiles: Sequence[TileReading]) -> list[tuple[int, int]]:
+def _same_mark_tiles(tiles: Sequence[TileReading], doubt: tuple[frozenset, str] = (frozenset(), "")
+                     ) -> list[tuple[int, int]]:
     out = []
     for t in tiles:
+        if t.cell in doubt[0] and doubt[1]:
+            if doubt[1] == "high":
+                out.append(t.cell)
+            continue
         levels = [e.level for e in t.edges.values()]
         if not _is_k(t) and len(levels) == 3 and None not in levels and len(set(levels)) == 1:
             out.append(t.cell)
@@ -206,12 +187,15 @@ def _use_many_points(counts: dict[str, int], name: str, o: CmykOptions) -> tuple
 
 
 def _score_player(k: int, players: Sequence[CmykPlayer], mosaic: MosaicState, res: CardResolution,
-                  counts: dict[str, int], o: CmykOptions, k_wild: bool) -> PlayerScore:
+                  counts: dict[str, int], o: CmykOptions, k_wild: bool,
+                  doubt: tuple[frozenset, str] = (frozenset(), "")) -> PlayerScore:
+    """Score one mosaic; ``doubt`` (cells, "low"/"high") bounds what doubtful mark readings could give."""
     player = players[k]
     tiles = mosaic.tiles
     cells = [t.cell for t in tiles]
-    geo = analyse_shape(cells, o.horizontal)
+    geo = analyse_shape(cells, dict(o.horizontal_by_player).get(player.name, o.horizontal))
     n_k = sum(_is_k(t) for t in tiles)
+    n_k_pen = n_k - (sum(_is_k(t) and t.cell in doubt[0] for t in tiles) if doubt[1] == "high" else 0)
     illegal = illegal_contacts({t.cell: {d: (e.colour, e.level) for d, e in t.edges.items()} for t in tiles})
     lines: list[str] = []
     bd: list[tuple[str, int]] = []
@@ -230,7 +214,7 @@ def _score_player(k: int, players: Sequence[CmykPlayer], mosaic: MosaicState, re
     fx = f" x{factor} (omakase)" if factor != 1 else ""
 
     def card_points(card: PersonalCard) -> tuple[int, str]:
-        hits = _card_tiles(tiles, card, k_wild)
+        hits = _card_tiles(tiles, card, k_wild, doubt)
         base = min(len(hits), o.personal_card_cap)
         cap = f", capped at {o.personal_card_cap}" if len(hits) > o.personal_card_cap else ""
         return base * factor, f"{card.label()}: {len(hits)} tiles {_cells(hits)}{cap}{fx}"
@@ -256,7 +240,7 @@ def _score_player(k: int, players: Sequence[CmykPlayer], mosaic: MosaicState, re
             p = len(geo.holes) * o.space_points * m
             why = f"{len(geo.holes)} enclosed single holes {_cells(list(geo.holes))} x {o.space_points}"
         elif c.card == "like_this_tile":
-            same = _same_mark_tiles(tiles)
+            same = _same_mark_tiles(tiles, doubt)
             p = len(same) * o.like_this_tile_points * m
             why = f"{len(same)} tiles with three equal marks {_cells(same)} x {o.like_this_tile_points}"
         elif c.card == "make_it_wide":
@@ -290,11 +274,11 @@ def _score_player(k: int, players: Sequence[CmykPlayer], mosaic: MosaicState, re
         bd.append((c.card, p))
         lines.append(f"{who}: {c.card} {why}{mx} = {p}")
 
-    bd.append(("k_tiles", n_k * o.k_tile_points))
-    lines.append(f"{who}: K tiles {n_k} x {o.k_tile_points} = {bd[-1][1]}")
+    bd.append(("k_tiles", n_k_pen * o.k_tile_points))
+    lines.append(f"{who}: K tiles {n_k_pen} x {o.k_tile_points} = {bd[-1][1]}")
     total = sum(p for _, p in bd)
     return PlayerScore(who, len(tiles), len(geo.hexagons), n_k, illegal, tuple(bd), total, geo,
-                       tuple(counted), (total,), tuple(lines))
+                       tuple(counted), (total,), tuple(lines), (total, total))
 
 
 def score_game(players: Sequence[CmykPlayer], mosaics: Sequence[MosaicState], public_cards: Sequence[str],
@@ -332,19 +316,41 @@ def score_game(players: Sequence[CmykPlayer], mosaics: Sequence[MosaicState], pu
     counts = {p.name: len(m.tiles) for p, m in zip(players, mosaics)}
     flags: list[Flag] = list(res.flags)
     scores = []
+    ranges: dict[str, tuple[int, int]] = {}
     for k, mosaic in enumerate(mosaics):
+        name = players[k].name
         s = _score_player(k, players, mosaic, res, counts, options, options.k_marks_wild_for_cards)
         alt = _score_player(k, players, mosaic, res, counts, options, not options.k_marks_wild_for_cards)
-        scores.append(PlayerScore(**{f.name: getattr(s, f.name) for f in fields(s)
-                                     if f.name != "total_alternatives"},
-                                  total_alternatives=tuple(sorted({s.total, alt.total}))))
-        flags.extend(mosaic_flags(players[k].name, mosaic, s.illegal, options.min_confidence))
+        flags.extend(mosaic_flags(name, mosaic, s.illegal, options.min_confidence))
+        doubtful = frozenset(t.cell for t in mosaic.tiles if t.confidence < options.min_confidence
+                             or any(e.confidence < options.min_confidence for e in t.edges.values()))
+        if options.doubt_flagged_cells:
+            doubtful |= flagged_cells(mosaic) & {t.cell for t in mosaic.tiles}
+        lo = hi = s.total
+        if doubtful:  # doubtful mark readings counting for nothing / for everything they could
+            lo, hi = (_score_player(k, players, mosaic, res, counts, options, options.k_marks_wild_for_cards,
+                                    (doubtful, mode)).total for mode in ("low", "high"))
+            lo, hi = min(lo, s.total), max(hi, s.total)
+        ranges[name] = (lo, hi)
+        if lo != hi:
+            flags.append(Flag("score_range", f"{name}: {s.total} as read, {lo}..{hi} depending on "
+                              f"{len(doubtful)} doubtful tile reading(s) (mark-based cards, K tiles)",
+                              {"player": name, "range": [lo, hi], "cells": [list(c) for c in sorted(doubtful)]}))
+        keep = {f.name: getattr(s, f.name) for f in fields(s) if f.name not in ("total_alternatives", "total_range")}
+        scores.append(PlayerScore(**keep, total_alternatives=tuple(sorted({s.total, alt.total})),
+                                  total_range=(lo, hi)))
         if alt.total != s.total:
-            flags.append(Flag("k_tile_reading", f"{players[k].name}: the K tile's wild marks change the total "
+            flags.append(Flag("k_tile_reading", f"{name}: the K tile's wild marks change the total "
                               f"({s.total} as decided, {alt.total} if they matched personal cards)",
-                              {"player": players[k].name, "totals": [s.total, alt.total]}))
+                              {"player": name, "totals": [s.total, alt.total]}))
     flags.extend(tile_set_flags([p.name for p in players], mosaics))
     ranking = rank_players([RankEntry(p.name, p.total, p.hexagons, p.k_tiles, p.tiles) for p in scores])
+    for above, below in zip(ranking.order, ranking.order[1:]):
+        if ranges[below][1] >= ranges[above][0] and ranges[above] != ranges[below]:
+            flags.append(Flag("ranking_uncertain", f"{above} ahead of {below} depends on doubtful mark readings "
+                              f"({above} {ranges[above][0]}..{ranges[above][1]}, "
+                              f"{below} {ranges[below][0]}..{ranges[below][1]})",
+                              {"players": [above, below], "ranges": [list(ranges[above]), list(ranges[below])]}))
     for group in ranking.ties():
         flags.append(Flag("tie", f"{', '.join(group)} are tied on points, hexagons, K tiles and tiles: "
                           "they share the place", {"players": list(group)}))
@@ -358,108 +364,15 @@ def score_game(players: Sequence[CmykPlayer], mosaics: Sequence[MosaicState], pu
     for s in scores:
         expl.extend(s.explanation)
         expl.append(f"{s.name}: total {s.total}")
+    by_name = {p.name: p for p in scores}
+    expl.append("ranking: " + ", ".join(f"{ranking.places[n]}. {n} {by_name[n].total}" for n in ranking.order))
     for n in ranking.order[1:]:
-        expl.append(f"ranking: {n} placed {ranking.places[n]} (decided by {ranking.decided_by[n]})")
+        if ranking.decided_by[n] != "points":
+            expl.append(f"ranking: {n} placed {ranking.places[n]}, decided by "
+                        + {"hexagons": "fewer hexagons", "k_tiles": "more K tiles", "tiles": "more tiles",
+                           "tie": "nothing: a full tie, the place is shared"}[ranking.decided_by[n]])
     expl.extend(f"decision {k}: {v}" for k, v in decisions.items())
     return CmykResult(tuple(scores), ranking, res, tuple(flags), tuple(expl), decisions)
-
-
-def _personal_card(obj: object, where: str) -> PersonalCard:
-    if not isinstance(obj, dict) or "colour" not in obj or "level" not in obj:
-        raise ValueError(f"{where}: expected {{\"colour\": ..., \"level\": 0..5}}")
-    lv = obj["level"]
-    if isinstance(lv, bool) or not isinstance(lv, int):
-        raise ValueError(f"{where}.level: expected an integer 0..5, got {lv!r}")
-    try:
-        return PersonalCard(str(obj["colour"]), lv)
-    except ValueError as e:
-        raise ValueError(f"{where}: {e}") from None
-
-
-def parse_cmyk_context(obj: dict) -> tuple[tuple[CmykPlayer, ...], tuple[str, ...], CardAnswers]:
-    """Read the CLI context ``{"players": [...], "public_cards": [...], "answers": {...}}``.
-
-    Returns
-    -------
-    (players, public_cards, answers)
-
-    Raises
-    ------
-    ValueError
-        Naming the bad field.
-    """
-    if not isinstance(obj, dict):
-        raise ValueError("context: expected a JSON object")
-    raw = obj.get("players")
-    if not isinstance(raw, list) or not raw:
-        raise ValueError("players: expected a non-empty list of {\"name\", \"personal_card\"}")
-    players = []
-    for k, p in enumerate(raw):
-        if not isinstance(p, dict) or not isinstance(p.get("name"), str) or not p["name"].strip():
-            raise ValueError(f"players[{k}].name: expected a non-empty string")
-        players.append(CmykPlayer(p["name"], _personal_card(p.get("personal_card"), f"players[{k}].personal_card")))
-    names = [p.name for p in players]
-    if len(set(names)) != len(names):
-        raise ValueError(f"players: names must be distinct, got {names}")
-    cards = obj.get("public_cards", [])
-    if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
-        raise ValueError("public_cards: expected a list of card ids")
-    for k, c in enumerate(cards):
-        if c not in CARD_IDS:
-            raise ValueError(f"public_cards[{k}]: unknown card {c!r} (known: {', '.join(CARD_IDS)})")
-    ans = obj.get("answers", {}) or {}
-    if not isinstance(ans, dict):
-        raise ValueError("answers: expected an object")
-    think = ans.get("let_me_think", [])
-    if not isinstance(think, list) or any(c not in CARD_IDS for c in think):
-        raise ValueError("answers.let_me_think: expected a list of card ids")
-    want = ans.get("want_this_colour", [])
-    if not isinstance(want, list):
-        raise ValueError("answers.want_this_colour: expected a list of personal cards")
-    extra = ans.get("extra_cards", [])
-    if not isinstance(extra, list) or any(not isinstance(e, list) or len(e) != 2 or any(c not in CARD_IDS for c in e)
-                                          for e in extra):
-        raise ValueError("answers.extra_cards: expected a list of [card, card] pairs")
-    answers = CardAnswers(
-        let_me_think=tuple(think),
-        want_this_colour=tuple(_personal_card(w, f"answers.want_this_colour[{k}]") for k, w in enumerate(want)),
-        extra_cards=tuple((e[0], e[1]) for e in extra),
-    )
-    return tuple(players), tuple(cards), answers
-
-
-def parse_cmyk_options(obj: dict) -> CmykOptions:
-    """Read optional ``"options": {...}`` of a context into :class:`CmykOptions` (ValueError on bad fields)."""
-    raw = obj.get("options", {}) if isinstance(obj, dict) else {}
-    if not isinstance(raw, dict):
-        raise ValueError("options: expected an object")
-    known = {f.name: f.type for f in fields(CmykOptions)}
-    for key in raw:
-        if key not in known:
-            raise ValueError(f"options.{key}: unknown option (known: {', '.join(known)})")
-    return CmykOptions(**raw)
-
-
-@dataclass(frozen=True)
-class CmykContext:
-    """Everything a CLI/page context says about a CMYK! game (see :func:`parse_context`)."""
-
-    players: tuple[CmykPlayer, ...]
-    public_cards: tuple[str, ...]
-    answers: CardAnswers = CardAnswers()
-    options: CmykOptions = CmykOptions()
-
-
-def parse_context(obj: dict) -> CmykContext:
-    """The whole context object (players, public_cards, optional answers and options) -> CmykContext.
-
-    Raises
-    ------
-    ValueError
-        Naming the bad field (the CLI turns it into exit 2).
-    """
-    players, cards, answers = parse_cmyk_context(obj)
-    return CmykContext(players, cards, answers, parse_cmyk_options(obj))
 
 
 def adjudicate_mosaics(mosaics: Sequence[MosaicState], ctx: CmykContext) -> dict:

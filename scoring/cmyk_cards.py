@@ -172,6 +172,10 @@ def _expand(public_cards: Sequence[str], answers: CardAnswers) -> tuple[list[lis
             n_think += 1
         if card == "this_and_that":
             extra = answers.extra_cards[n_that] if n_that < len(answers.extra_cards) else None
+            if extra is None and len(public_cards) - p - 1 < 2:
+                flags.append(Flag("needs_answer", "this_and_that: the two cards it revealed should follow it in "
+                                  "public_cards (or be given in answers.extra_cards)",
+                                  {"card": "this_and_that", "index": n_that}))
             n_that += 1
             entries.append([card, revealed, "out_of_game", "out of the game, target of no effect"
                             + (f"; revealed {extra[0]} and {extra[1]}" if extra else
@@ -249,13 +253,21 @@ def resolve_cards(public_cards: Sequence[str], answers: CardAnswers = CardAnswer
     n_want = 0
     for k, (card, revealed, status, note) in enumerate(entries):
         answer = None
-        if card == "want_this_colour" and status == "counted":
+        if card == "want_this_colour":  # answers are matched by occurrence, whatever became of the card
             if n_want < len(answers.want_this_colour):
                 answer = answers.want_this_colour[n_want]
-            else:
+            elif status == "counted":
                 status, note = "unanswered", "no unused personal card entered: worth nothing"
                 flags.append(Flag("needs_answer", "want_this_colour: which personal card did it put out? "
                                   "Scored as worth nothing.", {"card": "want_this_colour", "index": n_want}))
             n_want += 1
         cards.append(ResolvedCard(card, revealed, k, status, mult_by_entry.get(k, 1), answer, note))
+    seen: dict[str, int] = {}
+    for c in cards:
+        seen[c.card] = seen.get(c.card, 0) + 1
+    repeated = sorted(c for c, n in seen.items() if n > 1)
+    if repeated:
+        flags.append(Flag("duplicate_card", f"public card(s) {', '.join(repeated)} listed more than once, but each "
+                          "exists once: check the reveal order (this_and_that extras listed twice?)",
+                          {"cards": repeated}))
     return CardResolution(tuple(cards), tuple(flags))

@@ -29,7 +29,7 @@ def _is_k(t: TileReading) -> bool:
 
 def mosaic_flags(player: str, mosaic: MosaicState, illegal: Sequence[IllegalContact],
                  min_confidence: float) -> list[Flag]:
-    """Flags about one player's mosaic: the detector's own, duplicates, illegal contacts, doubtful readings.
+    """Flags about one player's mosaic: duplicates, illegal contacts, doubtful readings, impossible tiles.
 
     Parameters
     ----------
@@ -40,7 +40,7 @@ def mosaic_flags(player: str, mosaic: MosaicState, illegal: Sequence[IllegalCont
     min_confidence : float
         Tiles or edges read with less are flagged ``low_confidence``.
     """
-    out = [Flag(f.code, f"{player}: {f.message}", {**f.data, "player": player}) for f in mosaic.flags]
+    out = []  # the detector's own flags (mosaic.flags) are reported by the caller (judge/cmyk.py), not repeated
     if not mosaic.tiles:
         out.append(Flag("no_tiles", f"{player}: no tiles found in the mosaic", {"player": player}))
     seen: dict[tuple[int, int], int] = {}
@@ -51,7 +51,13 @@ def mosaic_flags(player: str, mosaic: MosaicState, illegal: Sequence[IllegalCont
         out.append(Flag("duplicate_cell", f"{player}: two tiles read in the same cell {dup}",
                         {"player": player, "cells": [list(c) for c in dup]}))
     if illegal:
-        pairs = [c.to_json() for c in illegal]
+        by_cell = {t.cell: t for t in mosaic.tiles}
+        pairs = []
+        for c in illegal:
+            reads = [{"cell": list(x), **by_cell[x].edges[c.direction].to_json()} for x in c.cells]
+            pairs.append({**c.to_json(), "readings": reads,
+                          "likely_misread": min(reads, key=lambda r: r["confidence"])["cell"]
+                          if reads[0]["confidence"] != reads[1]["confidence"] else None})
         out.append(Flag("illegal_contact", f"{player}: {len(illegal)} touching edge pair(s) do not match: "
                         + "; ".join(f"{c.cells[0]}-{c.cells[1]} {c.reason}" for c in illegal[:6]),
                         {"player": player, "contacts": pairs}))
@@ -96,3 +102,13 @@ def tile_set_flags(players: Sequence[str], mosaics: Sequence[MosaicState]) -> li
     if n_k > K_TILES_IN_SET:
         out.append(Flag("too_many_k", f"{n_k} K tiles read but the set has {K_TILES_IN_SET}", {"k_tiles": n_k}))
     return out
+
+
+def flagged_cells(mosaic: MosaicState) -> frozenset[tuple[int, int]]:
+    """Cells the detector named in its own flags (``data["cells"]``): readings it doubts."""
+    out = set()
+    for f in mosaic.flags:
+        for c in f.data.get("cells", []) or []:
+            if isinstance(c, (list, tuple)) and len(c) == 2:
+                out.add((int(c[0]), int(c[1])))
+    return frozenset(out)

@@ -76,9 +76,18 @@ class SeriesStanding:
 
 
 def outcome_of(result: object) -> GameOutcome:
-    """A GameOutcome from a ``CmykResult`` (or anything with ``scores`` and ``ranking.places``)."""
+    """A GameOutcome from a ``CmykResult``, its ``to_json()`` dict (as a ledger stores it), or a GameOutcome.
+
+    A dict without ``places`` takes them from ``ranking`` (no shared places then).
+    """
     if isinstance(result, GameOutcome):
         return result
+    if isinstance(result, dict):
+        scores = {str(n): int(v) for n, v in result["scores"].items()}
+        places = result.get("places") or {n: k + 1 for k, n in enumerate(result.get("ranking", []))}
+        if set(places) != set(scores):
+            raise ValueError("a game result needs a place for every scored player (places or ranking)")
+        return GameOutcome(scores, {str(n): int(p) for n, p in places.items()})
     return GameOutcome(dict(result.scores), dict(result.ranking.places))
 
 

@@ -91,12 +91,19 @@ class KaleidoState:
         boards' own size gave the scale) or ``"given"`` (typed in).
     flags : tuple[Flag, ...]
         What the detector was unsure of.
+    h_px_from_mm : tuple of 3 tuples of 3 floats, or None
+        Markerless frame only: the homography from this state's table mm to the photo's px
+        (for overlays).
+    frame_sigma_mm : float
+        Estimated 1-sigma error of positions in this frame, mm (0 when unknown).
     """
 
     boards: tuple[BoardReading, ...]
     edge_mm: float = 60.0
     frame: str = "given"
     flags: tuple[Flag, ...] = field(default_factory=tuple)
+    h_px_from_mm: tuple[tuple[float, ...], ...] | None = None
+    frame_sigma_mm: float = 0.0
 
     def to_json(self) -> dict:
         return {
@@ -105,6 +112,8 @@ class KaleidoState:
             "frame": self.frame,
             "boards": [b.to_json() for b in self.boards],
             "flags": [f.to_json() for f in self.flags],
+            "h_px_from_mm": None if self.h_px_from_mm is None else [list(r) for r in self.h_px_from_mm],
+            "frame_sigma_mm": round(float(self.frame_sigma_mm), 2),
         }
 
     @classmethod
@@ -117,6 +126,9 @@ class KaleidoState:
             edge_mm=float(obj.get("edge_mm", 60.0)),
             frame=str(obj.get("frame", "given")),
             flags=tuple(Flag.from_json(f) for f in obj.get("flags", [])),
+            h_px_from_mm=None if obj.get("h_px_from_mm") is None
+            else tuple(tuple(float(v) for v in row) for row in obj["h_px_from_mm"]),
+            frame_sigma_mm=float(obj.get("frame_sigma_mm", 0.0)),
         )
 
 

@@ -247,8 +247,10 @@ def distortion_maps(K: np.ndarray, dist: np.ndarray, image_size: tuple[int, int]
     pts_d = (np.column_stack([GX.ravel(), GY.ravel()]) - cxy) / fxy
     pts_u = (undistort_normalised(pts_d, dist) * fxy + cxy).reshape(ny, nx, 2).astype(np.float32)
     fine = cv2.resize(pts_u, (nx * step, ny * step), interpolation=cv2.INTER_LINEAR)[step:step + h, step:step + w]
-    lo = np.floor(fine.reshape(-1, 2).min(axis=0)) - pad_px
-    hi = np.ceil(fine.reshape(-1, 2).max(axis=0)) + pad_px
+    # A radial map is monotonic along rays: its extremes over the photo lie on the photo's border.
+    rim = np.concatenate([fine[0], fine[-1], fine[:, 0], fine[:, -1]])
+    lo = np.floor(rim.min(axis=0)) - pad_px
+    hi = np.ceil(rim.max(axis=0)) + pad_px
     K_c = K.copy()
     K_c[0, 2] -= lo[0]
     K_c[1, 2] -= lo[1]

@@ -112,9 +112,17 @@ def board_print_local(board_id: str, components: dict | None = None) -> tuple[np
         p = rng.uniform([x0, y0], [x1, y1])
         if poly.contains(Point(p)) and all(np.hypot(*(p - q)) > 22.0 for q in dots):
             dots.append(p)
+    # chain the dots nearest-neighbour first (few crossings, like a drawn constellation), one branch
+    pts = np.array(dots)
+    order = [0]
+    while len(order) < n:
+        rest = [i for i in range(n) if i not in order]
+        order.append(min(rest, key=lambda i: np.hypot(*(pts[i] - pts[order[-1]]))))
+    pts = pts[order]
     lines = [(i, i + 1) for i in range(n - 1)]
-    lines.append((int(rng.integers(0, n - 2)), n - 1))
-    return np.array(dots), lines
+    if n > 4:
+        lines.append((int(rng.integers(0, n - 3)), n - 1))
+    return pts, lines
 
 
 def sample_scene(rng: np.random.Generator, config: SceneConfig = SceneConfig(), components: dict | None = None) -> dict:

@@ -30,18 +30,19 @@ class SampleConfig:
     hfov_deg: tuple[float, float] = (55.0, 78.0)
     roll_deg: float = 4.0
     look_at_jitter_mm: float = 40.0
-    k1_normal: tuple[float, float] = (-0.06, 0.02)
+    k1_normal: tuple[float, float] = (-0.04, 0.02)
     k1_hard: tuple[float, float] = (-0.26, -0.18)
     k2_hard: tuple[float, float] = (0.02, 0.06)
-    table_margin_mm: tuple[float, float] = (120.0, 500.0)
+    table_margin_mm: tuple[float, float] = (250.0, 1500.0)
     table_kind_weights: tuple[float, ...] = (0.3, 0.2, 0.2, 0.1, 0.1, 0.1)
     light_elevation_deg: tuple[float, float] = (35.0, 80.0)
-    light_distance_mm: tuple[float, float] = (700.0, 1800.0)
+    light_distance_mm: tuple[float, float] = (500.0, 1600.0)
     light_size_mm: tuple[float, float] = (40.0, 500.0)
     light_temp_k: tuple[float, float] = (2900.0, 6800.0)
     wb_error_k: float = 500.0
     cast_wb_offset_k: tuple[float, float] = (1800.0, 3200.0)
     exposure: tuple[float, float] = (0.85, 1.12)
+    ae_target: tuple[float, float] = (0.25, 0.5)
     exposure_dim: tuple[float, float] = (0.42, 0.62)
     ambient: tuple[float, float] = (0.2, 0.55)
     uneven_amplitude: tuple[float, float] = (0.0, 0.15)
@@ -60,7 +61,7 @@ class SampleConfig:
     marker_rot_max_deg: float = 1.0
     marker_quiet_zone_mm: float = 8.0
     marker_margin_px: float = 12.0
-    hand_z_mm: tuple[float, float] = (40.0, 180.0)
+    hand_z_mm: tuple[float, float] = (15.0, 150.0)
     hand_clear_px: float = 6.0
     max_attempts: int = 500
 
@@ -77,9 +78,11 @@ class PhotoConditions:
     ``light_temp_k``, the camera's ``white_balance_k`` and ``exposure``; ``ambient`` fraction,
     ``uneven_amplitude`` (smooth illumination blotches), ``vignette``. Sensor: ``read_noise``
     (DN), ``shot_noise`` (DN per DN), ``defocus_sigma_px``, ``motion_px`` / ``motion_angle_deg``,
-    ``jpeg_quality``. Markers: per-marker rotations ``marker_rot_deg`` (layout ids in sorted
-    order), ``paper_rgb``, ``ink_rgb``. ``hand`` is the occluder or None. ``hard_kinds`` lists
-    the hard troubles applied (subset of ``HARD_KINDS``).
+    ``jpeg_quality``; the camera's automatic exposure aims at a mean gamma-encoded level
+    ``ae_target`` and ``exposure`` scales what it chose (a dim, under-exposed photo: below 1).
+    Markers: per-marker rotations ``marker_rot_deg`` (layout ids in sorted order), ``paper_rgb``,
+    ``ink_rgb``. ``hand`` is the occluder or None. ``hard_kinds`` lists the hard troubles applied
+    (subset of ``HARD_KINDS``).
     """
 
     image_size: tuple[int, int]
@@ -123,6 +126,7 @@ class PhotoConditions:
     paper_rgb: tuple[float, float, float] = (0.93, 0.93, 0.92)
     ink_rgb: tuple[float, float, float] = (0.06, 0.06, 0.07)
     hand: HandSpec | None = None
+    ae_target: float = 0.4
 
     @property
     def dist(self) -> np.ndarray:
@@ -393,4 +397,5 @@ def sample_conditions(
         paper_rgb=tuple(float(v) for v in np.clip(rng.uniform(0.88, 0.97) + rng.uniform(-0.015, 0.015, 3), 0, 1)),
         ink_rgb=tuple(float(v) for v in np.full(3, rng.uniform(0.03, 0.1)) + rng.uniform(0, 0.015, 3)),
         hand=hand,
+        ae_target=_u(rng, config.ae_target),
     )

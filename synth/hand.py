@@ -17,7 +17,7 @@ class HandConfig:
     """Shape of the hand in mm (scaled by ``HandSpec.scale``) and its texture settings."""
 
     palm_radii_mm: tuple[float, float] = (50.0, 42.0)
-    forearm_length_mm: float = 520.0
+    forearm_length_mm: float = 900.0
     forearm_width_mm: tuple[float, float] = (62.0, 84.0)
     finger_lengths_mm: tuple[float, float, float, float] = (62.0, 74.0, 70.0, 56.0)
     finger_offsets_mm: tuple[float, float, float, float] = (-27.0, -9.0, 9.0, 27.0)

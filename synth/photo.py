@@ -18,7 +18,8 @@ JPEG-compressed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -56,8 +57,13 @@ class RenderConfig:
         point) are first shrunk with area averaging (anti-aliasing and speed).
     table_mm_per_px : (lo, hi)
         Bounds on the generated table texture's resolution.
+    table_max_texels : float
+        The table texture is made coarser when the visible table would need more texels.
     marker_quiet_zone_mm, marker_z_mm, marker_texture_mm_per_px : float
-        The printed markers.
+        The printed markers (paper thickness ``marker_z_mm``).
+    marker_rest_max_z_mm : float
+        A marker lies on top of any flat sheet up to this high that reaches under it (a mat),
+        instead of being hidden by it.
     acrylic_thickness_mm, acrylic_index : float
         Refraction shift of what lies under acrylic: ``thickness * (1 - 1/index)`` apparent rise.
     acrylic_shadow : float
@@ -71,12 +77,16 @@ class RenderConfig:
         Blur of the sharpest shadow.
     z_eps_mm : float
         A shadow falls only on surfaces at least this much lower than its caster.
+    ae_range, ae_highlight_quantile, ae_highlight_max, ae_stride
+        Automatic exposure (see ``_auto_exposure``).
     """
 
     texels_per_px: float = 1.5
     table_mm_per_px: tuple[float, float] = (0.6, 1.6)
+    table_max_texels: float = 2.5e6
     marker_quiet_zone_mm: float = 8.0
     marker_z_mm: float = 0.1
+    marker_rest_max_z_mm: float = 1.5
     marker_texture_mm_per_px: float = 0.25
     acrylic_thickness_mm: float = 3.0
     acrylic_index: float = 1.49
@@ -87,6 +97,10 @@ class RenderConfig:
     edge_width_px: int = 2
     shadow_min_sigma_px: float = 0.8
     z_eps_mm: float = 0.3
+    ae_range: float = 2.5
+    ae_highlight_quantile: float = 0.995
+    ae_highlight_max: float = 0.9
+    ae_stride: int = 8
     light: LightConfig = LightConfig()
 
 
@@ -104,6 +118,10 @@ class SynthPhoto:
         Each printed black square's true corners (its small rotation included), ArUco order, mm.
     marker_corners_px : dict[int, ndarray (4, 2)]
         The same corners in the image, px.
+    jpeg_bytes : bytes
+        The JPEG file ``image_rgb`` was decoded from (``synth.truthio.write_photo`` saves it as is).
+    marker_z_mm : dict[int, float]
+        Height of each marker's paper (on the table: 0.1; on a mat: the mat's height + 0.1).
     """
 
     image_rgb: np.ndarray
@@ -112,6 +130,8 @@ class SynthPhoto:
     marker_layout: MarkerLayout
     marker_corners_mm: dict
     marker_corners_px: dict
+    jpeg_bytes: bytes = b""
+    marker_z_mm: dict = field(default_factory=dict)
 
     def project(self, xyz_mm: np.ndarray) -> np.ndarray:
         """Table points (x right, y down, z up, mm) to image pixels, lens distortion included.
@@ -134,6 +154,7 @@ class SynthPhoto:
             "marker_layout": self.marker_layout.to_json(),
             "marker_corners_mm": {str(k): v.tolist() for k, v in self.marker_corners_mm.items()},
             "marker_corners_px": {str(k): v.tolist() for k, v in self.marker_corners_px.items()},
+            "marker_z_mm": {str(k): float(v) for k, v in self.marker_z_mm.items()},
         }
 
 
@@ -154,8 +175,14 @@ def _layer_roi(H: np.ndarray, tex_shape: tuple[int, int], canvas_size: tuple[int
     return x0, y0, x1, y1
 
 
-def _texture_for(layer: Layer, cam: CameraTruth, K_c: np.ndarray, cfg: RenderConfig) -> tuple[np.ndarray, float]:
-    """The layer's premultiplied texture, shrunk when much finer than the image; (texture, mm_per_px)."""
+def _texture_for(layer: Layer, cam: CameraTruth, K_c: np.ndarray, cfg: RenderConfig):
+    """The layer's premultiplied texture, shrunk when much finer than the image.
+
+    Returns
+    -------
+    texture : ndarray, shape (h, w, 4), float32, premultiplied alpha
+    mm_per_px : (along x, along y)
+    """
     x0, y0, x1, y1 = layer.extent_mm
     pts = np.array([[x0, y0, layer.z_mm], [x1, y0, layer.z_mm], [x1, y1, layer.z_mm], [x0, y1, layer.z_mm],
                     [(x0 + x1) / 2, (y0 + y1) / 2, layer.z_mm]])
@@ -175,13 +202,18 @@ def _texture_for(layer: Layer, cam: CameraTruth, K_c: np.ndarray, cfg: RenderCon
         nw = max(2, int(round(w * mpp / target)))
         nh = max(2, int(round(h * mpp / target)))
         pm = cv2.resize(pm, (nw, nh), interpolation=cv2.INTER_AREA)
-        mpp = w * mpp / nw  # keep the extent exact along x; y differs by under a texel
-    return pm, mpp
+        return pm, (w * mpp / nw, h * mpp / nh)  # the extent stays exact on both axes
+    return pm, (mpp, mpp)
 
 
-def _plane_h(cam: CameraTruth, K_c: np.ndarray, origin_mm, mpp: float, z_mm: float) -> np.ndarray:
-    """Homography from texture pixel (col, row) to canvas px for a texture on the plane z."""
-    A = np.array([[mpp, 0.0, origin_mm[0] + 0.5 * mpp], [0.0, mpp, origin_mm[1] + 0.5 * mpp], [0.0, 0.0, 1.0]])
+def _plane_h(cam: CameraTruth, K_c: np.ndarray, origin_mm, mpp: tuple[float, float], z_mm: float) -> np.ndarray:
+    """Homography from texture pixel (col, row) to canvas px for a texture on the plane z.
+
+    ``mpp`` is the texel size (along x, along y) in mm; texel (c, r) is centred at
+    ``origin + ((c + 0.5) * mpp_x, (r + 0.5) * mpp_y)``.
+    """
+    mx, my = mpp
+    A = np.array([[mx, 0.0, origin_mm[0] + 0.5 * mx], [0.0, my, origin_mm[1] + 0.5 * my], [0.0, 0.0, 1.0]])
     return cam.homography_px_from_mm(z_mm, K_c) @ A
 
 
@@ -190,6 +222,33 @@ def _warp_into(tex: np.ndarray, H: np.ndarray, roi) -> np.ndarray:
     T = np.array([[1.0, 0.0, -x0], [0.0, 1.0, -y0], [0.0, 0.0, 1.0]])
     return cv2.warpPerspective(tex, T @ H, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+
+
+def marker_heights(layers, layout: MarkerLayout, cfg: RenderConfig) -> dict[int, float]:
+    """Height of each printed marker: on the table, or on top of a flat sheet (a mat, a printed
+    board under ``cfg.marker_rest_max_z_mm``) that reaches under it.
+
+    Returns
+    -------
+    dict[int, float]
+        Marker id -> z of the marker paper, mm.
+    """
+    out = {}
+    for i in layout.centres_mm:
+        cx, cy = layout.centres_mm[i]
+        h = layout.side_mm / 2 + cfg.marker_quiet_zone_mm
+        probe = np.array([[cx, cy], [cx - h, cy - h], [cx + h, cy - h], [cx + h, cy + h], [cx - h, cy + h]])
+        z = 0.0
+        for lay in layers:
+            if lay.z_mm > cfg.marker_rest_max_z_mm or lay.z_mm <= z or lay.material == "acrylic":
+                continue
+            rc = np.floor((probe - np.asarray(lay.origin_mm)) / lay.mm_per_px).astype(int)
+            hh, ww = lay.rgba.shape[:2]
+            ok = (rc[:, 0] >= 0) & (rc[:, 0] < ww) & (rc[:, 1] >= 0) & (rc[:, 1] < hh)
+            if np.any(lay.rgba[rc[ok, 1], rc[ok, 0], 3] > 0.5):
+                z = float(lay.z_mm)
+        out[i] = z + cfg.marker_z_mm
+    return out
 
 
 def _scene_layers(layers, cond: PhotoConditions, layout: MarkerLayout, cam: CameraTruth, K_c, canvas_size,
@@ -208,6 +267,7 @@ def _scene_layers(layers, cond: PhotoConditions, layout: MarkerLayout, cam: Came
         x1, y1 = min(x1, xy[:, 0].max() + 10), min(y1, xy[:, 1].max() + 10)
     centre = cam.to_camera(np.array([[cond.look_at_mm[0], cond.look_at_mm[1], 0.0]]))[0, 2]
     mpp = float(np.clip(centre / K_c[0, 0], *cfg.table_mm_per_px))
+    mpp = max(mpp, float(np.sqrt((x1 - x0) * (y1 - y0) / cfg.table_max_texels)))  # far views: coarser
     # Snap to a grid anchored at the full extent so the texture does not slide with the view.
     ex0, ey0 = cond.table_extent_mm[:2]
     x0 = ex0 + np.floor((x0 - ex0) / mpp) * mpp
@@ -218,15 +278,20 @@ def _scene_layers(layers, cond: PhotoConditions, layout: MarkerLayout, cam: Came
         rgba = cv2.merge([tex[..., 0], tex[..., 1], tex[..., 2], np.ones(tex.shape[:2], np.float32)])
         out.append(Layer(rgba=rgba, origin_mm=(float(x0), float(y0)), mm_per_px=mpp, z_mm=0.0,
                          material="table", casts_shadow=False, name="table"))
-    ids = sorted(layout.centres_mm)
-    for k, i in enumerate(ids):
-        rot = cond.marker_rot_deg[k % len(cond.marker_rot_deg)] if cond.marker_rot_deg else 0.0
-        out.append(marker_layer(layout, i, rot, cond.paper_rgb, cond.ink_rgb, cfg.marker_quiet_zone_mm,
-                                cfg.marker_texture_mm_per_px, cfg.marker_z_mm))
     for lay in layers:
         if lay.material not in MATERIALS:
             raise ValueError(f"layer {lay.name!r}: unknown material {lay.material!r}; expected one of {MATERIALS}")
-    out.extend(sorted(layers, key=lambda lay: lay.z_mm))
+    marker_z = marker_heights(layers, layout, cfg)
+    markers = []
+    for k, i in enumerate(sorted(layout.centres_mm)):
+        rot = cond.marker_rot_deg[k % len(cond.marker_rot_deg)] if cond.marker_rot_deg else 0.0
+        # Texture about as fine as the photo there (supersampled inside marker_layer).
+        depth = cam.to_camera(np.column_stack([layout.corners_mm(i), np.zeros(4)]))[:, 2].min()
+        mpp_m = max(cfg.marker_texture_mm_per_px, depth / K_c[0, 0] / cfg.texels_per_px)
+        markers.append(marker_layer(layout, i, rot, cond.paper_rgb, cond.ink_rgb, cfg.marker_quiet_zone_mm,
+                                    float(mpp_m), marker_z[i]))
+    # Stable: markers before game layers of the same height.
+    out.extend(sorted(markers + list(layers), key=lambda lay: lay.z_mm))
     if cond.hand is not None:
         out.append(cond.hand.layer(rng))
     return out
@@ -312,12 +377,18 @@ def render_photo(
 
     shadow = _shadows(casters, zbuf, cond, cam, K_c, (cw, ch), config)
     direct, spec, light_rgb = light_fields(cond, cam, K_c, (cw, ch), config.light)
-    lin = colour * colour  # sRGB -> linear (gamma 2 approximation)
-    illum = cond.ambient + (1.0 - cond.ambient) * direct * (1.0 - cond.shadow_strength * shadow)
-    lin = lin * illum[..., None]
-    lin += (cond.specular_strength * gloss * spec)[..., None]
-    lin += (cond.acrylic_edge_gain * edges * (0.3 + direct))[..., None]
-    lin *= light_rgb[None, None, :]
+    # Smooth fields are folded together before the lens: the vignette is computed on the canvas
+    # (radius from the principal point, the photo's half-diagonal = 1), near enough for a fall-off.
+    vig = 1.0 - cond.vignette * _radius2(maps.canvas_size, (float(K_c[0, 2]), float(K_c[1, 2])), cond.image_size)
+    illum = (cond.ambient + (1.0 - cond.ambient) * direct * (1.0 - cond.shadow_strength * shadow)) * vig
+    add = (cond.specular_strength * gloss * spec + cond.acrylic_edge_gain * edges * (0.3 + direct)) * vig
+    gain = light_rgb * white_balance_gains(cond.light_temp_k, cond.white_balance_k)
+    gain = gain * cond.exposure * _auto_exposure(colour, illum, add, gain, cond.ae_target, config)
+    chans = []
+    for c, col in enumerate(cv2.split(colour)):
+        lin_c = cv2.multiply(cv2.multiply(col, col), illum, scale=float(gain[c]))  # sRGB -> linear: gamma 2
+        chans.append(cv2.scaleAdd(add, float(gain[c]), lin_c))
+    lin = cv2.merge(chans)
 
     if maps.map_x is not None:
         lin = cv2.remap(lin, maps.map_x, maps.map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
@@ -325,18 +396,13 @@ def render_photo(
         lin = cv2.GaussianBlur(lin, (0, 0), cond.defocus_sigma_px)
     if cond.motion_px > 0.3:
         lin = cv2.filter2D(lin, -1, motion_kernel(cond.motion_px, cond.motion_angle_deg))
-    w, h = cond.image_size
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    r2 = ((xx - (w - 1) / 2) ** 2 + (yy - (h - 1) / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
-    gain = white_balance_gains(cond.light_temp_k, cond.white_balance_k) * cond.exposure
-    lin = lin * gain[None, None, :].astype(np.float32) * (1.0 - cond.vignette * r2)[..., None]
-    dn = np.sqrt(np.clip(lin, 0.0, 1.0)) * 255.0
-    sigma = np.sqrt(cond.read_noise**2 + cond.shot_noise * dn)
+    dn = cv2.sqrt(np.clip(lin, 0.0, 1.0, out=lin)) * np.float32(255.0)
+    sigma = cv2.sqrt(dn * np.float32(cond.shot_noise) + np.float32(cond.read_noise**2))
     noise = np.empty_like(dn)
     cv2.setRNGSeed(int(rng.integers(2**31)))  # OpenCV's generator, seeded from ours: fast and reproducible
     cv2.randn(noise, 0.0, 1.0)
     dn += sigma * noise
-    img8 = np.clip(dn, 0, 255).round().astype(np.uint8)
+    img8 = cv2.convertScaleAbs(np.maximum(dn, 0.0, out=dn))  # rounds, saturates at 255
     ok, buf = cv2.imencode(".jpg", cv2.cvtColor(img8, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY,
                                                                           int(cond.jpeg_quality)])
     if not ok:
@@ -344,14 +410,46 @@ def render_photo(
     image = cv2.cvtColor(cv2.imdecode(buf, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
 
     ids = sorted(layout.centres_mm)
+    marker_z = marker_heights(layers, layout, config)
     corners_mm, corners_px = {}, {}
     for k, i in enumerate(ids):
         rot = cond.marker_rot_deg[k % len(cond.marker_rot_deg)] if cond.marker_rot_deg else 0.0
         c = marker_corners_mm(layout, i, rot)
         corners_mm[i] = c
-        corners_px[i] = cam.project(np.column_stack([c, np.full(4, config.marker_z_mm)]))
+        corners_px[i] = cam.project(np.column_stack([c, np.full(4, marker_z[i])]))
     return SynthPhoto(image_rgb=image, camera=cam, conditions=cond, marker_layout=layout,
-                      marker_corners_mm=corners_mm, marker_corners_px=corners_px)
+                      marker_corners_mm=corners_mm, marker_corners_px=corners_px, jpeg_bytes=buf.tobytes(),
+                      marker_z_mm=marker_z)
+
+
+def _auto_exposure(colour: np.ndarray, illum: np.ndarray, add: np.ndarray, gain: np.ndarray, target: float,
+                   cfg: RenderConfig) -> float:
+    """The camera's automatic exposure: a gain bringing the mean gamma-encoded luminance to
+    ``target`` (limited to ``cfg.ae_range`` either way), but never pushing the brightest
+    ``cfg.ae_highlight_quantile`` of the scene past ``cfg.ae_highlight_max`` (paper stays unclipped).
+    Measured on every ``cfg.ae_stride``-th canvas pixel."""
+    st = cfg.ae_stride
+    col = colour[::st, ::st]
+    lum_w = np.array([0.2126, 0.7152, 0.0722]) * gain
+    lum = (col * col) @ lum_w.astype(np.float32) * illum[::st, ::st] + add[::st, ::st] * float(lum_w.sum())
+    lum = np.maximum(lum, 0.0)
+    mean_enc = max(float(np.mean(np.sqrt(lum))), 1e-4)
+    k = float(np.clip((target / mean_enc) ** 2, 1.0 / cfg.ae_range, cfg.ae_range))
+    hi = float(np.quantile(lum, cfg.ae_highlight_quantile))
+    if hi > 0:
+        k = min(k, cfg.ae_highlight_max / hi)
+    return k
+
+
+@lru_cache(maxsize=8)
+def _radius2(size: tuple[int, int], centre: tuple[float, float], photo_size: tuple[int, int]) -> np.ndarray:
+    """Squared distance of each pixel from ``centre`` over the photo's squared half-diagonal, (H, W) float32."""
+    w, h = size
+    x = (np.arange(w, dtype=np.float32) - centre[0]) ** 2
+    y = (np.arange(h, dtype=np.float32) - centre[1]) ** 2
+    r2 = (y[:, None] + x[None, :]) / np.float32((photo_size[0] / 2) ** 2 + (photo_size[1] / 2) ** 2)
+    r2.setflags(write=False)
+    return r2
 
 
 def _shadows(casters: dict, zbuf: np.ndarray, cond: PhotoConditions, cam: CameraTruth, K_c: np.ndarray,

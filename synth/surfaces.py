@@ -103,17 +103,26 @@ def table_texture(
         light = _rgb(rng, (0.55, 0.36, 0.20), (0.80, 0.62, 0.42))
         dark = light * rng.uniform(0.55, 0.8)
         period = rng.uniform(*config.wood_ring_period_mm)
-        warp = rng.uniform(*config.wood_warp_mm) * fbm((h, w), 80.0 / mm_per_px, rng, 3)
         along_x = rng.random() < 0.5
         a, b = (ys, xs) if along_x else (xs, ys)
+        shape_ab = (h, w)
         plank = rng.uniform(*config.wood_plank_width_mm)
-        rings = 0.5 + 0.5 * np.sin(2 * np.pi * (a + warp + 3.0 * np.sin(b / 37.0)) / period)
-        rings = rings**3
         plank_idx = np.floor((a + 1000.0) / plank)
+        # Rings: a sawtooth (early/late wood) of a coordinate warped by smooth noise, differently per
+        # plank; fibres: noise stretched along the grain.
+        warp = rng.uniform(*config.wood_warp_mm) * fbm(shape_ab, 90.0 / mm_per_px, rng, 3)
+        phase = np.sin(plank_idx * 78.233) * 437.0
+        ring = ((a + warp + phase + 6.0 * np.sin(b / (60.0 + 20.0 * np.cos(plank_idx)))) / period) % 1.0
+        rings = np.clip((ring - 0.55) / 0.45, 0.0, 1.0) ** 1.5
+        fine_cells = (max(2, int(h / (0.8 / mm_per_px))), max(2, int(w / (0.8 / mm_per_px))))
+        long_cells = (max(2, int(h / (30.0 / mm_per_px))), max(2, int(w / (30.0 / mm_per_px))))
+        # Grain along x: fibres vary quickly across it (rows), slowly along it (columns).
+        streak_cells = (fine_cells[0], long_cells[1]) if along_x else (long_cells[0], fine_cells[1])
+        fibres = cv2.resize(rng.standard_normal(streak_cells, dtype=np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
         seam = np.abs(((a + 1000.0) / plank) - np.round((a + 1000.0) / plank)) * plank < 0.6
         tone = 1.0 + 0.12 * np.sin(plank_idx * 12.9898) * np.ones_like(rings)
         img = _mix(np.broadcast_to(light, (h, w, 3)), np.broadcast_to(dark, (h, w, 3)), rings.astype(np.float32))
-        img = img * (tone * mott + fine)[..., None]
+        img = img * (tone * mott + fine + 0.05 * fibres)[..., None]
         img = np.where(np.broadcast_to(seam, (h, w))[..., None], img * 0.55, img)
     elif kind == "laminate":
         base = rng.choice([0.15, 0.45, 0.7]) + rng.uniform(-0.08, 0.08)

@@ -343,3 +343,12 @@ def test_random_layouts_against_independent_count(seed):
     else:
         want = {p: 0 if p == "blue" else min(2, len(own[p])) for p in players}
     assert {p: a["chips"] for p, a in adj.awards.items()} == want
+
+
+def test_degenerate_inputs_do_not_crash():
+    """No chips; an outline with no area (flagged, ignored)."""
+    adj = judge([])
+    assert adj.verdict == "success" and adj.hidden == adj.not_hidden == 0 and adj.to_json()["chips"] == []
+    flat = BoardReading("B", np.array([[0, 0], [100, 0], [200, 0]], float))
+    adj = judge(hidden_chips(["red"]), boards=(BOARDS[0], flat))
+    assert {"bad_board_outline", "invalid_challenge"} <= set(adj.flag_codes()) and adj.chips[0].hidden

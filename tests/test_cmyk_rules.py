@@ -26,6 +26,7 @@ from scoring.cmyk import (
 )
 from scoring.cmyk_cards import resolve_cards
 from scoring.cmyk_state import EdgeReading, MosaicState, TileReading
+from scoring.flags import Flag
 from scoring.ranking import RankEntry, rank_players
 
 DIR_COLOUR = {"P": "cyan", "N": "magenta", "H": "yellow"}
@@ -190,6 +191,29 @@ def test_misreadings_are_flagged():
     dup = MosaicState(M1.tiles + (tile(3, 0, 0, 3, 1, conf=0.3),))  # (0,3,1) again, read with low confidence
     codes = [f.code for f in score_game([AKI], [dup], []).flags]
     assert "duplicate_tile" in codes and "low_confidence" in codes
+    # (0,-1) read with doubt: it may or may not be the (1,1,1) like_this_tile counts, may or may not carry cyan 0
+    shaky = MosaicState(M1.tiles[:6] + (TileReading((0, -1), "normal", M1.tiles[6].edges, 0.2),))
+    r = score_game([AKI, BEN], [shaky, M1], ["like_this_tile"])
+    f = [x for x in r.flags if x.code == "score_range"][0]
+    assert f.data["range"] == [8, 12] and f.data["cells"] == [[0, -1]]
+    assert r.to_json()["players"]["Aki"]["total_range"] == [8, 12] and r.scores == {"Aki": 11, "Ben": 10}
+    (f,) = [x for x in r.flags if x.code == "ranking_uncertain"]  # Ben: 10 for sure
+    assert f.data["players"] == ["Aki", "Ben"]
+    shaky_k = MosaicState(M1.tiles + (TileReading((0, 2), "k", k_tile(0, 2).edges, 0.3),))
+    # as read 5 + 2 - 3 = 4; at best the doubtful K is a normal tile (+3) carrying magenta 3 (+1)
+    assert score_game([BEN], [shaky_k], []).to_json()["players"]["Ben"]["total_range"] == [4, 8]
+    flagged = MosaicState(M1.tiles, (Flag("tile_doubtful", "tile at [0, -1] read as C1 M1 Y1", {"cells": [[0, -1]]}),))
+    r = score_game([AKI], [flagged], ["like_this_tile"])
+    assert r.to_json()["players"]["Aki"]["total_range"] == [8, 12]
+    assert "tile_doubtful" not in [f.code for f in r.flags]  # the detector's flags are the caller's to report
+    off = CmykOptions(doubt_flagged_cells=False)
+    assert score_game([AKI], [flagged], ["like_this_tile"], options=off).to_json()["players"]["Aki"]["total_range"] == [
+        11, 11]
+    sure = score_game([AKI, BEN], [M1, M1], ["like_this_tile"])
+    assert not [x for x in sure.flags if x.code in ("score_range", "ranking_uncertain")]
+    misread = MosaicState(M1.tiles[:4] + (tile(0, 0, 0, 2, 1, conf=0.4),) + M1.tiles[5:])
+    (f,) = [x for x in score_game([AKI], [misread], []).flags if x.code == "illegal_contact"]
+    assert f.data["contacts"][0]["likely_misread"] == [0, 0]
     imp = MosaicState((tile(0, 0, 4, 4, 0),))
     assert [f.code for f in score_game([AKI], [imp], []).flags] == ["impossible_tile"]
     ks = MosaicState((k_tile(0, 0), k_tile(1, 0), k_tile(2, 0)))
@@ -214,6 +238,7 @@ def test_ranking_in_a_game():
     # equal points and hexagons: fewer tiles wins
     eq = score_game([CmykPlayer("Aki", PersonalCard("magenta", 3)), BEN], [M1, ben_m], [])
     assert eq.scores == {"Aki": 7, "Ben": 7} and eq.ranking.order == ("Ben", "Aki")
+    assert "ranking: Aki placed 2, decided by more tiles" in eq.explanation
     tie = score_game([BEN, CmykPlayer("Cy", PersonalCard("magenta", 3))], [ben_m, ben_m], [])
     assert tie.ranking.places == {"Ben": 1, "Cy": 1} and "tie" in [f.code for f in tie.flags]
 
@@ -226,6 +251,13 @@ def test_resolution_report():
         ("this_and_that", "out_of_game", 1), ("do_more", "applied", 1), ("want_height", "counted", 2)]
     with pytest.raises(ValueError, match=r"public_cards\[1\]"):
         resolve_cards(["omakase", "bogus"])
+    assert [f.code for f in resolve_cards(["omakase", "this_and_that", "do_more"]).flags] == ["needs_answer"]
+    extras = CardAnswers(extra_cards=(("do_more", "want_height"),))
+    res = resolve_cards(["this_and_that", "do_more", "want_height"], extras)
+    assert [f.code for f in res.flags] == ["duplicate_card"]
+    # answers are matched by occurrence: a cancelled want_this_colour still consumes its answer
+    res = resolve_cards(["want_this_colour", "never_mind"], CardAnswers(want_this_colour=(PersonalCard("cyan", 1),)))
+    assert res.flags == () and res.cards[0].status == "cancelled"
 
 
 def test_json_contract_and_explanation():
@@ -253,6 +285,17 @@ def test_parse_context():
         with pytest.raises(ValueError, match=field):
             parse_cmyk_context(bad)
     assert parse_cmyk_options({"options": {"horizontal": "P"}}).horizontal == "P"
+    o = parse_cmyk_options({"options": {"horizontal_by_player": {"Aki": "N"}}})
+    assert o.horizontal_by_player == (("Aki", "N"),)
+    r = score_game([AKI, BEN], [ROW8, ROW8], ["make_it_wide"], options=o).to_json()["players"]
+    assert (r["Aki"]["breakdown"]["make_it_wide"], r["Ben"]["breakdown"]["make_it_wide"]) == (1, 4)
+    with pytest.raises(ValueError, match="horizontal_by_player.Aki"):
+        parse_cmyk_options({"options": {"horizontal_by_player": {"Aki": "X"}}})
+    with pytest.raises(ValueError, match="options.min_confidence"):
+        parse_cmyk_options({"options": {"min_confidence": "high"}})
+    with pytest.raises(ValueError, match="options.k_marks_wild_for_cards"):
+        parse_cmyk_options({"options": {"k_marks_wild_for_cards": 1}})
+    assert parse_cmyk_options({"options": {"min_confidence": 1}}).min_confidence == 1.0
     with pytest.raises(ValueError, match="options.nope"):
         parse_cmyk_options({"options": {"nope": 1}})
     with pytest.raises(ValueError, match="mosaics"):

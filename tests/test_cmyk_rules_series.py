@@ -63,3 +63,6 @@ def test_series_from_real_results():
     r = score_game(players, [one, one], [])
     assert outcome_of(r) == GameOutcome({"A": 1, "B": 0}, {"A": 1, "B": 2})
     assert three_games([r, r, r]).points == {"A": 6, "B": 3}
+    assert outcome_of(r.to_json()) == outcome_of(r)  # as stored in a ledger
+    assert outcome_of({"scores": {"A": 3, "B": 5}, "ranking": ["B", "A"]}).places == {"B": 1, "A": 2}
+    assert cumulative([r.to_json()] * 2).points == {"A": 2, "B": 0}

@@ -105,6 +105,7 @@ def test_horizontal_override_turns_a_slanted_line_into_a_row():
     assert analyse_shape(slanted).longest_run < 5
     g = analyse_shape(slanted, horizontal="P")
     assert g.longest_run == 5 and g.rows == 1
+    assert set(g.longest_run_cells) == set(slanted)  # reported in the input's cells
     g = analyse_shape([rotate_cell(c, 2) for c in row], horizontal="N")
     assert g.longest_run == 5 and g.rows == 1
 

@@ -7,12 +7,22 @@ import os
 import streamlit as st
 
 
+@st.cache_resource
+def _ledger(path: str | None):
+    from ledger import Ledger
+
+    return Ledger(path)
+
+
 def open_ledger():
-    """The page's ledger (``TABLE_JUDGE_LEDGER`` or ``table_judge.sqlite``), or None with an error shown."""
-    from ledger import Ledger, LedgerError
+    """The page's ledger (``TABLE_JUDGE_LEDGER`` or ``table_judge.sqlite``), or None with an error shown.
+
+    One connection per server process (``st.cache_resource``); the ledger serialises its own calls.
+    """
+    from ledger import LedgerError
 
     try:
-        return Ledger(os.environ.get("TABLE_JUDGE_LEDGER"))
+        return _ledger(os.environ.get("TABLE_JUDGE_LEDGER"))
     except LedgerError as exc:
         st.error(f"Ledger unavailable: {exc}")
         return None
@@ -28,11 +38,11 @@ def show_history(game: str) -> None:
         j = r.to_json()
         res = j.get("result", {})
         rows.append({
-            "id": j.get("id"), "time": j.get("created_utc") or j.get("time"), "source": j.get("source"),
+            "id": j.get("id"), "time": j.get("created_utc"), "source": j.get("source"),
             "verdict/ranking": res.get("verdict") or ", ".join(res.get("ranking", [])) or res.get("complete_hexagons"),
             "scores": res.get("scores"), "corrected_from": j.get("corrected_from"),
         })
     if rows:
-        st.dataframe(rows, use_container_width=True)
+        st.dataframe(rows, width="stretch")
     else:
         st.info("No judgements recorded yet for this game.")

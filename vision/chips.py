@@ -35,7 +35,13 @@ class ChipConfig:
     min_peak_fraction : float
         A chip candidate needs a distance-transform peak of at least this fraction of the radius.
     nms_mm : float
-        Minimum distance between two chip candidates.
+        Minimum distance between two chips found (the best fit wins).
+    peak_window_mm : float
+        Distance-transform peaks are local maxima over this window (several per merged blob).
+    skip_near_fit_mm : float
+        Candidates this close to an already fitted centre are skipped.
+    fit_iters : int
+        Rim-fit iterations (rays re-cast from the new centre).
     n_rays : int
         Rays cast to find the rim.
     ray_range_mm : (float, float)
@@ -71,6 +77,9 @@ class ChipConfig:
     max_hole_fill_mm: float = 12.0
     min_peak_fraction: float = 0.55
     nms_mm: float = 18.0
+    peak_window_mm: float = 5.0
+    skip_near_fit_mm: float = 3.0
+    fit_iters: int = 4
     n_rays: int = 48
     ray_range_mm: tuple[float, float] = (6.0, 19.0)
     rim_tolerance_mm: float = 2.0
@@ -199,24 +208,27 @@ def detect_chips(
     n_lab, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     chip_area_px = np.pi * (config.diameter_mm / 2.0) ** 2 / s ** 2
     R = config.diameter_mm / 2.0
-    nms = max(int(round(config.nms_mm / s)) | 1, 3)
-    peaks = (dist >= config.min_peak_fraction * R) & (dist >= cv2.dilate(dist, np.ones((nms, nms), np.uint8)) - 1e-6)
+    win = max(int(round(config.peak_window_mm / s)) | 1, 3)
+    peaks = (dist >= config.min_peak_fraction * R) & (dist >= cv2.dilate(dist, np.ones((win, win), np.uint8)) - 1e-6)
     ys, xs = np.nonzero(peaks)
     order = np.argsort(-dist[ys, xs])
     cands: list[np.ndarray] = []
     for i in order:
         p = np.array([xs[i], ys[i]], dtype=np.float64)
-        if all(np.hypot(*(p - q)) * s >= config.nms_mm for q in cands):
+        if all(np.hypot(*(p - q)) * s >= config.peak_window_mm for q in cands):
             cands.append(p)
+    found: list[tuple[float, ChipDetection]] = []
+    fitted: list[np.ndarray] = []
 
     ang = np.linspace(0, 2 * np.pi, config.n_rays, endpoint=False)
     radii = np.arange(config.ray_range_mm[0], config.ray_range_mm[1], 0.25)
-    out: list[ChipDetection] = []
     smooth = cv2.GaussianBlur(level, (0, 0), 0.5 / s)
     for c in cands:
+        if any(np.hypot(*(c - q)) * s < config.skip_near_fit_mm for q in fitted):
+            continue
         centre = c.copy()
         ok = False
-        for _ in range(2):
+        for _it in range(config.fit_iters):
             rx = centre[0] + np.cos(ang)[:, None] * radii[None, :] / s
             ry = centre[1] + np.sin(ang)[:, None] * radii[None, :] / s
             prof = _bilinear(smooth, rx, ry)  # (n_rays, n_r)
@@ -299,11 +311,18 @@ def detect_chips(
             sigma = max(sigma, config.fallback_sigma_mm)
             confidence *= config.fallback_confidence
         xy = np.asarray(origin_mm) + centre * s
-        out.append(
+        if not fallback:
+            fitted.append(centre)
+        quality = -1.0 if fallback else n_good / config.n_rays - rms
+        found.append((quality,
             ChipDetection(
                 xy_mm=(float(xy[0]), float(xy[1])), radius_mm=float(rr * s), kind=kind, colour=colour,
                 colour_confidence=confidence, centre_sigma_mm=sigma, rim_residual_mm=rms,
                 face_level=float(face_rgb.mean()), face_rgb=face_rgb, centre_rgb=centre_rgb,
-            )
-        )
+            )))
+    # one chip per place: the best fit wins (real chips are a diameter apart)
+    out: list[ChipDetection] = []
+    for _, det in sorted(found, key=lambda f: -f[0]):
+        if all(np.hypot(det.xy_mm[0] - o.xy_mm[0], det.xy_mm[1] - o.xy_mm[1]) >= config.nms_mm for o in out):
+            out.append(det)
     return out

@@ -30,7 +30,7 @@ class LatticeFitConfig:
     strong_quantile : float
         Only pixels whose gradient magnitude is above this quantile vote for the orientation.
     orientation_bins : int
-        Bins of the orientation histogram over 60 degrees.
+        Bins of the orientation histogram per 60 degrees.
     orientation_smooth_deg : float
         Circular smoothing of that histogram, degrees.
     family_tol_deg : float
@@ -154,10 +154,13 @@ def gradients(image_norm: np.ndarray, config: LatticeFitConfig, mm_per_px: float
 def _circular_peak(hist: np.ndarray, sigma_bins: float) -> tuple[float, float]:
     """Sub-bin position of the highest peak of a circular histogram, and its share of the total."""
     n = len(hist)
-    k = np.arange(n)
-    d = np.minimum(k, n - k)
-    kernel = np.exp(-0.5 * (d / max(sigma_bins, 1e-6)) ** 2)
-    smooth = np.real(np.fft.ifft(np.fft.fft(hist) * np.fft.fft(kernel)))
+    if sigma_bins > 0:
+        k = np.arange(n)
+        d = np.minimum(k, n - k)
+        kernel = np.exp(-0.5 * (d / sigma_bins) ** 2)
+        smooth = np.real(np.fft.ifft(np.fft.fft(hist) * np.fft.fft(kernel)))
+    else:
+        smooth = np.asarray(hist, dtype=np.float64)
     i = int(np.argmax(smooth))
     left, mid, right = smooth[(i - 1) % n], smooth[i], smooth[(i + 1) % n]
     denom = left - 2 * mid + right
@@ -198,12 +201,20 @@ def fit_lattice(
     strong = mag > max(thr, 1e-6)
     ang = grad.angle[strong].astype(np.float64)
     w = mag[strong].astype(np.float64)
+    # a lattice has edges in all three directions: score each direction (mod 60) by the weakest
+    # of its three families, so that a checked or striped table (two or one directions) loses
     nb = config.orientation_bins
-    six = (6.0 * ang) % (2 * np.pi)
-    hist = np.bincount(np.floor(six / (2 * np.pi) * nb).astype(int) % nb, weights=w, minlength=nb)
-    sigma_bins = config.orientation_smooth_deg * 6.0 / 360.0 * nb
-    peak, peak_ratio = _circular_peak(hist, sigma_bins)
-    normal_deg = (peak / nb * 360.0) / 6.0  # gradient normal of the lines, modulo 60
+    nb180 = 3 * nb
+    hist = np.bincount(np.floor(ang / np.pi * nb180).astype(int) % nb180, weights=w, minlength=nb180)
+    sigma_bins = config.orientation_smooth_deg / 180.0 * nb180
+    k = np.arange(nb180)
+    dk = np.minimum(k, nb180 - k)
+    kernel = np.exp(-0.5 * (dk / max(sigma_bins, 1e-6)) ** 2)
+    smooth = np.real(np.fft.ifft(np.fft.fft(hist) * np.fft.fft(kernel)))
+    trio = np.minimum(np.minimum(smooth[:nb], smooth[nb:2 * nb]), smooth[2 * nb:])
+    peak, peak_ratio = _circular_peak(trio, 0.0)
+    peak_ratio = float(trio.max() / max(smooth.mean(), 1e-12))
+    normal_deg = peak / nb * 60.0  # gradient normal of the lines, modulo 60
     rotation = (normal_deg - 30.0) % 60.0  # line direction = normal - 90 = normal + 30 (mod 60)
 
     rows, cols = np.nonzero(strong)

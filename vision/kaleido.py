@@ -57,6 +57,10 @@ class KaleidoVisionConfig:
         Board edge = lattice edge, mm.
     mm_per_px : float
         Resolution of the top-down view.
+    top_z_mm : float
+        Height of the boards' and tiles' top faces: the plane the top-down view shows, mm.
+    map_step_mm : float
+        Grid step at which the photo <-> table mapping is evaluated for the top-down view.
     region_margin_mm : float
         How far beyond the calibration markers boards are looked for, mm.
     marker_mask_mm : float
@@ -65,6 +69,9 @@ class KaleidoVisionConfig:
         The top-down view's border (outside the photo) is shrunk by this much.
     min_orientation_peak : float
         Orientation histogram peak over its mean below which no lattice is seen.
+    window_quantile, window_margin_mm : float
+        The boards are searched within the quantiles of the lattice-aligned edges' positions,
+        widened by the margin (mm).
     search_mm, step_mm : float
         Local shift search of each board candidate (lens, gaps between boards).
     cell_ratio : float
@@ -75,6 +82,9 @@ class KaleidoVisionConfig:
         And its weakest side's edge is at least this (per mm, normalised colour).
     min_present_cells : int
         Holes (of 6) that must be present to accept a board.
+    min_coset_margin : int
+        Below this many holes between the best and the next board-centre coset the layout is
+        flagged as ambiguous.
     off_lattice_mm : float
         A board whose own best position is farther than this from its lattice vertex is flagged.
     lattice : LatticeFitConfig
@@ -86,16 +96,21 @@ class KaleidoVisionConfig:
 
     edge_mm: float = 60.0
     mm_per_px: float = 1.0
+    top_z_mm: float = 2.0
+    map_step_mm: float = 10.0
     region_margin_mm: float = 80.0
     marker_mask_mm: float = 40.0
     valid_erode_px: int = 3
     min_orientation_peak: float = 2.0
+    window_quantile: float = 0.01
+    window_margin_mm: float = 90.0
     search_mm: float = 6.0
     step_mm: float = 2.0
     cell_ratio: float = 3.0
     cell_floor: float = 0.01
     min_cell_edge: float = 0.03
     min_present_cells: int = 4
+    min_coset_margin: int = 4
     off_lattice_mm: float = 4.5
     lattice: LatticeFitConfig = LatticeFitConfig()
     cells: CellConfig = CellConfig()
@@ -141,6 +156,31 @@ def _search_region(cal, image_size: tuple[int, int], config: KaleidoVisionConfig
     return (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1]))
 
 
+def _rectify_maps(cal, s: float, region, z_mm: float, step_mm: float) -> tuple[np.ndarray, np.ndarray]:
+    """Remap tables (photo px per top-down px) for the plane ``z_mm``, from a coarse grid.
+
+    The mapping (homography, camera pose, lens) is smooth, so it is evaluated every ``step_mm``
+    and interpolated: exact to well under a pixel and far cheaper than mapping every pixel.
+    """
+    import cv2
+
+    x0, y0, x1, y1 = region
+    w = int(round((x1 - x0) / s))
+    h = int(round((y1 - y0) / s))
+    nx = max(2, int(np.ceil((x1 - x0) / step_mm)) + 1)
+    ny = max(2, int(np.ceil((y1 - y0) / step_mm)) + 1)
+    gx, gy = np.meshgrid(np.linspace(x0, x0 + (w - 1) * s, nx), np.linspace(y0, y0 + (h - 1) * s, ny))
+    grid = np.column_stack([gx.ravel(), gy.ravel()])
+    if z_mm != 0.0 and hasattr(cal, "mm_to_px_at_height"):
+        px = np.asarray(cal.mm_to_px_at_height(grid, z_mm), dtype=np.float64)
+    else:
+        px = np.asarray(cal.mm_to_px(grid), dtype=np.float64)
+    px = np.where(np.isfinite(px), px, -1e4)
+    mapx = cv2.resize(px[:, 0].reshape(ny, nx).astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    mapy = cv2.resize(px[:, 1].reshape(ny, nx).astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    return mapx, mapy
+
+
 def _normalise(cal, image_rgb: np.ndarray, top: np.ndarray, valid: np.ndarray) -> np.ndarray:
     """Top-down view -> float32 colours with marker black 0 and paper white 1 per channel."""
     colour = getattr(cal, "colour", None)
@@ -156,7 +196,12 @@ def _normalise(cal, image_rgb: np.ndarray, top: np.ndarray, valid: np.ndarray) -
 
 
 def detect_kaleido(
-    image_rgb: np.ndarray, cal, config: KaleidoVisionConfig = KaleidoVisionConfig(), timer: StageTimer | None = None
+    image_rgb: np.ndarray,
+    cal,
+    config: KaleidoVisionConfig = KaleidoVisionConfig(),
+    timer: StageTimer | None = None,
+    region_mm: tuple[float, float, float, float] | None = None,
+    mask_markers: bool = True,
 ) -> KaleidoDetection:
     """Find the boards and read their cells.
 
@@ -167,6 +212,10 @@ def detect_kaleido(
         Image px <-> table mm (markers, or the markerless lattice fallback).
     config : KaleidoVisionConfig
     timer : StageTimer, optional
+    region_mm : (x0, y0, x1, y1), optional
+        Table area to search; default: what the photo shows around the markers.
+    mask_markers : bool
+        Keep the calibration markers' squares out of the lattice fit.
 
     Returns
     -------
@@ -183,20 +232,26 @@ def detect_kaleido(
     s = config.mm_per_px
     with timer.stage("lattice"):
         h, w = image_rgb.shape[:2]
-        region = _search_region(cal, (w, h), config)
-        top = cal.rectify(image_rgb, s, region)
-        valid = cal.rectify(np.full((h, w), 255, np.uint8), s, region) > 128
+        region = region_mm if region_mm is not None else _search_region(cal, (w, h), config)
+        mapx, mapy = _rectify_maps(cal, s, region, config.top_z_mm, config.map_step_mm)
+        top = cv2.remap(image_rgb, mapx, mapy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        valid = cv2.remap(np.full((h, w), 255, np.uint8), mapx, mapy, cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_CONSTANT, borderValue=0) > 128
         valid = cv2.erode(valid.astype(np.uint8), np.ones((3, 3), np.uint8),
                           iterations=config.valid_erode_px).astype(bool)
         norm = _normalise(cal, image_rgb, top, valid)
         vote = valid.copy()
-        _mask_markers(vote, region, s, config)
+        if mask_markers:
+            _mask_markers(vote, region, s, config)
         grad = gradients(norm, config.lattice, s)
         if not vote.any():
             raise CannotJudge("the photo shows none of the table around the markers")
         lattice, peak = fit_lattice(grad, vote, (region[0], region[1]), s, config.edge_mm, config.lattice)
         if peak < config.min_orientation_peak:
             raise CannotJudge("no Kaleido board frames found: no lattice of straight edges in the photo")
+        r0, r1, c0, c1 = _lattice_window(grad, vote, lattice, s, config)
+        region = (region[0] + c0 * s, region[1] + r0 * s, region[0] + c1 * s, region[1] + r1 * s)
+        norm, valid, vote = norm[r0:r1, c0:c1], valid[r0:r1, c0:c1], vote[r0:r1, c0:c1]
         maps = side_maps(norm, (region[0], region[1]), s, lattice, config.lattice)
 
     with timer.stage("boards"):
@@ -214,17 +269,26 @@ def detect_kaleido(
         n_present = present.sum(axis=1)
         coset = (ab[:, 0] - ab[:, 1]) % 3
         accepted = n_present >= config.min_present_cells
-        cover = [int(n_present[(coset == c) & accepted].sum()) for c in range(3)]
-        best = int(np.argmax(cover))
+        # board centres are the coset whose hexagons are all-or-nothing: centred on a board corner a
+        # hexagon holds 2 or 4 holes of the boards meeting there (impurity = holes to add or remove)
+        impurity = np.minimum(n_present, 6 - n_present)
+        impure = [int(impurity[coset == c].sum()) for c in range(3)]
+        best = int(np.argmin(impure))
         chosen = np.nonzero((coset == best) & accepted)[0]
         if len(chosen) == 0:
             raise CannotJudge("no Kaleido boards found: no hexagon of six holes on the lattice")
         order = chosen[np.lexsort((V[chosen, 0], V[chosen, 1]))]
         flags: list[Flag] = []
-        others = sorted(c for c in range(3) if c != best)
-        if cover[best] > 0 and max(cover[c] for c in others) >= 0.8 * cover[best] and len(order) > 2:
+        runner_up = min(impure[c] for c in range(3) if c != best)
+        if runner_up - impure[best] < config.min_coset_margin:
             flags.append(Flag("board_layout_ambiguous", "board centres are hard to tell from board corners here: "
-                              "check the board outlines on the picture", {"cover": cover}))
+                              "check the board outlines on the picture", {"impurity": impure}))
+        near = _near_boards(V, chosen, config.edge_mm)
+        partial = (coset == best) & ~accepted & (n_present >= 1) & near
+        if partial.any():
+            flags.append(Flag("boards_partly_seen", f"{int(partial.sum())} place(s) next to the boards show some "
+                              "holes but not a whole board (covered, cut off or off the lattice): boards may be "
+                              "missing from this judgement", {"holes": int(n_present[partial].sum())}))
         if lattice.consistency_mm > 2.0:
             flags.append(Flag("lattice_inconsistent", f"the three edge directions miss a common lattice by "
                               f"{lattice.consistency_mm:.1f} mm", {"consistency_mm": round(lattice.consistency_mm, 2)}))
@@ -258,6 +322,36 @@ def detect_kaleido(
     state = KaleidoState(boards=tuple(boards), edge_mm=config.edge_mm, frame="markers", flags=tuple(flags))
     return KaleidoDetection(state=state, lattice=lattice, region_mm=region, board_shift_mm=shift[order],
                             cell_present=present[order])
+
+
+def _lattice_window(grad, vote: np.ndarray, lattice: Lattice, s: float, config: KaleidoVisionConfig):
+    """Rows and columns (r0, r1, c0, c1) of the top-down view around the edges along the lattice."""
+    mag = np.where(vote, grad.magnitude, 0.0)
+    vals = mag[vote]
+    if vals.size == 0:
+        return 0, vote.shape[0], 0, vote.shape[1]
+    strong = mag > max(float(np.quantile(vals, config.lattice.strong_quantile)), 1e-6)
+    ang = grad.angle
+    aligned = np.zeros_like(strong)
+    for m in range(3):
+        beta = np.deg2rad(lattice.rotation_deg + 90.0 + 60.0 * m)
+        aligned |= np.abs(((ang - beta) + np.pi / 2) % np.pi - np.pi / 2) < np.deg2rad(config.lattice.family_tol_deg)
+    rows, cols = np.nonzero(strong & aligned)
+    if len(rows) < 50:
+        return 0, vote.shape[0], 0, vote.shape[1]
+    q = config.window_quantile
+    pad = int(np.ceil(config.window_margin_mm / s))
+    r0, r1 = np.quantile(rows, [q, 1 - q]).astype(int)
+    c0, c1 = np.quantile(cols, [q, 1 - q]).astype(int)
+    return (max(0, r0 - pad), min(vote.shape[0], r1 + pad), max(0, c0 - pad), min(vote.shape[1], c1 + pad))
+
+
+def _near_boards(V: np.ndarray, chosen: np.ndarray, edge_mm: float) -> np.ndarray:
+    """Lattice vertices (N,) within one board step of an accepted board."""
+    if len(chosen) == 0:
+        return np.zeros(len(V), dtype=bool)
+    d = np.linalg.norm(V[:, None] - V[chosen][None], axis=2).min(axis=1)
+    return d <= edge_mm * np.sqrt(3.0) * 1.05
 
 
 def _mask_markers(vote: np.ndarray, region, s: float, config: KaleidoVisionConfig) -> None:

@@ -41,9 +41,15 @@ class CellConfig:
         Weight of the texture difference (MAD of L*) in the distances.
     tile_texture_max : float
         MAD of L* a tile may show (noise) before palette colours are penalised.
-    table_neighbours : int
-        The empty class's colour is the median of this many bare-table examples nearest to the
-        hole (robust to clutter, follows the light across the table).
+    table_neighbours, table_rank : int
+        Of the ``table_neighbours`` bare-table examples nearest to a hole, the ``table_rank``-th
+        closest in colour is the empty class's distance (follows the light across the table,
+        robust to clutter on a few examples).
+    neutral : str
+        The palette colour a light table can look like (white).
+    neutral_table_de, neutral_table_conf : float
+        Where the local table is within ``neutral_table_de`` of that colour, white/empty readings
+        get at most ``neutral_table_conf`` confidence.
     adapt_rate : float
         After a first pass each palette colour moves this fraction towards the cells read as it.
     adapt_max_de : float
@@ -60,7 +66,11 @@ class CellConfig:
     lightness_weight: float = 0.5
     texture_weight: float = 1.0
     tile_texture_max: float = 3.0
-    table_neighbours: int = 5
+    table_neighbours: int = 8
+    table_rank: int = 2
+    neutral: str = "white"
+    neutral_table_de: float = 10.0
+    neutral_table_conf: float = 0.45
     adapt_rate: float = 0.6
     adapt_max_de: float = 20.0
     adapt_min_conf: float = 0.4
@@ -155,20 +165,31 @@ def _palette_distance(lab: np.ndarray, tex: np.ndarray, refs: np.ndarray, config
     return d + config.texture_weight * np.maximum(tex - config.tile_texture_max, 0.0)[:, None]
 
 
-def _empty_distance(cells: CellFeatures, table: CellFeatures, config: CellConfig) -> np.ndarray:
-    """Distance of each hole to the bare table nearest to it (light varies across a table)."""
+def _empty_distance(cells: CellFeatures, table: CellFeatures, config: CellConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Distance of each hole to the bare table near it, and that table's local colour.
+
+    Light varies across a table, so only the ``table_neighbours`` examples nearest to the hole
+    count; clutter (a hand, a cup) may cover some of them, so the distance is the
+    ``table_rank``-th smallest among those.
+
+    Returns
+    -------
+    distance : ndarray, shape (T,)
+    local_lab : ndarray, shape (T, k, 3)
+        Colours of the nearby table examples.
+    """
     if len(table) == 0:
-        return np.full(len(cells.lab), np.inf)
+        return np.full(len(cells.lab), np.inf), np.full((len(cells.lab), 1, 3), np.nan)
     t_lab = table.lab[table.valid]
     t_tex = table.texture[table.valid]
     t_xy = table.xy_mm[table.valid]
     k = min(config.table_neighbours, len(t_lab))
     near = np.argsort(np.linalg.norm(cells.xy_mm[:, None] - t_xy[None], axis=2), axis=1)[:, :k]  # (T, k)
-    proto_lab = np.median(t_lab[near], axis=1)
-    proto_tex = np.median(t_tex[near], axis=1)
     w = np.array([config.lightness_weight, 1.0, 1.0])
-    d = np.linalg.norm((cells.lab - proto_lab) * w, axis=1)
-    return np.sqrt(d**2 + (config.texture_weight * (cells.texture - proto_tex)) ** 2)
+    d = np.linalg.norm((cells.lab[:, None, :] - t_lab[near]) * w, axis=2)
+    d = np.sqrt(d**2 + (config.texture_weight * (cells.texture[:, None] - t_tex[near])) ** 2)
+    r = min(config.table_rank, k) - 1
+    return np.partition(d, r, axis=1)[:, r], t_lab[near]
 
 
 def _decide(dist: np.ndarray, config: CellConfig) -> tuple[np.ndarray, np.ndarray]:
@@ -203,7 +224,7 @@ def classify_cells(
     """
     names = list(palette_rgb)
     refs = rgb_to_lab(np.array([palette_rgb[n] for n in names], dtype=np.float64) / 255.0)
-    d_empty = _empty_distance(cells, table, config)
+    d_empty, local_table = _empty_distance(cells, table, config)
     idx, conf = None, None
     for _ in range(2):
         dist = np.concatenate([_palette_distance(cells.lab, cells.texture, refs, config), d_empty[:, None]], axis=1)
@@ -219,4 +240,17 @@ def classify_cells(
                 new[k] = refs[k] + step
         refs = new
     out = [names[i] if i < len(names) else EMPTY for i in idx]
+    if config.neutral in names:
+        # a table that looks like the neutral (white) tile: colour cannot tell a white tile from an
+        # empty hole there, so such readings are never sure
+        w = np.array([config.lightness_weight, 1.0, 1.0])
+        k = names.index(config.neutral)
+        dw = np.linalg.norm((local_table - refs[k]) * w, axis=2)  # (T, k)
+        r = min(config.table_rank, dw.shape[1]) - 1
+        alike = np.partition(dw, r, axis=1)[:, r] < config.neutral_table_de
+        if len(table):
+            overall = np.median(table.lab[table.valid], axis=0)
+            alike |= np.linalg.norm((overall - refs[k]) * w) < config.neutral_table_de
+        torn = np.isin(idx, [k, len(names)]) & alike
+        conf = np.where(torn, np.minimum(conf, config.neutral_table_conf), conf)
     return out, conf

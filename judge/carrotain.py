@@ -1,0 +1,184 @@
+"""Carrotain glue: context, detection, rules, overlay and synthetic renders for the shared pipeline."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from components import load_components
+from judge.errors import BadInput, CannotJudge
+from judge.games import Frame, GameSpec
+from judge.timing import StageTimer
+from scoring.carrotain_state import CarrotainState
+
+OVERLAY_COLOURS = {"hidden": (40, 200, 70), "not_hidden": (230, 50, 50), "borderline": (245, 170, 20)}
+
+
+@dataclass(frozen=True)
+class CarrotainContext:
+    """Who plays and who challenges.
+
+    Attributes
+    ----------
+    players : tuple[str, ...]
+        Player colours in play.
+    challenger : str
+    options : dict
+        Rules options (``coverage``, ``margin_mm``) passed to ``scoring.carrotain``.
+    """
+
+    players: tuple[str, ...]
+    challenger: str
+    options: dict
+
+
+def parse_context(obj: dict | None) -> CarrotainContext:
+    """Validate ``{"players": [...], "challenger": ..., "options": {...}}``; raise ``BadInput``."""
+    if not isinstance(obj, dict):
+        raise BadInput("context: expected a JSON object with 'players' and 'challenger'")
+    colours = set(load_components()["carrotain"]["player_colours"])
+    players = obj.get("players")
+    if not isinstance(players, list) or not players:
+        raise BadInput("context: 'players' must be a non-empty list of colours")
+    for p in players:
+        if p not in colours:
+            raise BadInput(f"context: unknown player colour {p!r} in 'players' (known: {', '.join(sorted(colours))})")
+    if len(set(players)) != len(players):
+        raise BadInput("context: 'players' lists a colour twice")
+    ch = obj.get("challenger")
+    if ch is None:
+        raise BadInput("context: missing 'challenger'")
+    if ch not in players:
+        raise BadInput(f"context: 'challenger' {ch!r} is not one of the players")
+    opts = obj.get("options", {}) or {}
+    if not isinstance(opts, dict):
+        raise BadInput("context: 'options' must be an object")
+    for k in opts:
+        if k not in ("coverage", "margin_mm"):
+            raise BadInput(f"context: unknown option {k!r} in 'options' (coverage, margin_mm)")
+    if "coverage" in opts and opts["coverage"] not in ("centre", "whole_dot"):
+        raise BadInput("context: 'options.coverage' must be 'centre' or 'whole_dot'")
+    if "margin_mm" in opts:
+        try:
+            if float(opts["margin_mm"]) < 0:
+                raise ValueError
+        except (TypeError, ValueError):
+            raise BadInput("context: 'options.margin_mm' must be a number >= 0") from None
+    return CarrotainContext(tuple(players), str(ch), dict(opts))
+
+
+def detect(frames: list[Frame], ctx: CarrotainContext, timer: StageTimer) -> CarrotainState:
+    """Last frame = the challenge photo; an earlier one = the "before" photo (optional)."""
+    from vision.carrotain import recognise  # noqa: PLC0415  (cv2-heavy; only when detecting)
+
+    if not frames:
+        raise BadInput("no image given")
+    ch = frames[-1]
+    if ch.calibration is None:
+        raise CannotJudge(ch.calibration_error or "no calibration markers found in the challenge photo")
+    before = None
+    if len(frames) >= 2:
+        b = frames[-2]
+        if b.calibration is None:
+            raise CannotJudge(f"before photo: {b.calibration_error or 'no calibration markers found'}")
+        before = (b.image_rgb, b.calibration)
+    state = recognise(ch.image_rgb, ch.calibration, before=before, timer=timer)
+    if not state.chips:
+        raise CannotJudge("no chips found on the mat")
+    return state
+
+
+def state_from_json(obj: dict) -> CarrotainState:
+    return CarrotainState.from_json(obj)
+
+
+def adjudicate(state: CarrotainState, ctx: CarrotainContext) -> dict:
+    """Run the rules (``scoring.carrotain``) on a state; rule errors are ``BadInput``."""
+    try:
+        from scoring.carrotain import CarrotainOptions  # noqa: PLC0415
+        from scoring.carrotain import adjudicate as rules  # noqa: PLC0415
+    except ImportError as e:  # the rules module lands separately
+        raise CannotJudge(f"Carrotain rules are not available: {e}") from None
+    try:
+        options = CarrotainOptions(**ctx.options)
+        result = rules(state, players=list(ctx.players), challenger=ctx.challenger, options=options)
+    except (ValueError, TypeError) as e:
+        raise BadInput(str(e)) from None
+    out = result.to_json()
+    if "flags" in out:
+        seen = {(f.get("code"), f.get("message")) for f in out["flags"]}
+        out["flags"] = list(out["flags"]) + [f.to_json() for f in state.flags if (f.code, f.message) not in seen]
+    return out
+
+
+def overlay(frame: Frame, state: CarrotainState, result: dict) -> np.ndarray:
+    """Boards, chip centres (green hidden / red not hidden / amber borderline with margin) and a verdict banner."""
+    from vision.carrotain import chip_px, project_outline_px  # noqa: PLC0415
+
+    img = frame.image_rgb.copy()
+    cal = frame.calibration
+    if cal is None:
+        return img
+    for b in state.boards:
+        pts = project_outline_px(cal, b.outline_mm, 2.0)
+        col = (120, 200, 255) if b.role == "challenge" else (160, 160, 160)
+        cv2.polylines(img, [np.round(pts * 16).astype(np.int32)], True, col, 2, cv2.LINE_AA, 4)
+        c = pts.mean(axis=0)
+        cv2.putText(img, b.id, (int(c[0]), int(c[1])), cv2.FONT_HERSHEY_SIMPLEX, 0.8, col, 2, cv2.LINE_AA)
+    rchips = result.get("chips", [])
+    for i, ch in enumerate(state.chips):
+        r = rchips[i] if i < len(rchips) else {}
+        key = "borderline" if r.get("borderline") else ("hidden" if r.get("hidden") else "not_hidden")
+        col = OVERLAY_COLOURS[key]
+        p = chip_px(cal, np.array([ch.xy_mm]), 2.0)[0]
+        cv2.circle(img, (int(round(p[0])), int(round(p[1]))), 6, col, 2, cv2.LINE_AA)
+        cv2.drawMarker(img, (int(round(p[0])), int(round(p[1]))), col, cv2.MARKER_CROSS, 8, 1)
+        if key == "borderline" and r.get("margin_mm") is not None:
+            cv2.putText(img, f"{r['margin_mm']:.1f}mm", (int(p[0]) + 8, int(p[1]) - 8), cv2.FONT_HERSHEY_SIMPLEX,
+                        0.5, col, 1, cv2.LINE_AA)
+    verdict = str(result.get("verdict", "?")).upper()
+    text = f"{verdict}{' (CONTESTED)' if result.get('contested') else ''}  hidden {result.get('hidden', '?')}" \
+           f"  not hidden {result.get('not_hidden', '?')}"
+    cv2.rectangle(img, (0, 0), (img.shape[1], 40), (0, 0, 0), -1)
+    col = (245, 170, 20) if result.get("contested") else ((40, 200, 70) if verdict == "SUCCESS" else (230, 50, 50))
+    cv2.putText(img, text, (12, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.8, col, 2, cv2.LINE_AA)
+    return img
+
+
+def truth_state(scene: dict) -> CarrotainState:
+    """The true scene as a state (exact positions), for computing the expected judgement."""
+    obj = {
+        "chips": [{"kind": c["kind"], "colour": c["colour"], "xy_mm": c["xy_mm"], "centre_sigma_mm": 0.0}
+                  for c in scene["chips"]],
+        "boards": [{"id": b["id"], "outline_mm": b["outline_mm"], "pose_sigma_mm": 0.0,
+                    "role": "challenge" if b["role"] == "challenge" else "other"} for b in scene["boards"]],
+    }
+    return CarrotainState.from_json(obj)
+
+
+def render(seed: int, hard: bool = False) -> tuple[np.ndarray, dict]:
+    """Seeded synthetic challenge photo and its truth (``scene``, ``context``, ``expected``, ``category``)."""
+    from synth.carrotain import render_scene  # noqa: PLC0415
+
+    image, scene, _ = render_scene(seed, hard=hard)
+    context = {"players": scene["players"], "challenger": scene["challenger"]}
+    try:
+        expected = adjudicate(truth_state(scene), parse_context(context))
+    except CannotJudge:
+        expected = None
+    return image, {"game": "carrotain", "category": scene["category"], "scene": scene, "context": context,
+                   "expected": expected}
+
+
+SPEC = GameSpec(
+    name="carrotain",
+    parse_context=parse_context,
+    detect=detect,
+    state_from_json=state_from_json,
+    adjudicate=adjudicate,
+    overlay=overlay,
+    render=render,
+    images="1 (or before + challenge)",
+)

@@ -1,0 +1,197 @@
+"""Kaleido glue: context parsing, detection, judgement, overlay and synthetic renders."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from geometry.hexboards import board_cells, board_corners
+from judge.errors import BadInput
+from judge.games import Frame, GameSpec
+from judge.timing import StageTimer
+from scoring.kaleido import KaleidoContext, KaleidoState, adjudicate
+
+TILE_DRAW_RGB = {
+    "red": (230, 40, 45), "yellow": (250, 210, 30), "green": (40, 170, 70), "blue": (40, 90, 220),
+    "purple": (140, 60, 180), "white": (250, 250, 250),
+}
+
+
+def parse_context(obj: dict | None) -> KaleidoContext:
+    """Validate a Kaleido context JSON object.
+
+    Fields (all optional): ``players`` {name: [colour, ...]}, ``board`` (int, score only that
+    board), ``previous_state`` (a state JSON: score the boards filled since), ``lone_first``
+    (8 or 12; also accepted as ``decisions.lone_first``).
+
+    Raises
+    ------
+    BadInput
+        Naming the bad field.
+    """
+    if obj is None:
+        return KaleidoContext()
+    if not isinstance(obj, dict):
+        raise BadInput("context: expected a JSON object")
+    players = None
+    if obj.get("players") is not None:
+        raw = obj["players"]
+        if not isinstance(raw, dict) or not raw:
+            raise BadInput('context field "players": expected {"name": ["colour", ...], ...}')
+        seen: dict[str, str] = {}
+        items = []
+        for name, cols in raw.items():
+            if isinstance(cols, str):
+                cols = [cols]
+            if not isinstance(cols, list) or not cols or not all(isinstance(c, str) and c for c in cols):
+                raise BadInput(f'context field "players.{name}": expected a list of colour names')
+            for c in cols:
+                if c == "white":
+                    raise BadInput(f'context field "players.{name}": white is neutral and belongs to nobody')
+                if c in seen:
+                    raise BadInput(f'context field "players": colour {c} given to both {seen[c]} and {name}')
+                seen[c] = name
+            items.append((str(name), tuple(cols)))
+        players = tuple(items)
+    board = obj.get("board")
+    if board is not None and (isinstance(board, bool) or not isinstance(board, int) or board < 0):
+        raise BadInput('context field "board": expected a board number (0, 1, ...)')
+    prev = None
+    if obj.get("previous_state") is not None:
+        try:
+            prev = KaleidoState.from_json(obj["previous_state"])
+        except (KeyError, ValueError, TypeError) as exc:
+            raise BadInput(f'context field "previous_state": not a Kaleido state ({exc})') from None
+    lone = obj.get("lone_first", (obj.get("decisions") or {}).get("lone_first", 8))
+    if lone not in (8, 12):
+        raise BadInput('context field "lone_first": expected 8 or 12')
+    return KaleidoContext(players=players, board=board, previous_state=prev, lone_first=int(lone))
+
+
+def detect(frames: list[Frame], ctx: KaleidoContext, timer: StageTimer) -> KaleidoState:
+    """Photo -> Kaleido state (the last photo is judged).
+
+    Raises
+    ------
+    CannotJudge
+        No boards, or no table frame at all.
+    """
+    from vision.kaleido import detect_kaleido
+
+    if not frames:
+        raise BadInput("no photo given")
+    frame = frames[-1]
+    if frame.calibration is not None:
+        return detect_kaleido(frame.image_rgb, frame.calibration, timer=timer).state
+    from vision.kaleido_markerless import detect_markerless
+
+    return detect_markerless(frame.image_rgb, timer=timer, why=frame.calibration_error).state
+
+
+def state_from_json(obj: dict) -> KaleidoState:
+    """Inverse of ``KaleidoState.to_json`` (also reads a truth file or its ``scene``)."""
+    if not isinstance(obj, dict) or not ("boards" in obj or "scene" in obj):
+        raise BadInput('state: expected a Kaleido state with "boards"')
+    return KaleidoState.from_json(obj)
+
+
+def judge(state: KaleidoState, ctx: KaleidoContext) -> dict:
+    """The judgement (see ``scoring.kaleido.adjudicate``)."""
+    return adjudicate(state, ctx)
+
+
+def _to_px(frame: Frame, state: KaleidoState, xy_mm: np.ndarray, z_mm: float = 2.0) -> np.ndarray:
+    pts = np.asarray(xy_mm, dtype=np.float64).reshape(-1, 2)
+    cal = frame.calibration
+    if cal is not None:
+        if hasattr(cal, "mm_to_px_at_height"):
+            return np.asarray(cal.mm_to_px_at_height(pts, z_mm), dtype=np.float64)
+        return np.asarray(cal.mm_to_px(pts), dtype=np.float64)
+    H = getattr(state, "h_px_from_mm", None)
+    if H is None:
+        return pts
+    Hm = np.asarray(H, dtype=np.float64)
+    hom = pts @ Hm[:, :2].T + Hm[:, 2]
+    return hom[:, :2] / hom[:, 2:3]
+
+
+def overlay(frame: Frame, state: KaleidoState, result: dict) -> np.ndarray:
+    """Boards, every cell's reading, complete hexagons outlined with their points, incomplete dimmed.
+
+    Returns a new RGB uint8 image.
+    """
+    img = frame.image_rgb.copy()
+    scale = max(1, int(round(max(img.shape[:2]) / 1000)))
+    e = state.edge_mm
+    dim = img.copy()
+    for h in result.get("incomplete_hexagons", []):
+        for b, k in h["cells"]:
+            bd = state.boards[b]
+            tri = board_cells(bd.centre_mm, bd.rotation_deg, e)[k]
+            cv2.fillPoly(dim, [np.round(_to_px(frame, state, tri)).astype(np.int32)], (20, 20, 20))
+    img = cv2.addWeighted(img, 0.65, dim, 0.35, 0)
+    for i, bd in enumerate(state.boards):
+        hexagon = _to_px(frame, state, board_corners(bd.centre_mm, bd.rotation_deg, e))
+        colour = (255, 255, 255) if bd.on_lattice else (255, 60, 0)
+        cv2.polylines(img, [np.round(hexagon).astype(np.int32)], True, colour, scale, cv2.LINE_AA)
+        tris = board_cells(bd.centre_mm, bd.rotation_deg, e)
+        for k in range(6):
+            c = _to_px(frame, state, tris[k].mean(axis=0, keepdims=True))[0]
+            name = bd.cells[k]
+            p = (int(round(c[0])), int(round(c[1])))
+            r = 7 * scale
+            if name is None:
+                cv2.circle(img, p, r, (0, 0, 0), scale + 1, cv2.LINE_AA)
+                cv2.circle(img, p, r, (255, 255, 255), scale, cv2.LINE_AA)
+            else:
+                cv2.circle(img, p, r, TILE_DRAW_RGB.get(name, (128, 128, 128)), -1, cv2.LINE_AA)
+                cv2.circle(img, p, r, (0, 0, 0), scale, cv2.LINE_AA)
+            if bd.confidences[k] < 0.6:
+                cv2.putText(img, "?", (p[0] + r, p[1] - r), cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale, (255, 0, 0),
+                            2 * scale, cv2.LINE_AA)
+        cen = _to_px(frame, state, np.asarray(bd.centre_mm)[None])[0]
+        cv2.putText(img, str(i), (int(cen[0]) - 6 * scale, int(cen[1]) + 5 * scale), cv2.FONT_HERSHEY_SIMPLEX,
+                    0.5 * scale, (0, 0, 0), 3 * scale, cv2.LINE_AA)
+        cv2.putText(img, str(i), (int(cen[0]) - 6 * scale, int(cen[1]) + 5 * scale), cv2.FONT_HERSHEY_SIMPLEX,
+                    0.5 * scale, (255, 255, 255), scale, cv2.LINE_AA)
+    for h in result.get("hexagons", []):
+        outline = []
+        for b, k in h["cells"]:
+            bd = state.boards[b]
+            corners = board_corners(bd.centre_mm, bd.rotation_deg, e)
+            outline += [bd.centre_mm, corners[k], corners[(k + 1) % 6]]
+        pts = np.asarray(outline, dtype=np.float64)
+        centre = np.asarray(h["vertex_mm"], dtype=np.float64)
+        ang = np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0])
+        far = np.linalg.norm(pts - centre, axis=1) > 0.5 * e
+        ring = pts[far][np.argsort(ang[far])]
+        cv2.polylines(img, [np.round(_to_px(frame, state, ring)).astype(np.int32)], True, (255, 215, 0),
+                      3 * scale, cv2.LINE_AA)
+        text = " ".join(f"{k[:3]}{v}" for k, v in h["points"].items()) or "0"
+        c = _to_px(frame, state, centre[None])[0]
+        cv2.putText(img, text, (int(c[0]) - 30 * scale, int(c[1])), cv2.FONT_HERSHEY_SIMPLEX, 0.55 * scale,
+                    (0, 0, 0), 4 * scale, cv2.LINE_AA)
+        cv2.putText(img, text, (int(c[0]) - 30 * scale, int(c[1])), cv2.FONT_HERSHEY_SIMPLEX, 0.55 * scale,
+                    (255, 215, 0), scale, cv2.LINE_AA)
+    return img
+
+
+def render(seed: int) -> tuple[np.ndarray, dict]:
+    """Seeded synthetic photo and its truth (``scene``, ``context``, ``expected``)."""
+    from synth.kaleido import render_scene
+
+    image, truth, _ = render_scene(seed)
+    return image, truth
+
+
+SPEC = GameSpec(
+    name="kaleido",
+    parse_context=parse_context,
+    detect=detect,
+    state_from_json=state_from_json,
+    adjudicate=judge,
+    overlay=overlay,
+    render=render,
+    images="1",
+)
+
