@@ -29,7 +29,8 @@ class CmykVisionConfig:
     band_mm: float = 6.0
     thickness_mm: float = 3.0
     search_margin_mm: float = 80.0
-    coarse_mm_per_px: float = 1.0
+    coarse_mm_per_px: float = 2.0
+    map_grid_mm: float = 5.0
     fine_mm_per_px: float = 0.5
     close_mm: float = 15.0
     region_margin_mm: float = 12.0
@@ -87,11 +88,40 @@ class _Mapper:
         self.cal = cal
         self.z = z_mm
         self.has_z = hasattr(cal, "mm_to_px_at_height")
+        self.grid = None
 
-    def to_px(self, xy_mm: np.ndarray) -> np.ndarray:
+    def exact_px(self, xy_mm: np.ndarray) -> np.ndarray:
+        """The calibration's own mapping (lens and height included when it has them)."""
         if self.has_z:
             return np.asarray(self.cal.mm_to_px_at_height(xy_mm, self.z), np.float64)
         return self.cal.mm_to_px(xy_mm)
+
+    def prepare(self, region: tuple, step_mm: float) -> None:
+        """Tabulate the exact mapping over a region; points inside are then interpolated (fast, smooth)."""
+        x0, y0, x1, y1 = region
+        gx = np.arange(x0, x1 + step_mm, step_mm)
+        gy = np.arange(y0, y1 + step_mm, step_mm)
+        X, Y = np.meshgrid(gx, gy)
+        px = self.exact_px(np.stack([X.ravel(), Y.ravel()], axis=1)).astype(np.float32)
+        self.grid = (float(x0), float(y0), float(gx[-1]), float(gy[-1]), step_mm, px.reshape(len(gy), len(gx), 2))
+
+    def to_px(self, xy_mm: np.ndarray) -> np.ndarray:
+        xy = np.asarray(xy_mm, np.float64).reshape(-1, 2)
+        if self.grid is None or len(xy) < 64:
+            return self.exact_px(xy)
+        x0, y0, x1, y1, step, tab = self.grid
+        if xy[:, 0].min() < x0 or xy[:, 0].max() > x1 or xy[:, 1].min() < y0 or xy[:, 1].max() > y1:
+            return self.exact_px(xy)
+        n = len(xy)
+        width = 1024
+        rows = -(-n // width)
+        u = np.zeros(rows * width, np.float32)
+        v = np.zeros(rows * width, np.float32)
+        u[:n] = (xy[:, 0] - x0) / step
+        v[:n] = (xy[:, 1] - y0) / step
+        out = cv2.remap(tab, u.reshape(rows, width), v.reshape(rows, width), cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_REPLICATE)
+        return out.reshape(-1, 2)[:n].astype(np.float64)
 
     def rectify(self, image: np.ndarray, mm_per_px: float, region: tuple, grid: int = 9) -> np.ndarray:
         """Top-down view of a table region at the mapper's height; pixel (0, 0) at (x0, y0).
@@ -267,6 +297,8 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
             return None
         region, centre = found
     with timer.stage("lattice"):
+        pad = config.edge_mm
+        mapper.prepare((region[0] - pad, region[1] - pad, region[2] + pad, region[3] + pad), config.map_grid_mm)
         mpp = config.fine_mm_per_px
         view = mapper.rectify(image_rgb, mpp, region)
         norm = rd.normalise(view, black.astype(np.float32), white.astype(np.float32))
