@@ -209,9 +209,10 @@ def ground_levels(ground_lin: np.ndarray, band_lin: np.ndarray, band_inks: np.nd
     expected = srgb_to_linear(INK_RGB[band_inks] / 255.0)  # (3, 3)
     obs = band_lin - black_lin
     use = expected > 0.3
-    ratio = np.where(use, obs / np.maximum(expected, 1e-6), np.nan)
-    gain = np.nanmedian(ratio, axis=0)
-    gain = np.where(np.isfinite(gain) & (gain > 1e-4), gain, np.nanmedian(ratio))
+    ratio = obs / np.maximum(expected, 1e-6)
+    pooled = float(np.median(ratio[use])) if use.any() else 1.0
+    gain = np.array([float(np.median(ratio[use[:, ch], ch])) if use[:, ch].any() else pooled for ch in range(3)])
+    gain = np.where(gain > 1e-4, gain, pooled)
     albedo = np.clip((np.asarray(ground_lin) - black_lin) / np.maximum(gain, 1e-4), 0.0, 1.5)
     med = np.median(albedo, axis=0)
     lum = albedo @ np.array([0.2126, 0.7152, 0.0722])
