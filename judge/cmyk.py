@@ -231,7 +231,7 @@ def overlay(frame: Frame, state: CmykGameState, judgement: dict) -> np.ndarray:
     e = float(fm.get("edge_mm", EDGE_MM))
     doubtful = {tuple(c) for f in mosaic.flags for c in f.data.get("cells", [])}
     scale = max(0.35, min(img.shape[:2]) / 2400)
-    ink_rgb = {"cyan": (0, 140, 200), "magenta": (200, 0, 120), "yellow": (170, 140, 0)}
+    ink_rgb = {"cyan": (120, 230, 255), "magenta": (255, 120, 210), "yellow": (255, 240, 80)}
     for t in mosaic.tiles:
         v = to_px(tl.cell_vertices(*t.cell, e))
         cv2.polylines(img, [np.round(v).astype(np.int32)], True, (255, 255, 255), 1, cv2.LINE_AA)
@@ -245,8 +245,10 @@ def overlay(frame: Frame, state: CmykGameState, judgement: dict) -> np.ndarray:
                 continue
             a, b = tl.edge_endpoints(*t.cell, d, e)
             p = to_px((c * 0.55 + (a + b) / 2 * 0.45)[None])[0]
-            cv2.putText(img, str(er.level), (int(p[0]) - 3, int(p[1]) + 4), cv2.FONT_HERSHEY_SIMPLEX, scale,
-                        ink_rgb.get(er.colour, (0, 0, 0)), 1, cv2.LINE_AA)
+            org = (int(p[0]) - 4, int(p[1]) + 5)
+            cv2.putText(img, str(er.level), org, cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), 3, cv2.LINE_AA)
+            cv2.putText(img, str(er.level), org, cv2.FONT_HERSHEY_SIMPLEX, scale,
+                        ink_rgb.get(er.colour, (255, 255, 255)), 1, cv2.LINE_AA)
         if t.cell in doubtful or t.confidence < 0.6:
             q = to_px(np.array([c + [-5, -5], c + [5, 5], c + [-5, 5], c + [5, -5]]))
             q = np.round(q).astype(np.int32)
