@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -17,6 +17,9 @@ from vision.cmyk import CmykVisionConfig, detect_mosaic
 from vision.cmyk_markerless import LatticeCalibration, lattice_calibration
 
 EDGE_MM = 45.0
+#: Tile confidences are scaled by this without markers (frame and colour reference from the tiles alone):
+#: measured less accurate (tools/eval_cmyk.py --markerless), so more readings are flagged for a check.
+MARKERLESS_CONFIDENCE = 0.7
 CARDS_FOR_RENDER = ("do_more", "use_many", "like_this_tile", "want_height", "make_it_spiky", "omakase",
                     "not_only_hexagons", "want_space", "mirror_left_right")
 
@@ -139,7 +142,8 @@ def detect(frames: list[Frame], ctx: CmykContext, timer: StageTimer,
             extra.append(Flag("markerless", f"no calibration markers: the table frame comes from the tiles "
                               f"themselves (lattice fit residual {cal.residual_mm:.1f} mm)",
                               {"cells": [], "residual_mm": round(float(cal.residual_mm), 2)}))
-        det = detect_mosaic(fr.image_rgb, cal, timer, config, ctx.horizontal_deg)
+        used = config if fr.calibration is not None else replace(config, confidence_scale=MARKERLESS_CONFIDENCE)
+        det = detect_mosaic(fr.image_rgb, cal, timer, used, ctx.horizontal_deg)
         if det is None or not det.state.tiles:
             raise CannotJudge(f"{name}'s photo: no CMYK! tiles found")
         mosaics.append(MosaicState(tiles=det.state.tiles, flags=tuple(extra) + det.state.flags))

@@ -48,6 +48,7 @@ class CmykVisionConfig:
     purity_good: float = 0.85
     purity_bad: float = 0.5
     purity_global: float = 0.8
+    confidence_scale: float = 1.0
     contact_weight: float = 2.0
     mark_step_mm: float = 0.25
     occupancy_min_ink: float = 0.5
@@ -438,7 +439,7 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
             kind = "k" if columns[col] == "k" else "normal"
             tile_conf = float(post[col] if columns[col] != "k" else post[-2:].sum())
             reg = float(np.clip((purity[t] - config.purity_bad) / (config.purity_good - config.purity_bad), 0, 1))
-            tile_conf *= reg
+            tile_conf *= reg * config.confidence_scale
             edges = {}
             for d, dn in enumerate(rd.DIRS):
                 ink = rot[d]
