@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -25,10 +26,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calibration.table import CalibrationError, calibrate_from_markers  # noqa: E402
 from geometry import trilattice as tl  # noqa: E402
-from judge.cmyk import _hexagon_vertices, render_scene  # noqa: E402
+from judge.cmyk import MARKERLESS_CONFIDENCE, _hexagon_vertices, render_scene  # noqa: E402
 from judge.timing import StageTimer  # noqa: E402
 from scoring.cmyk_state import EdgeReading, MosaicState, TileReading  # noqa: E402
-from vision.cmyk import detect_mosaic  # noqa: E402
+from vision.cmyk import CmykVisionConfig, detect_mosaic  # noqa: E402
 from vision.cmyk_markerless import lattice_calibration  # noqa: E402
 
 
@@ -50,7 +51,8 @@ def evaluate(seed: int, hard: bool, markerless: bool = False) -> dict:
             out["nocal"] = True
             return out
     frame_ms = (time.perf_counter() - t0) * 1000
-    det = detect_mosaic(image, cal, timer)
+    config = replace(CmykVisionConfig(), confidence_scale=MARKERLESS_CONFIDENCE) if markerless else CmykVisionConfig()
+    det = detect_mosaic(image, cal, timer, config)
     out["ms"] = sum(timer.ms.values())
     out["frame_ms"] = frame_ms
     if det is None:
