@@ -87,6 +87,11 @@ def detect(frames: list[Frame], ctx: CarrotainContext, timer: StageTimer) -> Car
     state = recognise(ch.image_rgb, ch.calibration, before=before, timer=timer)
     if not state.chips:
         raise CannotJudge("no chips found on the mat")
+    challenge = [b.id for b in state.boards if b.role == "challenge"]
+    if len(challenge) < 2:
+        seen = ", ".join(f"{b.id} ({b.role})" for b in state.boards) or "none"
+        raise CannotJudge(f"found {len(challenge)} of the 2 challenge boards over the chips (boards seen: {seen}); "
+                          "retake the photo more from above, with less glare on the boards")
     return state
 
 
@@ -102,7 +107,7 @@ def adjudicate(state: CarrotainState, ctx: CarrotainContext) -> dict:
     except ImportError as e:  # the rules module lands separately
         raise CannotJudge(f"Carrotain rules are not available: {e}") from None
     try:
-        options = CarrotainOptions(**ctx.options)
+        options = CarrotainOptions.from_json(ctx.options)
         result = rules(state, players=list(ctx.players), challenger=ctx.challenger, options=options)
     except (ValueError, TypeError) as e:
         raise BadInput(str(e)) from None

@@ -238,10 +238,9 @@ class LayerConfig:
         Texture resolutions.
     speck_density_per_cm2 : float
         Printed star specks on the mat.
-    board_alpha : float
-        Coverage of the clear acrylic body (the renderer's ``acrylic`` material dims what is below).
     board_rgb : (float, float, float)
-        Tint of the acrylic body, [0, 1].
+        Tint of the acrylic body, [0, 1] (the renderer's ``acrylic`` material dims and tints what
+        lies below wherever the sheet's alpha covers; the white print is a separate matte sheet on top).
     print_line_mm, print_dot_mm : float
         Printed constellation line width and dot diameter.
     """
@@ -249,7 +248,6 @@ class LayerConfig:
     mat_mm_per_px: float = 0.5
     piece_mm_per_px: float = 0.25
     speck_density_per_cm2: float = 1.0 / 20.0
-    board_alpha: float = 0.18
     board_rgb: tuple[float, float, float] = (0.80, 0.86, 0.90)
     print_line_mm: float = 1.0
     print_dot_mm: float = 3.0
@@ -325,7 +323,7 @@ def scene_layers(scene: dict, rng: np.random.Generator, config: LayerConfig = La
         body = np.zeros((bh, bw), np.float32)
         cv2.fillPoly(body, [pts], 1.0, cv2.LINE_AA, 4)
         tex[..., :3] = config.board_rgb
-        tex[..., 3] = body * config.board_alpha
+        tex[..., 3] = body
         dots_l, lines = board_print_local(b["id"], comp)
         dots = board_to_table(dots_l, b["centre_mm"], b["rotation_deg"], b["mirrored"])
         prt = np.zeros((bh, bw), np.float32)
@@ -337,11 +335,13 @@ def scene_layers(scene: dict, rng: np.random.Generator, config: LayerConfig = La
             cv2.circle(prt, tuple(p), int(config.print_dot_mm / 2 / ps * sh), 1.0, -1, cv2.LINE_AA, 4)
         prt *= body
         pr = np.asarray(car["board"]["print_rgb"], np.float32) / 255
-        tex[..., :3] = tex[..., :3] * (1 - prt[..., None]) + pr * prt[..., None]
-        tex[..., 3] = np.maximum(tex[..., 3], prt)
+        ptex = np.zeros((bh, bw, 4), np.float32)
+        ptex[..., :3] = pr
+        ptex[..., 3] = prt
         b["print_dots_mm"] = np.round(dots, 3).tolist()
         b["print_lines"] = [list(map(int, ln)) for ln in lines]
         layers.append(Layer(tex, (float(x0), float(y0)), ps, 5.0, "acrylic", False, f"board{b['id']}"))
+        layers.append(Layer(ptex, (float(x0), float(y0)), ps, 5.0, "matte", False, f"print{b['id']}"))
     return layers
 
 
@@ -424,6 +424,7 @@ def render_fallback(layers: list[Layer], rng: np.random.Generator, components: d
     table = rng.uniform(0.1, 0.7) * np.array([1.0, rng.uniform(0.8, 1.0), rng.uniform(0.6, 1.0)])
     img = np.empty((H, W, 3), np.float32)
     img[:] = table
+    acrylic_dim = rng.uniform(0.08, 0.3)
     all_layers = [layers[0]] + _marker_layers(comp) + list(layers[1:])
     for lay in sorted(all_layers, key=lambda la: la.z_mm):
         s = lay.mm_per_px
@@ -443,12 +444,10 @@ def render_fallback(layers: list[Layer], rng: np.random.Generator, components: d
         roi = img[v0:v1, u0:u1]
         a = warped[..., 3:4]
         if lay.material == "acrylic":
-            body = (a > 0.01).astype(np.float32)
-            body = cv2.GaussianBlur(body, (0, 0), 0.7)[..., None]
+            body = cv2.GaussianBlur(a[..., 0], (0, 0), 0.7)[..., None]
             edge = cv2.morphologyEx(body[..., 0], cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))[..., None]
-            roi = roi * (1 - 0.28 * body) + 0.06 * body * warped[..., :3] + 0.35 * edge
-            pa = np.clip((a - 0.3) / 0.7, 0, 1)
-            roi = roi * (1 - pa) + warped[..., :3] * pa
+            # clear acrylic: the mat under it a little dimmer and tinted, its cut edge a thin dark line
+            roi = roi * (1 - acrylic_dim * body) * (1 - 0.5 * edge) + 0.03 * body * warped[..., :3]
         else:
             roi = roi * (1 - a) + warped[..., :3] * a
         img[v0:v1, u0:u1] = roi
@@ -492,10 +491,9 @@ def render_scene(seed: int, hard: bool = False, config: SceneConfig = SceneConfi
     if render_photo is not None:
         cond = sample_conditions(rng, look_at_mm=(280, 210), hard=hard)
         photo = render_photo(layers, cond, rng)
-        cam = photo.camera
-        scene["camera"] = {k: np.asarray(getattr(cam, k)).tolist() for k in ("K", "dist", "R", "t") if hasattr(cam, k)}
-        scene["conditions"] = {k: (v if isinstance(v, (int, float, str, bool)) else str(v))
-                               for k, v in getattr(cond, "__dict__", {}).items()}
+        tj = photo.truth_json()
+        scene["camera"] = tj["camera"]
+        scene["conditions"] = tj["conditions"]
     else:
         photo = render_fallback(layers, rng, comp, hard=hard)
         scene["camera"] = {"K": photo.camera.K.tolist(), "R": photo.camera.R.tolist(), "t": photo.camera.t.tolist()}

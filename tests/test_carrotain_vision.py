@@ -37,7 +37,7 @@ def test_detect_without_calibration_cannot_judge():
 
 
 def test_detect_with_before_photo_and_round_trip_and_overlay():
-    """Renders of seed 21 (tilt 0-30 deg): the same scene given as before and challenge photo gives no
+    """Render of seed 21 (synth.photo conditions): the same scene given as before and challenge photo gives no
     'touched' flag; stages are timed; the state survives JSON; the overlay is a new image."""
     img, scene, _ = render_scene(21)
     cal = calibrate_from_markers(img)
@@ -47,7 +47,7 @@ def test_detect_with_before_photo_and_round_trip_and_overlay():
     st = SPEC.detect([fr, fr], ctx, timer)
     assert {"chips", "boards", "colour", "before"} <= set(timer.ms)
     assert not any(f.code == "touched" for f in st.flags)
-    assert abs(len(st.chips) - len(scene["chips"])) <= 1
+    assert len(st.chips) >= 0.85 * len(scene["chips"])
     back = CarrotainState.from_json(st.to_json())
     assert back.to_json() == st.to_json()
     ov = SPEC.overlay(fr, st, {"verdict": "success", "chips": []})

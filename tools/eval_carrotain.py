@@ -25,7 +25,7 @@ from shapely.geometry import Point, Polygon  # noqa: E402
 
 from calibration.table import CalibrationError, calibrate_from_markers  # noqa: E402
 from synth.carrotain import render_scene  # noqa: E402
-from vision.carrotain import recognise  # noqa: E402
+from vision.carrotain import CarrotainVisionConfig, recognise  # noqa: E402
 
 
 def _hidden(chips_xy, boards) -> int:
@@ -38,7 +38,11 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=200)
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--hard", action="store_true")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--flat-boards", action="store_true",
+                    help="match boards without the side-wall model (synth.photo draws boards as flat sheets)")
     a = ap.parse_args()
+    config = CarrotainVisionConfig(board_walls=not a.flat_boards)
     try:
         import scoring.carrotain  # noqa: F401, PLC0415
         from judge.carrotain import adjudicate, parse_context, truth_state  # noqa: PLC0415
@@ -48,7 +52,8 @@ def main() -> None:
         have_rules = False
     n_true = n_det = n_match = n_kind_ok = 0
     errs, zs, board_err, board_found, board_total = [], [], [], 0, 0
-    clear_ok = clear_n = border_contested = border_n = wrong_silent = no_cal = 0
+    clear_ok = clear_n = clear_contested = border_contested = border_n = wrong_silent = no_cal = 0
+    border_flip_n = border_flip_contested = cannot = 0
     times = []
     for seed in range(a.start, a.start + a.seeds):
         img, scene, _ = render_scene(seed, hard=a.hard)
@@ -58,7 +63,7 @@ def main() -> None:
             no_cal += 1
             continue
         t0 = time.perf_counter()
-        st = recognise(img, cal)
+        st = recognise(img, cal, config=config)
         times.append(time.perf_counter() - t0)
         T = np.array([c["xy_mm"] for c in scene["chips"]])
         n_true += len(T)
@@ -83,25 +88,40 @@ def main() -> None:
                 if e < 10:
                     board_found += 1
                     board_err.append(e)
+        if sum(b.role == "challenge" for b in st.boards) < 2:
+            cannot += 1
+            if a.verbose:
+                print(f"seed {seed} {scene['category']}: cannot judge (boards {[(b.id, b.role) for b in st.boards]})",
+                      flush=True)
+            continue
         if have_rules:
             ctx = parse_context({"players": scene["players"], "challenger": scene["challenger"]})
             truth = adjudicate(truth_state(scene), ctx)
             got = adjudicate(st, ctx)
             right = got["verdict"] == truth["verdict"]
             contested = bool(got.get("contested"))
+            truth_contested = bool(truth.get("contested"))
         else:
             chall = [np.asarray(b["outline_mm"]) for b in scene["boards"] if b["role"] == "challenge"]
             t_hidden = _hidden(T, chall)
             d_hidden = _hidden([c.xy_mm for c in st.chips], [b.outline_mm for b in st.boards if b.role == "challenge"])
             right = (len(T) - t_hidden <= 2) == (len(st.chips) - d_hidden <= 2)
             contested = any(f.code == "boards_not_found" for f in st.flags)
+            truth_contested = False
         if scene["category"] == "clear":
             clear_n += 1
             clear_ok += right
+            clear_contested += contested
         else:
             border_n += 1
             border_contested += contested
+            border_flip_n += truth_contested
+            border_flip_contested += truth_contested and contested
         wrong_silent += (not right) and (not contested)
+        if a.verbose:
+            print(f"seed {seed} {scene['category']}: chips {len(st.chips)}/{len(T)} boards "
+                  f"{[(b.id, b.role) for b in st.boards]} right={right} contested={contested} "
+                  f"truth_contested={truth_contested}", flush=True)
     e = np.array(errs) if errs else np.array([np.nan])
     z = np.array(zs) if zs else np.array([np.nan])
     be = np.array(board_err) if board_err else np.array([np.nan])
@@ -112,8 +132,11 @@ def main() -> None:
           f"within 2 sigma {np.mean(z <= 2):.3f}")
     print(f"boards: found {board_found}/{board_total}  outline error mm p50 {np.median(be):.2f} "
           f"p95 {np.percentile(be, 95):.2f}")
-    print(f"verdict: clear right {clear_ok}/{clear_n}; borderline contested {border_contested}/{border_n}; "
-          f"wrong and not contested {wrong_silent}")
+    print(f"verdict: clear right {clear_ok}/{clear_n} (contested {clear_contested}); borderline contested "
+          f"{border_contested}/{border_n} (where the truth itself is contested: "
+          f"{border_flip_contested}/{border_flip_n}); "
+          f"wrong and not contested {wrong_silent}; fewer than 2 challenge boards found (the judge says it cannot "
+          f"judge): {cannot}")
     print(f"recognise time s: p50 {np.median(times):.2f}  p95 {np.percentile(times, 95):.2f}")
 
 

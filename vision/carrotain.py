@@ -17,7 +17,7 @@ from components import load_components
 from judge.timing import StageTimer
 from scoring.carrotain_state import BoardReading, CarrotainState, ChipReading
 from scoring.flags import Flag
-from vision.acrylic import AcrylicConfig, dimming_map, find_boards
+from vision.acrylic import AcrylicConfig, board_maps, find_boards
 from vision.carrotain_view import (
     DEFAULT_HFOV_DEG,
     colour_reference,
@@ -40,8 +40,12 @@ class CarrotainVisionConfig:
         Table area searched (the mat).
     chip_mm_per_px, board_mm_per_px : float
         Top-view resolutions.
-    chip_face_z_mm, board_top_z_mm : float
-        Heights of the chip faces and of the board tops above the table.
+    chip_face_z_mm, board_top_z_mm, board_thickness_mm : float
+        Heights of the chip faces and of the board tops above the table; board thickness.
+    acrylic_index : float
+        Refractive index of the boards (chips seen through them look raised).
+    board_walls : bool
+        Model the boards' side walls (seen on the side facing the camera) when matching outlines.
     marker_margin_mm : float
         Half size of the square ignored around each calibration marker centre.
     touched_mm : float
@@ -61,6 +65,9 @@ class CarrotainVisionConfig:
     board_mm_per_px: float = 1.0
     chip_face_z_mm: float = 2.0
     board_top_z_mm: float = 5.0
+    board_thickness_mm: float = 3.0
+    acrylic_index: float = 1.49
+    board_walls: bool = True
     marker_margin_mm: float = 40.0
     touched_mm: float = 3.0
     match_before_mm: float = 12.0
@@ -132,21 +139,35 @@ def detect_board_readings(image_rgb: np.ndarray, cal, ref, chips: list[ChipReadi
     tv = top_view(cal, image_rgb, config.region_mm, config.board_mm_per_px, config.board_top_z_mm)
     level = ref.normalise(tv.image).mean(axis=2)
     valid = tv.image.reshape(-1, tv.image.shape[-1]).any(axis=1).reshape(level.shape)
-    ratio = dimming_map(level, tv.mm_per_px, config.boards)
+    ratio, line, printed = board_maps(level, tv.mm_per_px, config.boards)
     ratio[~valid] = np.nan
+    line[~valid] = np.nan
     for x0, y0, x1, y1 in _exclusions(config, layout):
         c0, r0 = tv.mm_to_px([[x0, y0]])[0].astype(int)
         c1, r1 = np.ceil(tv.mm_to_px([[x1, y1]])[0]).astype(int)
         ratio[max(r0, 0):max(r1, 0), max(c0, 0):max(c1, 0)] = np.nan
+        line[max(r0, 0):max(r1, 0), max(c0, 0):max(c1, 0)] = np.nan
     outlines = {k: np.asarray(v, dtype=np.float64) for k, v in components["carrotain"]["board"]["outlines_mm"].items()}
-    fits = find_boards(ratio, tv.origin_mm, tv.mm_per_px, outlines, config.boards)
+    z_top, z_bottom = config.board_top_z_mm, config.board_top_z_mm - config.board_thickness_mm
+
+    def bottom_shift(p_mm: np.ndarray) -> np.ndarray:
+        return px_to_mm(cal, mm_to_px(cal, p_mm, z_bottom), z_top) - p_mm
+
+    fits = find_boards(ratio, tv.origin_mm, tv.mm_per_px, outlines, config.boards,
+                       bottom_shift if config.board_walls else None, line,
+                       printed)
     extra = config.sigma_per_reproj * float(getattr(cal, "reprojection_error_mm", 0.0))
-    counts = []
+    # the challenge boards are the two lying over the chip field: most chip centres within reach
+    # (a board's outline grown by a chip radius), then nearest to the chips' centroid
+    counts, dists = [], []
+    field_xy = np.mean([c.xy_mm for c in chips], axis=0) if chips else np.zeros(2)
     for f in fits:
         poly = Polygon(f.outline_mm)
-        counts.append(sum(poly.contains(Point(c.xy_mm)) for c in chips))
-    order = sorted(range(len(fits)), key=lambda i: (-counts[i], -fits[i].contrast))
-    challenge = {i for i in order[:2] if counts[i] > 0}
+        reach = poly.buffer(config.chips.diameter_mm / 2.0)
+        counts.append(sum(reach.contains(Point(c.xy_mm)) for c in chips))
+        dists.append(poly.distance(Point(field_xy)))
+    order = sorted(range(len(fits)), key=lambda i: (-counts[i], dists[i]))
+    challenge = {i for i in order[:2] if counts[i] > 0}  # a board near no chip is not laid over the field
     out = []
     for i, f in enumerate(fits):
         spread = float(np.max(_height_spread_mm(cal, f.outline_mm[::6], config.board_top_z_mm)))
@@ -201,6 +222,8 @@ def recognise(
             flags += more
     with timer.stage("boards"):
         boards = detect_board_readings(challenge_rgb, cal, ref, chips, config, comp, layout)
+    if before is None:
+        chips = _refraction_correction(chips, boards, cal, config)
     low = [i for i, c in enumerate(chips) if c.confidence < config.low_confidence]
     if low:
         flags.append(Flag("low_confidence_chips", f"{len(low)} chip(s) read with low confidence (kind/colour unsure)",
@@ -210,6 +233,36 @@ def recognise(
         flags.append(Flag("boards_not_found", f"found {n_ch} challenge board(s) over the chips, expected 2",
                           {"found": n_ch}))
     return CarrotainState(tuple(chips), tuple(boards), tuple(flags))
+
+
+def _refraction_correction(chips: list[ChipReading], boards: list[BoardReading], cal,
+                           config: CarrotainVisionConfig) -> list[ChipReading]:
+    """Chips seen through a board look raised by ``thickness * (1 - 1/n)``: map them at that height.
+
+    A chip whose centre is within its shift (plus the sigmas) of a board edge may be seen either
+    through the board or not; its sigma is widened by the shift instead.
+    """
+    if not boards or not chips:
+        return chips
+    rise = config.board_thickness_mm * (1.0 - 1.0 / config.acrylic_index)
+    z = config.chip_face_z_mm
+    xy = np.array([c.xy_mm for c in chips])
+    raised = px_to_mm(cal, mm_to_px(cal, xy, z), z + rise)
+    shift = np.hypot(*(raised - xy).T)
+    polys = [Polygon(b.outline_mm) for b in boards]
+    out = []
+    for c, p_new, sh in zip(chips, raised, shift):
+        pt = Point(c.xy_mm)
+        d_edge = min(p.exterior.distance(pt) for p in polys)
+        inside = any(p.contains(pt) for p in polys)
+        if d_edge <= sh + 2.0 * c.centre_sigma_mm:
+            out.append(ChipReading(c.kind, c.colour, c.xy_mm, float(np.hypot(c.centre_sigma_mm, sh)), c.confidence))
+        elif inside:
+            out.append(ChipReading(c.kind, c.colour, (float(p_new[0]), float(p_new[1])), c.centre_sigma_mm,
+                                   c.confidence))
+        else:
+            out.append(c)
+    return out
 
 
 def _merge_before(chips: list[ChipReading], before: list[ChipReading], config: CarrotainVisionConfig):

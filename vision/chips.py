@@ -25,7 +25,11 @@ class ChipConfig:
     diameter_mm, dot_diameter_mm, hole_diameter_mm : float
         Nominal chip geometry (from the component set).
     bright_fraction : float
-        A pixel is "chip-bright" when its level exceeds mat + this fraction of (white - mat).
+        A pixel is "chip-bright" when its level exceeds its surroundings' by this fraction of (white - mat).
+    min_rim_contrast : float
+        Least face - surroundings level difference along the rays for a rim fit.
+    background_kernel_mm, background_mm_per_px : float
+        The surroundings: a grey opening this wide (wider than a chip), computed at this resolution.
     open_mm : float
         Opening diameter that removes print lines, print dots and mat specks.
     close_mm : float
@@ -71,7 +75,10 @@ class ChipConfig:
     diameter_mm: float = 25.0
     dot_diameter_mm: float = 7.0
     hole_diameter_mm: float = 6.0
-    bright_fraction: float = 0.35
+    bright_fraction: float = 0.25
+    min_rim_contrast: float = 0.06
+    background_kernel_mm: float = 40.0
+    background_mm_per_px: float = 2.0
     open_mm: float = 8.0
     close_mm: float = 2.5
     max_hole_fill_mm: float = 12.0
@@ -187,8 +194,15 @@ def detect_chips(
     img = rgb_norm.astype(np.float32)
     level = img.mean(axis=2)
     mat_level = float(np.median(level))
-    thr = mat_level + config.bright_fraction * (1.0 - mat_level)
-    mask = (level > thr).astype(np.uint8)
+    # brighter than the surroundings (a grey opening wider than a chip, on a coarse grid): chips
+    # stand out on the dark mat, under dimming acrylic and under a board lit by glare alike
+    f = s / config.background_mm_per_px
+    small = cv2.resize(level, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    kb = max(int(round(config.background_kernel_mm / config.background_mm_per_px)) | 1, 3)
+    ker_b = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kb, kb))
+    bg = cv2.dilate(cv2.erode(small, ker_b), ker_b)
+    bg = cv2.resize(cv2.blur(bg, (3, 3)), (level.shape[1], level.shape[0]), interpolation=cv2.INTER_LINEAR)
+    mask = (level - bg > config.bright_fraction * (1.0 - mat_level)).astype(np.uint8)
     for x0, y0, x1, y1 in exclude_mm or []:
         c0, r0 = int(np.floor((x0 - origin_mm[0]) / s)), int(np.floor((y0 - origin_mm[1]) / s))
         c1, r1 = int(np.ceil((x1 - origin_mm[0]) / s)), int(np.ceil((y1 - origin_mm[1]) / s))
@@ -234,7 +248,7 @@ def detect_chips(
             prof = _bilinear(smooth, rx, ry)  # (n_rays, n_r)
             face = float(np.median(prof[:, (radii > 7.0) & (radii < 10.0)]))
             outside = float(np.median(prof[:, radii > R + 3.0]))
-            if face - outside < 0.1:
+            if face - outside < config.min_rim_contrast:
                 break
             half = 0.5 * (face + outside)
             # last radius inside the rim where the profile is still above half
