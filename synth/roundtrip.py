@@ -44,6 +44,8 @@ class RoundtripResult:
     mm_per_px : float
         Table resolution at the look-at point.
     failure : str or None
+    markers_used : int
+        Markers the calibration used (the layout has four).
     """
 
     seed: int
@@ -52,6 +54,7 @@ class RoundtripResult:
     reported_mm: float
     mm_per_px: float
     failure: str | None = None
+    markers_used: int = 0
 
 
 def test_points_mm(layout: MarkerLayout, step_mm: float = 35.0, inset_mm: float = 30.0) -> np.ndarray:
@@ -104,4 +107,5 @@ def roundtrip_errors(seed: int, set_name: str = "normal", **overrides) -> Roundt
     px = photo.project(np.column_stack([pts, np.zeros(len(pts))]))
     back = cal.px_to_mm(px)
     err = np.linalg.norm(back - pts, axis=1)
-    return RoundtripResult(seed, cond, err, float(cal.reprojection_error_mm), mm_per_px)
+    return RoundtripResult(seed, cond, err, float(cal.reprojection_error_mm), mm_per_px,
+                           markers_used=len(cal.marker_ids))

@@ -53,12 +53,17 @@ def main(argv: list[str] | None = None) -> int:
             f"corr {np.corrcoef(rep, true_rms)[0, 1]:.2f}\n"
             f"        {(time.perf_counter() - t0) / len(res):.2f} s per photo"
         )
+        few = [r for r in ok if r.markers_used < 4]
+        if few:
+            few_p95 = ", ".join(f"{np.percentile(r.error_mm, 95):.2f}" for r in few)
+            print(f"        photos calibrated from fewer than 4 markers: {len(few)} (their p95 mm: {few_p95})")
         worst = sorted(ok, key=lambda r: -float(np.percentile(r.error_mm, 95)))[: args.worst]
         for r in worst:
             c = r.conditions
             print(f"        worst: seed {r.seed} p95 {np.percentile(r.error_mm, 95):.2f} mm (reported "
                   f"{r.reported_mm:.2f}); height {c.height_mm:.0f} tilt {c.tilt_deg:.0f} hfov {c.hfov_deg:.0f} "
-                  f"k1 {c.k1:+.3f} k2 {c.k2:+.3f} table {c.table_kind} hard {','.join(c.hard_kinds) or '-'}")
+                  f"k1 {c.k1:+.3f} k2 {c.k2:+.3f} table {c.table_kind} hard {','.join(c.hard_kinds) or '-'} "
+                  f"markers {r.markers_used}")
         for r in res:
             if r.error_mm is None:
                 print(f"        failed: seed {r.seed}: {r.failure}")
