@@ -39,6 +39,9 @@ class ColourConfig:
         dropped before averaging (glare, shadows, misplaced samples).
     min_contrast : float
         Smallest white - black difference (0-255, any channel) for the reference to be reliable.
+    clip_level : float
+        A white channel at or above this (0-255) is clipped by the exposure: colours brighter than
+        paper cannot be told apart in it.
     """
 
     cell_inner_frac: float = 0.5
@@ -47,6 +50,7 @@ class ColourConfig:
     quiet_samples_per_side: int = 12
     trim_percentiles: tuple[float, float] = (20.0, 80.0)
     min_contrast: float = 25.0
+    clip_level: float = 250.0
 
 
 @dataclass(frozen=True)
@@ -83,6 +87,22 @@ class ColourReference:
     def is_reliable(self, config: ColourConfig = ColourConfig()) -> bool:
         """Whether white and black are far enough apart to normalise with."""
         return self.contrast >= config.min_contrast
+
+    def warnings(self, config: ColourConfig = ColourConfig()) -> tuple[str, ...]:
+        """Doubts about this reference, one sentence each (empty when it is sound)."""
+        out = []
+        if not self.is_reliable(config):
+            out.append(
+                f"markers show too little contrast (white - black {self.contrast:.0f} of 255): "
+                "too dark or washed out to judge colours"
+            )
+        clipped = [c for c, v in zip("RGB", self.white_rgb) if v >= config.clip_level]
+        if clipped:
+            out.append(
+                f"paper white is clipped in {'/'.join(clipped)} (over-exposed or strong colour cast): "
+                "pale colours may read as white"
+            )
+        return tuple(out)
 
     @property
     def cast(self) -> np.ndarray:
@@ -171,6 +191,13 @@ class ColourReference:
             "white_rgb": [float(v) for v in self.white_rgb],
             "black_rgb": [float(v) for v in self.black_rgb],
             "n_samples": int(self.n_samples),
+            "per_marker": None
+            if self.per_marker_xy_px is None
+            else {
+                "white_rgb": np.asarray(self.per_marker_white_rgb).tolist(),
+                "black_rgb": np.asarray(self.per_marker_black_rgb).tolist(),
+                "xy_px": np.asarray(self.per_marker_xy_px).tolist(),
+            },
         }
 
     @classmethod
@@ -179,7 +206,17 @@ class ColourReference:
             white_rgb=np.asarray(obj["white_rgb"], dtype=np.float64).reshape(3),
             black_rgb=np.asarray(obj["black_rgb"], dtype=np.float64).reshape(3),
             n_samples=int(obj["n_samples"]),
+            per_marker_white_rgb=_opt_array(obj, "white_rgb", 3),
+            per_marker_black_rgb=_opt_array(obj, "black_rgb", 3),
+            per_marker_xy_px=_opt_array(obj, "xy_px", 2),
         )
+
+
+def _opt_array(obj: dict, key: str, width: int) -> np.ndarray | None:
+    per = obj.get("per_marker")
+    if not per or per.get(key) is None:
+        return None
+    return np.asarray(per[key], dtype=np.float64).reshape(-1, width)
 
 
 def _marker_cells(dictionary: cv2.aruco.Dictionary, marker_id: int) -> np.ndarray:

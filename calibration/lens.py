@@ -88,6 +88,12 @@ class LensCalibrationConfig:
         Restrict the model to k1, k2 (steadier with few views; phone lenses rarely need more).
     fix_aspect : bool
         Square pixels (fx = fy).
+    coverage_cells : int
+        The picture is cut into this many cells across and down to measure how much of it the board's
+        corners covered (over all photos).
+    min_coverage : float
+        Below this fraction of cells covered the profile carries a warning: the distortion towards the
+        picture's edges is extrapolated.
     """
 
     min_corners_per_view: int = 8
@@ -95,6 +101,8 @@ class LensCalibrationConfig:
     fix_k3: bool = True
     zero_tangent: bool = True
     fix_aspect: bool = True
+    coverage_cells: int = 6
+    min_coverage: float = 0.6
 
 
 @dataclass(frozen=True)
@@ -112,6 +120,10 @@ class LensProfile:
         RMS reprojection error of the calibration, px.
     n_views : int
         Photos used.
+    coverage : float
+        Fraction of the picture (cells of a grid) where the board's corners were seen.
+    warnings : tuple[str, ...]
+        Doubts about the calibration (poor coverage, high error).
     """
 
     K: np.ndarray
@@ -119,6 +131,8 @@ class LensProfile:
     image_size: tuple[int, int]
     rms_px: float
     n_views: int = 0
+    coverage: float = 1.0
+    warnings: tuple[str, ...] = ()
 
     @property
     def hfov_deg(self) -> float:
@@ -154,6 +168,8 @@ class LensProfile:
             "image_size": list(self.image_size),
             "rms_px": float(self.rms_px),
             "n_views": int(self.n_views),
+            "coverage": float(self.coverage),
+            "warnings": list(self.warnings),
         }
 
     @classmethod
@@ -175,6 +191,8 @@ class LensProfile:
                 image_size=(int(size[0]), int(size[1])),
                 rms_px=float(obj.get("rms_px", 0.0)),
                 n_views=int(obj.get("n_views", 0)),
+                coverage=float(obj.get("coverage", 1.0)),
+                warnings=tuple(str(w) for w in obj.get("warnings", ())),
             )
         except KeyError as exc:
             raise ValueError(f"lens profile: missing field {exc.args[0]!r}") from exc
@@ -291,10 +309,22 @@ def calibrate_camera(
         flags |= cv2.CALIB_FIX_ASPECT_RATIO
         K0 = np.eye(3)
     rms, K, dist, _, _ = cv2.calibrateCamera(objs, imgs, size, K0, None, flags=flags)
+    n = config.coverage_cells
+    pts = np.concatenate(imgs)
+    cells = {(int(x * n / size[0]), int(y * n / size[1])) for x, y in pts}
+    coverage = len(cells) / float(n * n)
+    warnings = []
+    if coverage < config.min_coverage:
+        warnings.append(
+            f"the board covered only {100 * coverage:.0f} % of the picture: photograph it near the edges and "
+            "corners too, or the distortion there is a guess"
+        )
     return LensProfile(
         K=np.asarray(K, dtype=np.float64),
         dist=np.asarray(dist, dtype=np.float64).ravel()[:5],
         image_size=size,
         rms_px=float(rms),
         n_views=len(objs),
+        coverage=coverage,
+        warnings=tuple(warnings),
     )

@@ -50,7 +50,10 @@ class LensModel:
         radial = 1 + r2 * (k1 + r2 * (k2 + r2 * k3))
         xd = x * radial + 2 * p1 * x * y + p2 * (r2 + 2 * x * x)
         yd = y * radial + p1 * (r2 + 2 * y * y) + 2 * p2 * x * y
-        return np.column_stack([xd * fx + cx, yd * fy + cy])
+        out = np.empty_like(p)
+        out[:, 0] = xd * fx + cx
+        out[:, 1] = yd * fy + cy
+        return out
 
     def valid_undistorted(self, xy_px: np.ndarray) -> np.ndarray:
         """Whether undistorted points lie where the radial model is still monotonic (not folded back).

@@ -91,16 +91,57 @@ class MarkerDetections:
 
 @dataclass(frozen=True)
 class MarkerDetectorConfig:
-    """Tunables of ArUco detection."""
+    """Tunables of ArUco detection.
+
+    Attributes
+    ----------
+    corner_refinement_win_px : int
+        Sub-pixel corner refinement window.
+    adaptive_thresh_win_min_px, adaptive_thresh_win_max_px, adaptive_thresh_win_step_px : int
+        Adaptive-threshold windows of the first pass (3, 13, 23: fast, and OpenCV's own default).
+    retry_win_min_px, retry_win_max_px : int
+        Windows of a second pass run only when the first misses layout markers (large, blurred or
+        low-contrast markers); its finds are merged in. Many windows in one pass can lose markers when
+        OpenCV groups their candidates, which is why this is a separate pass.
+    min_marker_perimeter_rate : float
+        Smallest marker perimeter as a fraction of the image's larger side.
+    blur_margin_per_cell : float
+        Third pass (still missing markers): read only the middle of each cell (blurred, bloomed or tiny
+        markers whose white cells bleed into the black ones). OpenCV's default is 0.13.
+    corrected_bits_rate : float
+        Fourth pass: also accept markers with one wrong bit (OpenCV ``errorCorrectionRate``) ...
+    corrected_max_offset_rel : float
+        ... but only where the markers already found predict them: centre within this fraction of the
+        marker's side (in px) of the prediction (needs two markers found).
+    """
 
     corner_refinement_win_px: int = 5
-    adaptive_thresh_win_max_px: int = 53
+    adaptive_thresh_win_min_px: int = 3
+    adaptive_thresh_win_max_px: int = 23
+    adaptive_thresh_win_step_px: int = 10
+    retry_win_min_px: int = 23
+    retry_win_max_px: int = 63
     min_marker_perimeter_rate: float = 0.02
+    blur_margin_per_cell: float = 0.3
+    corrected_bits_rate: float = 1.0
+    corrected_max_offset_rel: float = 0.5
 
 
 def aruco_dictionary(name: str) -> cv2.aruco.Dictionary:
     """The OpenCV predefined dictionary of that name (e.g. ``"DICT_4X4_50"``)."""
     return cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, name))
+
+
+def _predict_centres_px(best: dict[int, np.ndarray], layout: MarkerLayout) -> dict[int, np.ndarray]:
+    """Where the layout's other markers should appear, from a homography of the found ones' corners."""
+    src = np.concatenate([layout.corners_mm(i) for i in best]).astype(np.float32)
+    dst = np.concatenate([best[i] for i in best]).astype(np.float32)
+    H, _ = cv2.findHomography(src, dst, 0)
+    if H is None:
+        return {i: np.array([np.inf, np.inf]) for i in layout.centres_mm}
+    pts = np.array([layout.centres_mm[i] for i in layout.centres_mm], dtype=np.float32).reshape(-1, 1, 2)
+    out = cv2.perspectiveTransform(pts, H).reshape(-1, 2)
+    return {i: out[k].astype(np.float64) for k, i in enumerate(layout.centres_mm)}
 
 
 def detect_markers(
@@ -120,28 +161,61 @@ def detect_markers(
         Only ids that belong to the layout; a duplicated id keeps its largest instance.
     """
     gray = cv2.cvtColor(image_rgb, cv2.COLOR_RGB2GRAY) if image_rgb.ndim == 3 else image_rgb
-    params = cv2.aruco.DetectorParameters()
-    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
-    params.cornerRefinementWinSize = config.corner_refinement_win_px
-    params.adaptiveThreshWinSizeMax = config.adaptive_thresh_win_max_px
-    params.minMarkerPerimeterRate = config.min_marker_perimeter_rate
-    detector = cv2.aruco.ArucoDetector(aruco_dictionary(layout.dictionary), params)
-    corners, ids, rejected = detector.detectMarkers(gray)
+    dictionary = aruco_dictionary(layout.dictionary)
     best: dict[int, np.ndarray] = {}
     others: set[int] = set()
-    if ids is not None:
+    rejected_n = 0
+    base = dict(
+        cornerRefinementMethod=cv2.aruco.CORNER_REFINE_SUBPIX,
+        cornerRefinementWinSize=config.corner_refinement_win_px,
+        adaptiveThreshWinSizeMin=config.adaptive_thresh_win_min_px,
+        adaptiveThreshWinSizeMax=config.adaptive_thresh_win_max_px,
+        adaptiveThreshWinSizeStep=config.adaptive_thresh_win_step_px,
+        minMarkerPerimeterRate=config.min_marker_perimeter_rate,
+    )
+    passes = [
+        {},
+        dict(adaptiveThreshWinSizeMin=config.retry_win_min_px, adaptiveThreshWinSizeMax=config.retry_win_max_px),
+        dict(perspectiveRemoveIgnoredMarginPerCell=config.blur_margin_per_cell),
+        dict(
+            perspectiveRemoveIgnoredMarginPerCell=config.blur_margin_per_cell,
+            errorCorrectionRate=config.corrected_bits_rate,
+        ),
+    ]
+    for k, overrides in enumerate(passes):
+        if k > 0 and len(best) == len(layout.centres_mm):
+            break
+        checked = "errorCorrectionRate" in overrides
+        if checked and len(best) < 2:
+            break
+        params = cv2.aruco.DetectorParameters()
+        for name, value in {**base, **overrides}.items():
+            setattr(params, name, value)
+        corners, ids, rejected = cv2.aruco.ArucoDetector(dictionary, params).detectMarkers(gray)
+        if k == 0:
+            rejected_n = 0 if rejected is None else len(rejected)
+        if ids is None:
+            continue
+        predicted = _predict_centres_px(best, layout) if checked else {}
         for c, i in zip(corners, ids.ravel()):
             i = int(i)
             if i not in layout.centres_mm:
-                others.add(i)
+                if not checked:
+                    others.add(i)
                 continue
             c = c.reshape(4, 2).astype(np.float64)
+            if k > 0 and i in best:
+                continue  # the first find stands
+            if checked:
+                side_px = float(np.mean(np.linalg.norm(np.roll(c, -1, axis=0) - c, axis=1)))
+                if np.linalg.norm(c.mean(axis=0) - predicted[i]) > config.corrected_max_offset_rel * side_px:
+                    continue
             if i not in best or cv2.contourArea(c.astype(np.float32)) > cv2.contourArea(best[i].astype(np.float32)):
                 best[i] = c
     keys = sorted(best)
     return MarkerDetections(
         ids=np.array(keys, dtype=int),
         corners_px=np.array([best[k] for k in keys], dtype=np.float64).reshape(-1, 4, 2),
-        rejected=0 if rejected is None else len(rejected),
+        rejected=rejected_n,
         other_ids=tuple(sorted(others)),
     )

@@ -106,10 +106,14 @@ class PlaneFit:
 
 
 def apply_h(H: np.ndarray, xy: np.ndarray) -> np.ndarray:
-    """Apply a homography to points, shape (N, 2) -> (N, 2)."""
+    """Apply a homography to points, shape (N, 2) -> (N, 2) (element-wise: no BLAS call for N x 2)."""
     pts = np.asarray(xy, dtype=np.float64).reshape(-1, 2)
-    hom = pts @ H[:, :2].T + H[:, 2]
-    return hom[:, :2] / hom[:, 2:3]
+    x, y = pts[:, 0], pts[:, 1]
+    w = H[2, 0] * x + H[2, 1] * y + H[2, 2]
+    out = np.empty_like(pts)
+    out[:, 0] = (H[0, 0] * x + H[0, 1] * y + H[0, 2]) / w
+    out[:, 1] = (H[1, 0] * x + H[1, 1] * y + H[1, 2]) / w
+    return out
 
 
 def rotated_corners(nominal_mm: np.ndarray, rot_rad: np.ndarray, grow_mm: float = 0.0) -> np.ndarray:

@@ -37,11 +37,17 @@ class CalibrationConfig:
         RANSAC threshold of the plain homography (:func:`fit_from_detections_plain`).
     height_iterations : int
         Fixed-point iterations of :meth:`TableCalibration.px_to_mm_at_height`.
+    warn_rms_mm : float
+        Corner RMS above which the calibration carries a warning (a marker moved, bent or misprinted).
+    warn_rot_deg : float
+        A marker fitted as turned more than this carries a warning.
     """
 
     min_markers: int = 2
     ransac_reproj_px: float = 3.0
     height_iterations: int = 4
+    warn_rms_mm: float = 1.0
+    warn_rot_deg: float = 3.0
     detector: MarkerDetectorConfig = field(default_factory=MarkerDetectorConfig)
     plane: PlaneFitConfig = field(default_factory=PlaneFitConfig)
     camera: CameraConfig = field(default_factory=CameraConfig)
@@ -80,6 +86,11 @@ class TableCalibration:
         Fitted apparent growth of the markers' black squares per edge, mm (detector bias, ink).
     height_iterations : int
         Fixed-point iterations of :meth:`px_to_mm_at_height`.
+    warnings : tuple[str, ...]
+        Doubts about this calibration, one sentence each (missing or ignored markers, poor fit): the
+        caller should surface them as flags.
+    rectify_grid_px : int
+        :meth:`rectify` computes the exact mapping every this many output px and interpolates between.
     """
 
     H_px_from_mm: np.ndarray
@@ -94,6 +105,8 @@ class TableCalibration:
     marker_rot_deg: dict[int, float] = field(default_factory=dict)
     edge_growth_mm: float = 0.0
     height_iterations: int = 4
+    warnings: tuple[str, ...] = ()
+    rectify_grid_px: int = 8
 
     @property
     def H_mm_from_px(self) -> np.ndarray:
@@ -206,13 +219,26 @@ class TableCalibration:
             mm_from_out = np.array([[mm_per_px, 0, x0], [0, mm_per_px, y0], [0, 0, 1]], dtype=np.float64)
             px_from_out = self.H_px_from_mm @ mm_from_out
             return cv2.warpPerspective(image, px_from_out, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
-        gx, gy = np.meshgrid(x0 + mm_per_px * np.arange(w), y0 + mm_per_px * np.arange(h))
-        grid = np.column_stack([gx.ravel(), gy.ravel()])
+        # the exact mapping on a coarse grid (every ``step`` output px, ends included), then bilinear
+        # interpolation of it (the mapping is smooth: the error is far below a pixel)
+        step = max(1, self.rectify_grid_px)
+        nx, ny = -(-(w - 1) // step) + 1, -(-(h - 1) // step) + 1
+        gx, gy = np.meshgrid(x0 + mm_per_px * step * np.arange(nx), y0 + mm_per_px * step * np.arange(ny))
+        grid = np.empty((gx.size, 2))
+        grid[:, 0] = gx.ravel()
+        grid[:, 1] = gy.ravel()
         px = self.mm_to_px_at_height(grid, z_mm)
         if self.lens is not None:
             px[~self.lens.valid_undistorted(apply_h(self.H_px_from_mm, grid))] = -1e4
-        mapx = px[:, 0].reshape(h, w).astype(np.float32)
-        mapy = px[:, 1].reshape(h, w).astype(np.float32)
+        coarse = px.reshape(ny, nx, 2).astype(np.float32)
+        if step > 1:
+            ux = np.broadcast_to((np.arange(w, dtype=np.float32) / step)[None, :], (h, w))
+            uy = np.broadcast_to((np.arange(h, dtype=np.float32) / step)[:, None], (h, w))
+            fine = cv2.remap(coarse, np.ascontiguousarray(ux), np.ascontiguousarray(uy), cv2.INTER_LINEAR)
+        else:
+            fine = coarse[:h, :w]
+        mapx = np.ascontiguousarray(fine[..., 0])
+        mapy = np.ascontiguousarray(fine[..., 1])
         return cv2.remap(image, mapx, mapy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
 
     def describe(self) -> str:
@@ -225,6 +251,8 @@ class TableCalibration:
         ]
         if self.lens is not None:
             parts.append(f"lens k1 {self.lens.k1:+.3f}")
+        if self.warnings:
+            parts.append("warnings: " + "; ".join(self.warnings))
         if self.camera is not None:
             parts.append(
                 f"camera {self.camera.height_mm / 10:.0f} cm up, tilt {self.camera.tilt_deg:.0f} deg "
@@ -245,6 +273,7 @@ class TableCalibration:
             "model": self.model,
             "marker_rot_deg": {str(k): v for k, v in self.marker_rot_deg.items()},
             "edge_growth_mm": self.edge_growth_mm,
+            "warnings": list(self.warnings),
         }
 
     @classmethod
@@ -261,6 +290,7 @@ class TableCalibration:
             model=str(obj.get("model", "homography")),
             marker_rot_deg={int(k): float(v) for k, v in (obj.get("marker_rot_deg") or {}).items()},
             edge_growth_mm=float(obj.get("edge_growth_mm", 0.0)),
+            warnings=tuple(str(w) for w in obj.get("warnings", ())),
         )
 
 
@@ -355,9 +385,11 @@ def fit_from_detections(
         camera = estimate_pose(
             obj, und, fit.H_px_from_mm, image_size, fit.lens, lens is not None, f_guess, config.camera
         )
+    warnings = _warnings(det, layout, fit, config)
     return TableCalibration(
         H_px_from_mm=fit.H_px_from_mm,
         image_size=image_size,
+        warnings=warnings,
         reprojection_error_mm=fit.rms_mm,
         marker_ids=fit.marker_ids,
         px_per_mm=_px_per_mm(det, layout),
@@ -368,6 +400,25 @@ def fit_from_detections(
         edge_growth_mm=fit.edge_growth_mm,
         height_iterations=config.height_iterations,
     )
+
+
+def _warnings(det: MarkerDetections, layout: MarkerLayout, fit, config: CalibrationConfig) -> tuple[str, ...]:
+    out = []
+    missing = sorted(set(layout.centres_mm) - {int(i) for i in det.ids})
+    if missing:
+        out.append(
+            f"only {len(det.ids)} of {len(layout.centres_mm)} markers found (missing "
+            f"{', '.join(map(str, missing))}): positions towards the missing ones are extrapolated"
+        )
+    dropped = sorted({int(i) for i in det.ids} - set(fit.marker_ids))
+    if dropped:
+        out.append(f"marker {', '.join(map(str, dropped))} ignored: it does not fit the others (moved or bent?)")
+    if fit.rms_mm > config.warn_rms_mm:
+        out.append(f"markers fit poorly (corner RMS {fit.rms_mm:.2f} mm): one may be moved, bent or misprinted")
+    turned = [f"{i} ({a:+.1f} deg)" for i, a in fit.marker_rot_deg.items() if abs(a) > config.warn_rot_deg]
+    if turned:
+        out.append(f"marker {', '.join(turned)} lies turned: lay the markers square to each other")
+    return tuple(out)
 
 
 def calibrate_from_markers(
@@ -404,4 +455,5 @@ def calibrate_from_markers(
     colour = measure_colour_reference(
         image_rgb, det.ids[keep], det.corners_px[keep], aruco_dictionary(layout.dictionary), config.colour
     )
-    return replace(cal, colour=colour)
+    extra = () if colour is None else colour.warnings(config.colour)
+    return replace(cal, colour=colour, warnings=cal.warnings + extra)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -14,8 +14,12 @@ from judge.timing import StageTimer
 from scoring.cmyk_state import MosaicState
 from scoring.flags import Flag
 from vision.cmyk import CmykVisionConfig, detect_mosaic
+from vision.cmyk_markerless import LatticeCalibration, lattice_calibration
 
 EDGE_MM = 45.0
+#: Tile confidences are scaled by this without markers (frame and colour reference from the tiles alone):
+#: measured less accurate (tools/eval_cmyk.py --markerless), so more readings are flagged for a check.
+MARKERLESS_CONFIDENCE = 0.7
 CARDS_FOR_RENDER = ("do_more", "use_many", "like_this_tile", "want_height", "make_it_spiky", "omakase",
                     "not_only_hexagons", "want_space", "mirror_left_right")
 
@@ -119,24 +123,36 @@ def detect(frames: list[Frame], ctx: CmykContext, timer: StageTimer,
     BadInput
         Photo count differs from the player count.
     CannotJudge
-        A photo without markers (the markerless fallback is not available) or without tiles.
+        A photo without tiles, or without markers where the tile lattice gives no frame either.
     """
     if len(frames) != len(ctx.player_names):
         raise BadInput(f"cmyk takes one photo per player: {len(ctx.player_names)} players "
                        f"({', '.join(ctx.player_names)}) but {len(frames)} photos")
     mosaics, frames_mm = [], []
     for name, fr in zip(ctx.player_names, frames):
-        if fr.calibration is None:
-            raise CannotJudge(f"{name}'s photo: no table frame ({fr.calibration_error}); "
-                              "photograph the mosaic with the four markers in view")
-        det = detect_mosaic(fr.image_rgb, fr.calibration, timer, config, ctx.horizontal_deg)
+        cal = fr.calibration
+        extra = []
+        if cal is None:
+            with timer.stage("markerless"):
+                cal = lattice_calibration(
+                    fr.image_rgb, lambda img, c: detect_mosaic(img, c, None, config, ctx.horizontal_deg))
+            if cal is None:
+                raise CannotJudge(f"{name}'s photo: no table frame ({fr.calibration_error}) and no tile lattice "
+                                  "to measure from; photograph the mosaic with the four markers in view")
+            extra.append(Flag("markerless", f"no calibration markers: the table frame comes from the tiles "
+                              f"themselves (lattice fit residual {cal.residual_mm:.1f} mm)",
+                              {"cells": [], "residual_mm": round(float(cal.residual_mm), 2)}))
+        used = config if fr.calibration is not None else replace(config, confidence_scale=MARKERLESS_CONFIDENCE)
+        det = detect_mosaic(fr.image_rgb, cal, timer, used, ctx.horizontal_deg)
         if det is None or not det.state.tiles:
             raise CannotJudge(f"{name}'s photo: no CMYK! tiles found")
-        mosaics.append(det.state)
+        mosaics.append(MosaicState(tiles=det.state.tiles, flags=tuple(extra) + det.state.flags))
         f = det.frame
-        frames_mm.append({"origin_mm": [round(float(v), 3) for v in f.origin_mm],
-                          "right": [round(float(v), 6) for v in f.right],
-                          "up": [round(float(v), 6) for v in f.up], "edge_mm": f.edge_mm})
+        fm = {"origin_mm": [round(float(v), 3) for v in f.origin_mm], "right": [round(float(v), 6) for v in f.right],
+              "up": [round(float(v), 6) for v in f.up], "edge_mm": f.edge_mm}
+        if fr.calibration is None:
+            fm["H_px_from_mm"] = np.asarray(cal.H_px_from_mm).tolist()
+        frames_mm.append(fm)
     return CmykGameState(mosaics=tuple(mosaics), players=ctx.player_names,
                          sources=tuple(fr.source for fr in frames), frames_mm=tuple(frames_mm))
 
@@ -193,7 +209,7 @@ def overlay(frame: Frame, state: CmykGameState, judgement: dict) -> np.ndarray:
     circled, illegal contacts in red, doubtful tiles (low confidence or flagged) crossed in orange.
     """
     img = frame.image_rgb.copy()
-    if frame.calibration is None or not state.mosaics:
+    if not state.mosaics:
         return img
     k = len(state.mosaics) - 1
     if frame.source and frame.source in state.sources:
@@ -203,6 +219,11 @@ def overlay(frame: Frame, state: CmykGameState, judgement: dict) -> np.ndarray:
         return img
     mosaic = state.mosaics[k]
     cal = frame.calibration
+    if "H_px_from_mm" in fm:
+        cal = LatticeCalibration(H_px_from_mm=np.asarray(fm["H_px_from_mm"], np.float64), image_size=(0, 0),
+                                 colour=None, search_region_mm=(0, 0, 0, 0))
+    if cal is None:
+        return img
     z = 3.0
 
     def to_px(xy_lat):
@@ -214,7 +235,7 @@ def overlay(frame: Frame, state: CmykGameState, judgement: dict) -> np.ndarray:
     e = float(fm.get("edge_mm", EDGE_MM))
     doubtful = {tuple(c) for f in mosaic.flags for c in f.data.get("cells", [])}
     scale = max(0.35, min(img.shape[:2]) / 2400)
-    ink_rgb = {"cyan": (0, 140, 200), "magenta": (200, 0, 120), "yellow": (170, 140, 0)}
+    ink_rgb = {"cyan": (120, 230, 255), "magenta": (255, 120, 210), "yellow": (255, 240, 80)}
     for t in mosaic.tiles:
         v = to_px(tl.cell_vertices(*t.cell, e))
         cv2.polylines(img, [np.round(v).astype(np.int32)], True, (255, 255, 255), 1, cv2.LINE_AA)
@@ -228,8 +249,10 @@ def overlay(frame: Frame, state: CmykGameState, judgement: dict) -> np.ndarray:
                 continue
             a, b = tl.edge_endpoints(*t.cell, d, e)
             p = to_px((c * 0.55 + (a + b) / 2 * 0.45)[None])[0]
-            cv2.putText(img, str(er.level), (int(p[0]) - 3, int(p[1]) + 4), cv2.FONT_HERSHEY_SIMPLEX, scale,
-                        ink_rgb.get(er.colour, (0, 0, 0)), 1, cv2.LINE_AA)
+            org = (int(p[0]) - 4, int(p[1]) + 5)
+            cv2.putText(img, str(er.level), org, cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), 3, cv2.LINE_AA)
+            cv2.putText(img, str(er.level), org, cv2.FONT_HERSHEY_SIMPLEX, scale,
+                        ink_rgb.get(er.colour, (255, 255, 255)), 1, cv2.LINE_AA)
         if t.cell in doubtful or t.confidence < 0.6:
             q = to_px(np.array([c + [-5, -5], c + [5, 5], c + [-5, 5], c + [5, -5]]))
             q = np.round(q).astype(np.int32)

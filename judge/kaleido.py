@@ -76,16 +76,33 @@ def detect(frames: list[Frame], ctx: KaleidoContext, timer: StageTimer) -> Kalei
     CannotJudge
         No boards, or no table frame at all.
     """
-    from vision.kaleido import detect_kaleido
+    from dataclasses import replace
+
+    from vision.kaleido import KaleidoVisionConfig, detect_kaleido
+    from vision.kaleido_markerless import MarkerlessConfig, detect_markerless
 
     if not frames:
         raise BadInput("no photo given")
     frame = frames[-1]
+    config = KaleidoVisionConfig(palette_rgb=registered_palette(frame))
     if frame.calibration is not None:
-        return detect_kaleido(frame.image_rgb, frame.calibration, timer=timer).state
-    from vision.kaleido_markerless import detect_markerless
+        return detect_kaleido(frame.image_rgb, frame.calibration, config, timer=timer).state
+    ml = MarkerlessConfig()
+    ml = replace(ml, vision=config, first_pass=replace(ml.first_pass, palette_rgb=config.palette_rgb))
+    return detect_markerless(frame.image_rgb, ml, timer=timer, why=frame.calibration_error).state
 
-    return detect_markerless(frame.image_rgb, timer=timer, why=frame.calibration_error).state
+
+def registered_palette(frame: Frame) -> tuple[tuple[str, tuple[float, float, float]], ...] | None:
+    """Tile colours registered in a calibration profile (``profile.colours["kaleido"]``, normalised
+    0-1 against marker black / paper white), as the recognizer's 0-255 palette; None: defaults.
+
+    The profile is looked for on the frame, then on its calibration (``profile`` attribute).
+    """
+    profile = getattr(frame, "profile", None) or getattr(frame.calibration, "profile", None)
+    colours = (getattr(profile, "colours", None) or {}).get("kaleido") if profile is not None else None
+    if not colours:
+        return None
+    return tuple((str(k), tuple(float(v) * 255.0 for v in rgb)) for k, rgb in colours.items())
 
 
 def state_from_json(obj: dict) -> KaleidoState:

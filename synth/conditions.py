@@ -16,6 +16,7 @@ from shapely.geometry import Polygon
 
 from calibration.markers import MarkerLayout
 from synth.camera import CameraTruth, intrinsics, look_at_pose, radial_is_monotonic, undistort_normalised
+from synth.clutter import ClutterSpec, sample_clutter
 from synth.hand import HandSpec
 from synth.surfaces import TABLE_KINDS
 
@@ -50,7 +51,7 @@ class SampleConfig:
     shadow_strength: tuple[float, float] = (0.35, 0.75)
     specular_strength: tuple[float, float] = (0.2, 1.0)
     specular_width_deg: tuple[float, float] = (2.5, 8.0)
-    acrylic_dim: tuple[float, float] = (0.86, 0.96)
+    acrylic_dim: tuple[float, float] = (0.8, 0.93)
     acrylic_edge_gain: tuple[float, float] = (0.2, 0.6)
     read_noise: tuple[float, float] = (0.8, 2.5)
     read_noise_dim: tuple[float, float] = (3.5, 6.0)
@@ -63,6 +64,7 @@ class SampleConfig:
     marker_margin_px: float = 12.0
     hand_z_mm: tuple[float, float] = (15.0, 150.0)
     hand_clear_px: float = 6.0
+    clutter_counts: tuple[int, ...] = (0, 0, 1, 1, 2, 3)
     max_attempts: int = 500
 
 
@@ -81,7 +83,8 @@ class PhotoConditions:
     ``jpeg_quality``; the camera's automatic exposure aims at a mean gamma-encoded level
     ``ae_target`` and ``exposure`` scales what it chose (a dim, under-exposed photo: below 1).
     Markers: per-marker rotations ``marker_rot_deg`` (layout ids in sorted order), ``paper_rgb``,
-    ``ink_rgb``. ``hand`` is the occluder or None. ``hard_kinds`` lists the hard troubles applied
+    ``ink_rgb``. ``hand`` is the occluder or None; ``clutter`` the cups and boxes around the play
+    area. ``hard_kinds`` lists the hard troubles applied
     (subset of ``HARD_KINDS``).
     """
 
@@ -127,6 +130,7 @@ class PhotoConditions:
     ink_rgb: tuple[float, float, float] = (0.06, 0.06, 0.07)
     hand: HandSpec | None = None
     ae_target: float = 0.4
+    clutter: tuple[ClutterSpec, ...] = ()
 
     @property
     def dist(self) -> np.ndarray:
@@ -152,6 +156,8 @@ class PhotoConditions:
             v = getattr(self, f.name)
             if isinstance(v, HandSpec):
                 v = v.to_json()
+            elif f.name == "clutter":
+                v = [c.to_json() for c in v]
             elif isinstance(v, tuple):
                 v = [x if isinstance(x, str) else float(x) for x in v]
             elif isinstance(v, bool | str) or v is None:
@@ -173,6 +179,8 @@ class PhotoConditions:
             v = obj[f.name]
             if f.name == "hand":
                 v = None if v is None else HandSpec.from_json(v)
+            elif f.name == "clutter":
+                v = tuple(ClutterSpec.from_json(c) for c in v)
             elif f.name == "image_size":
                 v = (int(v[0]), int(v[1]))
             elif f.name in ("table_seed", "background_seed", "uneven_seed", "jpeg_quality"):
@@ -251,6 +259,34 @@ def _sample_hand(rng: np.random.Generator, cam: CameraTruth, layout: MarkerLayou
         if 0 <= c[0] < cam.image_size[0] and 0 <= c[1] < cam.image_size[1]:
             return spec
     return None
+
+
+def _marker_zone_px(cam: CameraTruth, layout: MarkerLayout, cfg: SampleConfig):
+    polys = []
+    for i in layout.centres_mm:
+        q = marker_outline_mm(layout, i, cfg.marker_quiet_zone_mm)
+        polys.append(Polygon(cam.project(np.column_stack([q, np.zeros(4)]))))
+    return shapely.union_all(polys).buffer(cfg.hand_clear_px)
+
+
+def _sample_clutter(rng: np.random.Generator, cam: CameraTruth, layout: MarkerLayout,
+                    cfg: SampleConfig) -> tuple[ClutterSpec, ...]:
+    """Cups and boxes outside the play area that hide no marker and stand in front of the camera."""
+    xs = [c[0] for c in layout.centres_mm.values()]
+    ys = [c[1] for c in layout.centres_mm.values()]
+    count = int(rng.choice(cfg.clutter_counts))
+    items = sample_clutter(rng, (min(xs), min(ys), max(xs), max(ys)), count)
+    markers = _marker_zone_px(cam, layout, cfg)
+    keep = []
+    for it in items:
+        ring = np.asarray(it.footprint_mm().exterior.coords)
+        top = np.column_stack([ring, np.full(len(ring), it.height_mm)])
+        if np.any(cam.to_camera(top)[:, 2] <= 50.0):
+            continue
+        if it.silhouette_px(cam.project_undistorted).intersects(markers):
+            continue
+        keep.append(it)
+    return tuple(keep)
 
 
 def sample_conditions(
@@ -336,6 +372,7 @@ def sample_conditions(
     hand = None
     if "hand" in kinds:
         hand = _sample_hand(rng, cam, layout, np.array(look), config)
+    clutter = _sample_clutter(rng, cam, layout, config)
     if "white_table" in kinds:
         kind = "white"
     elif table is not None:
@@ -398,4 +435,5 @@ def sample_conditions(
         ink_rgb=tuple(float(v) for v in np.full(3, rng.uniform(0.03, 0.1)) + rng.uniform(0, 0.015, 3)),
         hand=hand,
         ae_target=_u(rng, config.ae_target),
+        clutter=clutter,
     )

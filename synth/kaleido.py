@@ -235,11 +235,17 @@ def render_scene(seed: int, hard: bool = False, table: str | None = None, config
         ``scene``, ``context``, ``expected`` (the judgement per RULES.md).
     photo : the renderer's photo (``project`` gives ground-truth image px)
     """
-    from scoring.kaleido import KaleidoContext, KaleidoState, adjudicate
-
     rng = np.random.default_rng(seed)
     scene = sample_scene(rng, config)
     scene["seed"] = int(seed)
+    return render_given(scene, rng, hard=hard, table=table, look_at_mm=config.look_at_mm)
+
+
+def render_given(scene: dict, rng: np.random.Generator, hard: bool = False, table: str | None = None,
+                 look_at_mm: tuple[float, float] = (280.0, 210.0)):
+    """Photograph a given scene (see ``render_scene``; the scene may be edited by hand)."""
+    from scoring.kaleido import KaleidoContext, KaleidoState, adjudicate
+
     layers = scene_layers(scene, rng)
     photo = None
     try:
@@ -247,7 +253,7 @@ def render_scene(seed: int, hard: bool = False, table: str | None = None, config
     except ImportError:
         render_photo = None
     if render_photo is not None:
-        kwargs = {"look_at_mm": config.look_at_mm, "hard": hard}
+        kwargs = {"look_at_mm": look_at_mm, "hard": hard}
         if table is not None:
             kwargs["table"] = table
         cond = sample_conditions(rng, **kwargs)

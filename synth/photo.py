@@ -14,6 +14,13 @@ smooth blotches, soft shadows of raised layers, specular glints on glossy and ac
 acrylic dimming, refraction shift and edge highlights), then resampled through the lens model
 (``cv2.remap``), blurred, vignetted, white-balanced, gamma-encoded, given sensor noise and
 JPEG-compressed.
+
+Materials: ``matte`` and ``gloss`` layers are composited with their alpha (``gloss`` also
+catches the lamp's highlight). An ``acrylic`` layer is a clear sheet wherever its alpha is above
+zero (alpha at or above the sheet's median alpha counts as full coverage): what lies below it is
+shifted (refraction) and dimmed, its outline gets a bright edge, it catches glints; its RGBA is
+then composited as usual, so a faint alpha (0.1-0.2) gives the sheet's haze/tint and alpha 1
+gives opaque print on the acrylic.
 """
 
 from __future__ import annotations
@@ -68,6 +75,8 @@ class RenderConfig:
         Refraction shift of what lies under acrylic: ``thickness * (1 - 1/index)`` apparent rise.
     acrylic_shadow : float
         Shadow opacity of clear acrylic relative to an opaque layer.
+    acrylic_min_alpha : float
+        Acrylic texels above this alpha belong to the sheet.
     gloss_table : dict kind -> float
         Specular weight of each table kind.
     gloss_material : dict material -> float
@@ -83,7 +92,7 @@ class RenderConfig:
 
     texels_per_px: float = 1.5
     table_mm_per_px: tuple[float, float] = (0.6, 1.6)
-    table_max_texels: float = 2.5e6
+    table_max_texels: float = 1.5e6
     marker_quiet_zone_mm: float = 8.0
     marker_z_mm: float = 0.1
     marker_rest_max_z_mm: float = 1.5
@@ -91,6 +100,7 @@ class RenderConfig:
     acrylic_thickness_mm: float = 3.0
     acrylic_index: float = 1.49
     acrylic_shadow: float = 0.25
+    acrylic_min_alpha: float = 0.01
     gloss_table: tuple[tuple[str, float], ...] = (
         ("wood", 0.15), ("laminate", 0.35), ("cloth", 0.0), ("white", 0.2), ("dark", 0.3), ("patterned", 0.05))
     gloss_material: tuple[tuple[str, float], ...] = (("matte", 0.0), ("acrylic", 1.0), ("gloss", 0.6))
@@ -122,6 +132,8 @@ class SynthPhoto:
         The JPEG file ``image_rgb`` was decoded from (``synth.truthio.write_photo`` saves it as is).
     marker_z_mm : dict[int, float]
         Height of each marker's paper (on the table: 0.1; on a mat: the mat's height + 0.1).
+    occluded_px : ndarray, shape (H, W), float32, or None
+        Coverage of each photo pixel by the hand and clutter, [0, 1] (see ``occluded``).
     """
 
     image_rgb: np.ndarray
@@ -132,6 +144,29 @@ class SynthPhoto:
     marker_corners_px: dict
     jpeg_bytes: bytes = b""
     marker_z_mm: dict = field(default_factory=dict)
+    occluded_px: np.ndarray | None = None
+
+    def occluded(self, xyz_mm: np.ndarray, threshold: float = 0.5) -> np.ndarray:
+        """Whether table points are hidden in the photo by the hand or clutter (not by game pieces).
+
+        Parameters
+        ----------
+        xyz_mm : array_like, shape (N, 3)
+        threshold : float
+            Coverage above which a point counts as hidden.
+
+        Returns
+        -------
+        ndarray, shape (N,), bool
+            Points outside the photo count as hidden.
+        """
+        uv = np.round(self.project(xyz_mm)).astype(int)
+        h, w = self.image_rgb.shape[:2]
+        inside = (uv[:, 0] >= 0) & (uv[:, 0] < w) & (uv[:, 1] >= 0) & (uv[:, 1] < h)
+        out = ~inside
+        if self.occluded_px is not None:
+            out[inside] = self.occluded_px[uv[inside, 1], uv[inside, 0]] > threshold
+        return out
 
     def project(self, xyz_mm: np.ndarray) -> np.ndarray:
         """Table points (x right, y down, z up, mm) to image pixels, lens distortion included.
@@ -291,7 +326,8 @@ def _scene_layers(layers, cond: PhotoConditions, layout: MarkerLayout, cam: Came
         markers.append(marker_layer(layout, i, rot, cond.paper_rgb, cond.ink_rgb, cfg.marker_quiet_zone_mm,
                                     float(mpp_m), marker_z[i]))
     # Stable: markers before game layers of the same height.
-    out.extend(sorted(markers + list(layers), key=lambda lay: lay.z_mm))
+    clutter = [lay for item in cond.clutter for lay in item.layers(cond.light_azimuth_deg)]
+    out.extend(sorted(markers + list(layers) + clutter, key=lambda lay: lay.z_mm))
     if cond.hand is not None:
         out.append(cond.hand.layer(rng))
     return out
@@ -332,12 +368,17 @@ def render_photo(
     zbuf = np.full((ch, cw), -1000.0, np.float32)
     gloss = np.zeros((ch, cw), np.float32)
     edges = np.zeros((ch, cw), np.float32)
+    occ = np.zeros((ch, cw), np.float32)  # coverage by the hand and clutter (not part of the game)
     gloss_table = dict(config.gloss_table)
     gloss_mat = dict(config.gloss_material)
     casters: dict[float, list] = {}
     rise = config.acrylic_thickness_mm * (1.0 - 1.0 / config.acrylic_index)
+    prepared: dict[int, tuple] = {}  # layers sharing one texture (a solid's slices) prepare it once
     for lay in scene:
-        tex, mpp = _texture_for(lay, cam, K_c, config)
+        key = id(lay.rgba)
+        if key not in prepared:
+            prepared[key] = _texture_for(lay, cam, K_c, config)
+        tex, mpp = prepared[key]
         H = _plane_h(cam, K_c, lay.origin_mm, mpp, lay.z_mm)
         roi = _layer_roi(H, tex.shape[:2], (cw, ch))
         if roi is None:
@@ -347,32 +388,38 @@ def render_photo(
         a = warped[..., 3]
         sl = (slice(y0, y1), slice(x0, x1))
         if lay.material == "acrylic":
-            # Clear sheet: what lies below appears raised by `rise` (shifted), dimmed and tinted.
-            c_mm = np.array([[(lay.extent_mm[0] + lay.extent_mm[2]) / 2, (lay.extent_mm[1] + lay.extent_mm[3]) / 2,
-                              0.0]])
-            c_up = c_mm + np.array([[0.0, 0.0, rise]])
-            Hc = cam.homography_px_from_mm
-            p0 = Hc(0.0, K_c) @ np.array([c_mm[0, 0], c_mm[0, 1], 1.0])
-            p1 = Hc(rise, K_c) @ np.array([c_up[0, 0], c_up[0, 1], 1.0])
+            # Clear sheet wherever alpha > 0 (coverage m): what lies below appears raised by `rise`
+            # (shifted) and dimmed; then the layer's own colour (a faint tint, opaque print) goes over.
+            m = np.clip(a / _body_alpha(tex[..., 3], config), 0.0, 1.0)
+            c_mm = np.array([(lay.extent_mm[0] + lay.extent_mm[2]) / 2, (lay.extent_mm[1] + lay.extent_mm[3]) / 2])
+            p0 = cam.homography_px_from_mm(0.0, K_c) @ np.array([c_mm[0], c_mm[1], 1.0])
+            p1 = cam.homography_px_from_mm(rise, K_c) @ np.array([c_mm[0], c_mm[1], 1.0])
             shift = p1[:2] / p1[2] - p0[:2] / p0[2]
             below = colour[sl]
             M = np.array([[1.0, 0.0, shift[0]], [0.0, 1.0, shift[1]]])
             shifted = cv2.warpAffine(below, M, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
                                      borderMode=cv2.BORDER_REPLICATE)
-            tint = np.where(a[..., None] > 1e-4, warped[..., :3] / np.maximum(a[..., None], 1e-4), 1.0)
-            trans = cond.acrylic_dim * (0.7 + 0.3 * tint)
-            colour[sl] = below * (1 - a[..., None]) + shifted * trans * a[..., None]
+            mm = m[..., None]
+            seen = below * (1 - mm) + shifted * (cond.acrylic_dim * mm)
+            colour[sl] = warped[..., :3] + seen * (1 - a[..., None])
             k = 2 * config.edge_width_px + 1
-            edge = a - cv2.erode(a, np.ones((k, k), np.uint8))
+            edge = m - cv2.erode(m, np.ones((k, k), np.uint8))
             edges[sl] = np.maximum(edges[sl], edge)
-            gloss[sl] = np.maximum(gloss[sl], a * gloss_mat["acrylic"])
+            gloss[sl] = np.maximum(gloss[sl], m * gloss_mat["acrylic"])
         else:
             colour[sl] = warped[..., :3] + colour[sl] * (1 - a[..., None])
             zbuf[sl] = np.where(a > 0.5, lay.z_mm, zbuf[sl])
+            occluder = 1.0 if lay.name == "hand" or lay.name.startswith("clutter_") else 0.0
+            occ[sl] = occ[sl] * (1 - a) + occluder * a
             g = gloss_table.get(cond.table_kind, 0.0) if lay.material == "table" else gloss_mat[lay.material]
             gloss[sl] = gloss[sl] * (1 - a) + g * a
+            edges[sl] *= 1 - a  # a layer above hides the acrylic edges below it
         if lay.casts_shadow and lay.z_mm > config.z_eps_mm:
-            strength = config.acrylic_shadow if lay.material == "acrylic" else 1.0
+            strength = 1.0
+            if lay.material == "acrylic":  # the whole sheet casts a faint shadow, not only its tint
+                strength = config.acrylic_shadow
+                tex = tex.copy()
+                tex[..., 3] = np.clip(tex[..., 3] / _body_alpha(tex[..., 3], config), 0.0, 1.0)
             casters.setdefault(round(lay.z_mm * 2) / 2, []).append((tex, mpp, lay, strength))
 
     shadow = _shadows(casters, zbuf, cond, cam, K_c, (cw, ch), config)
@@ -391,6 +438,7 @@ def render_photo(
     lin = cv2.merge(chans)
 
     if maps.map_x is not None:
+        occ = cv2.remap(occ, maps.map_x, maps.map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         lin = cv2.remap(lin, maps.map_x, maps.map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     if cond.defocus_sigma_px > 0.05:
         lin = cv2.GaussianBlur(lin, (0, 0), cond.defocus_sigma_px)
@@ -419,7 +467,14 @@ def render_photo(
         corners_px[i] = cam.project(np.column_stack([c, np.full(4, marker_z[i])]))
     return SynthPhoto(image_rgb=image, camera=cam, conditions=cond, marker_layout=layout,
                       marker_corners_mm=corners_mm, marker_corners_px=corners_px, jpeg_bytes=buf.tobytes(),
-                      marker_z_mm=marker_z)
+                      occluded_px=occ, marker_z_mm=marker_z)
+
+
+def _body_alpha(alpha: np.ndarray, cfg: RenderConfig) -> float:
+    """Typical alpha of an acrylic layer's clear body (its median over covered texels): alpha at or
+    above it counts as full sheet coverage."""
+    covered = alpha[alpha > cfg.acrylic_min_alpha]
+    return float(np.median(covered)) if covered.size else 1.0
 
 
 def _auto_exposure(colour: np.ndarray, illum: np.ndarray, add: np.ndarray, gain: np.ndarray, target: float,

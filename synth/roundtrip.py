@@ -64,7 +64,7 @@ def test_points_mm(layout: MarkerLayout, step_mm: float = 35.0, inset_mm: float 
     return np.column_stack([X.ravel(), Y.ravel()])
 
 
-def dots_layer(points_mm: np.ndarray, radius_mm: float = 1.5, mm_per_px: float = 0.25,
+def dots_layer(points_mm: np.ndarray, radius_mm: float = 1.5, mm_per_px: float = 0.4,
                rgb: tuple[float, float, float] = (0.95, 0.95, 0.9)) -> Layer:
     """Small round dots centred on ``points_mm`` (N, 2) on a transparent sheet at z = 0.05 mm."""
     pad = 3 * radius_mm

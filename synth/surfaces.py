@@ -19,9 +19,9 @@ TABLE_KINDS = ("wood", "laminate", "cloth", "white", "dark", "patterned")
 class SurfaceConfig:
     """Tunables of the procedural textures (sizes in mm, colours sRGB in [0, 1])."""
 
-    wood_ring_period_mm: tuple[float, float] = (2.5, 9.0)
+    wood_ring_period_mm: tuple[float, float] = (5.0, 14.0)
     wood_plank_width_mm: tuple[float, float] = (90.0, 220.0)
-    wood_warp_mm: tuple[float, float] = (4.0, 14.0)
+    wood_warp_mm: tuple[float, float] = (2.0, 7.0)
     cloth_weave_period_mm: tuple[float, float] = (0.9, 2.2)
     pattern_period_mm: tuple[float, float] = (18.0, 70.0)
     mottling_scale_mm: float = 60.0
@@ -107,28 +107,38 @@ def table_texture(
         a, b = (ys, xs) if along_x else (xs, ys)
         shape_ab = (h, w)
         plank = rng.uniform(*config.wood_plank_width_mm)
-        plank_idx = np.floor((a + 1000.0) / plank)
-        # Rings: a sawtooth (early/late wood) of a coordinate warped by smooth noise, differently per
-        # plank; fibres: noise stretched along the grain.
-        warp = rng.uniform(*config.wood_warp_mm) * fbm(shape_ab, 90.0 / mm_per_px, rng, 3)
-        phase = np.sin(plank_idx * 78.233) * 437.0
-        ring = ((a + warp + phase + 6.0 * np.sin(b / (60.0 + 20.0 * np.cos(plank_idx)))) / period) % 1.0
-        rings = np.clip((ring - 0.55) / 0.45, 0.0, 1.0) ** 1.5
-        fine_cells = (max(2, int(h / (0.8 / mm_per_px))), max(2, int(w / (0.8 / mm_per_px))))
+        # Per-plank quantities depend on the across-grain coordinate only (1D); rings are a sawtooth
+        # (early/late wood) of that coordinate warped by smooth noise; fibres are noise stretched
+        # along the grain.
+        a1 = (a + 1000.0).ravel() / plank
+        plank_idx = np.floor(a1)
+        seam = (np.abs(a1 - np.round(a1)) * plank < 0.6).astype(np.float32)
+        tone = (1.0 + 0.12 * np.sin(plank_idx * 12.9898)).astype(np.float32)
+        phase = (np.sin(plank_idx * 78.233) * 437.0).astype(np.float32)
+        b_wave = (2.0 * np.sin(b.ravel() / 150.0)).astype(np.float32)
+        a_term = (a.ravel() + phase).astype(np.float32)
+        if along_x:  # a runs down the rows
+            coord = a_term[:, None] + b_wave[None, :]
+            tone2, seam2 = tone[:, None], seam[:, None]
+        else:
+            coord = a_term[None, :] + b_wave[:, None]
+            tone2, seam2 = tone[None, :], seam[None, :]
+        warp = np.float32(rng.uniform(*config.wood_warp_mm)) * fbm(shape_ab, 160.0 / mm_per_px, rng, 3)
+        # A smooth, skewed ring profile: a hard sawtooth would alias into moire at ~1 mm texels.
+        rings = np.float32(0.5) - np.float32(0.5) * np.cos((coord + warp) * np.float32(2 * np.pi / period))
+        rings *= rings
+        fine_cells = (max(2, int(h / (1.6 / mm_per_px))), max(2, int(w / (1.6 / mm_per_px))))
         long_cells = (max(2, int(h / (30.0 / mm_per_px))), max(2, int(w / (30.0 / mm_per_px))))
         # Grain along x: fibres vary quickly across it (rows), slowly along it (columns).
         streak_cells = (fine_cells[0], long_cells[1]) if along_x else (long_cells[0], fine_cells[1])
-        fibres = cv2.resize(rng.standard_normal(streak_cells, dtype=np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
-        seam = np.abs(((a + 1000.0) / plank) - np.round((a + 1000.0) / plank)) * plank < 0.6
-        tone = 1.0 + 0.12 * np.sin(plank_idx * 12.9898) * np.ones_like(rings)
-        img = _mix(np.broadcast_to(light, (h, w, 3)), np.broadcast_to(dark, (h, w, 3)), rings.astype(np.float32))
-        img = img * (tone * mott + fine + 0.05 * fibres)[..., None]
-        img = np.where(np.broadcast_to(seam, (h, w))[..., None], img * 0.55, img)
+        fibres = cv2.resize(rng.standard_normal(streak_cells, dtype=np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+        bright = (tone2 * mott + fine + np.float32(0.05) * fibres) * (1.0 - np.float32(0.45) * seam2)
+        img = (light[None, None, :] + (dark - light)[None, None, :] * rings[..., None]) * bright[..., None]
     elif kind == "laminate":
         base = rng.choice([0.15, 0.45, 0.7]) + rng.uniform(-0.08, 0.08)
         base_rgb = np.clip(base + rng.uniform(-0.04, 0.06, 3), 0.05, 0.9).astype(np.float32)
         speck = (smooth_noise((h, w), 0.7, rng) > 2.2).astype(np.float32) * 0.08
-        img = base_rgb[None, None, :] * (mott + 0.5 * fine - speck)[..., None]
+        img = base_rgb[None, None, :] * (1.0 + 0.4 * (mott - 1.0) + 0.5 * fine - speck)[..., None]
     elif kind == "cloth":
         base_rgb = _rgb(rng, (0.05, 0.15, 0.08), (0.35, 0.45, 0.40))
         base_rgb = base_rgb[rng.permutation(3)]

@@ -47,9 +47,11 @@ def test_grey_patch_normalises_to_grey(texture, gain, black, noise):
     assert norm.dtype == np.float32
     assert np.ptp(norm) < 0.06, norm
     assert abs(norm.mean() - GREY[0] / 255) < 0.08, norm
-    # the local (interpolated) reference agrees under uniform light
+    # the local (interpolated) reference agrees under uniform light, also after a JSON round trip
     local = ref.normalise_at(raw[None], px.mean(axis=0)[None])[0]
     assert np.ptp(local) < 0.06
+    back = ColourReference.from_json(ref.to_json())
+    np.testing.assert_allclose(back.normalise_at(raw[None], px.mean(axis=0)[None])[0], local, atol=1e-5)
 
 
 def test_normalise_maps_black_and_white_and_round_trips():
@@ -77,3 +79,14 @@ def test_local_reference_follows_light_falloff():
     )
     white, _ = ref.local_reference(np.array([[500.0, 400.0], [0.0, 400.0], [5000.0, 400.0]]))
     np.testing.assert_allclose(white[:, 0], [150.0, 100.0, 200.0], atol=1e-6)
+
+
+def test_warnings_for_clipped_white_and_low_contrast():
+    """A white clipped in blue and a washed-out reference each carry a warning; a sound one none."""
+    ok = ColourReference(white_rgb=np.array([200.0, 190.0, 180.0]), black_rgb=np.array([10.0] * 3), n_samples=1)
+    assert ok.warnings() == ()
+    clipped = ColourReference(white_rgb=np.array([120.0, 180.0, 255.0]), black_rgb=np.array([5.0] * 3), n_samples=1)
+    assert any("clipped in B" in w for w in clipped.warnings())
+    flat = ColourReference(white_rgb=np.array([60.0] * 3), black_rgb=np.array([45.0] * 3), n_samples=1)
+    assert not flat.is_reliable()
+    assert any("too little contrast" in w for w in flat.warnings())

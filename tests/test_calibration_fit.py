@@ -148,3 +148,17 @@ def test_foreign_markers_and_a_single_marker_are_named():
     assert "found 1 of the 4" in msg and "ids seen: 2" in msg
     assert "also saw ids 10, 11" in msg
     assert "need at least 2" in msg
+
+
+def test_missing_marker_is_warned(texture):
+    """Marker 1 covered (tilt 20 deg, no distortion): calibration still succeeds with 3 markers and says
+    which one is missing; a full view has no marker warnings (its white is clipped: 255)."""
+    cam, img = _view(texture, 12, 20.0)
+    assert not [w for w in calibrate_from_markers(img, LAYOUT).warnings if "marker" in w]
+    c = cam.project(np.array([[560.0, 0.0, 0.0]]))[0].astype(int)
+    covered = img.copy()
+    covered[c[1] - 60 : c[1] + 60, c[0] - 60 : c[0] + 60] = (120, 100, 80)
+    cal = calibrate_from_markers(covered, LAYOUT)
+    assert cal.marker_ids == (0, 2, 3)
+    assert any("missing 1" in w for w in cal.warnings), cal.warnings
+    assert "missing 1" in cal.describe()

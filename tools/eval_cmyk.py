@@ -6,6 +6,7 @@ Each seed renders a legal random mosaic (10-35 tiles, K tiles sometimes) with ``
 (``synth.photo`` when present, else the stand-in pinhole renderer: tilt 0-40, yaw, fov 60-72, light
 gain/cast, noise, blur, JPEG); every ``--hard-every``-th seed uses the hard conditions. Detected tiles are
 matched to true tiles by table position (a detection more than 10 mm from every true centroid is extra).
+``--markerless`` ignores the markers and builds the frame from the tiles (``vision.cmyk_markerless``).
 Prints tile recall/precision, per-edge colour and level accuracy, K-tile recall/precision, exact tile
 reading, exact hexagon count per mosaic, exact total (when ``scoring.cmyk`` is importable), flag rates
 and timing.
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -24,59 +26,75 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calibration.table import CalibrationError, calibrate_from_markers  # noqa: E402
 from geometry import trilattice as tl  # noqa: E402
-from judge.cmyk import _hexagon_vertices, render_scene  # noqa: E402
+from judge.cmyk import MARKERLESS_CONFIDENCE, _hexagon_vertices, render_scene  # noqa: E402
 from judge.timing import StageTimer  # noqa: E402
 from scoring.cmyk_state import EdgeReading, MosaicState, TileReading  # noqa: E402
-from vision.cmyk import detect_mosaic  # noqa: E402
+from vision.cmyk import CmykVisionConfig, detect_mosaic  # noqa: E402
+from vision.cmyk_markerless import lattice_calibration  # noqa: E402
 
 
-def evaluate(seed: int, hard: bool) -> dict:
-    """One seed's figures."""
-    image, scene, _ = render_scene(seed, hard=hard)
+def evaluate(seed: int, hard: bool, markerless: bool = False) -> dict:
+    """One seed's figures (tiles and edges matched in image pixels, so any table frame works)."""
+    image, scene, photo = render_scene(seed, hard=hard)
     out = {"seed": seed, "hard": hard, "n_true": len(scene.tiles)}
-    try:
-        cal = calibrate_from_markers(image)
-    except CalibrationError:
-        out["nocal"] = True
-        return out
     timer = StageTimer()
     t0 = time.perf_counter()
-    det = detect_mosaic(image, cal, timer)
-    out["ms"] = (time.perf_counter() - t0) * 1000
+    if markerless:
+        cal = lattice_calibration(image, lambda img, c: detect_mosaic(img, c))
+        if cal is None:
+            out["nocal"] = True
+            return out
+    else:
+        try:
+            cal = calibrate_from_markers(image)
+        except CalibrationError:
+            out["nocal"] = True
+            return out
+    frame_ms = (time.perf_counter() - t0) * 1000
+    config = replace(CmykVisionConfig(), confidence_scale=MARKERLESS_CONFIDENCE) if markerless else CmykVisionConfig()
+    det = detect_mosaic(image, cal, timer, config)
+    out["ms"] = sum(timer.ms.values())
+    out["frame_ms"] = frame_ms
     if det is None:
         out.update(n_det=0, matched=0, edges=0, colour_ok=0, level_ok=0, tile_ok=0, k_true=0, k_det=0, k_hit=0,
-                   hex_ok=False, flagged=0)
+                   hex_ok=False, flagged=0, wrong_unflagged=0)
         return out
     e = det.frame.edge_mm
-    cents = np.array([t.vertices_mm.mean(axis=0) for t in scene.tiles])
+
+    def true_px(xy_mm):
+        xy = np.asarray(xy_mm, np.float64).reshape(-1, 2)
+        return photo.project(np.c_[xy, np.full(len(xy), 3.0)])
+
+    def det_px(xy_lattice):
+        xy = det.frame.to_table(np.asarray(xy_lattice).reshape(-1, 2))
+        f = getattr(cal, "mm_to_px_at_height", None)
+        return np.asarray(f(xy, 3.0)) if f is not None else cal.mm_to_px(xy)
+
+    cents = true_px(np.array([t.vertices_mm.mean(axis=0) for t in scene.tiles]))
+    v0 = true_px(scene.tiles[0].vertices_mm)
+    px_per_mm = float(np.linalg.norm(v0[1] - v0[0]) / e)
     matched = colour_ok = level_ok = edges = tile_ok = k_hit = 0
     wrong_unflagged = 0
     flagged_cells = {tuple(c) for f in det.state.flags for c in f.data.get("cells", [])}
     for r in det.state.tiles:
-        c = det.frame.to_table(np.array([tl.cell_centroid(*r.cell, e)]))[0]
+        c = det_px(np.array(tl.cell_centroid(*r.cell, e)))[0]
         d = np.linalg.norm(cents - c, axis=1)
         k = int(np.argmin(d))
-        if d[k] > 10:
+        if d[k] > 10 * px_per_mm:
             continue
         matched += 1
         t = scene.tiles[k]
-        # which true edge is this detected edge? the one whose midpoint is nearest
         ok_all = r.kind == t.kind
-        tv = t.vertices_mm
+        true_mids = {tdn: true_px(np.mean(_true_edge(t, tdn, t.vertices_mm), axis=0))[0] for tdn in t.edges}
         for dn, er in r.edges.items():
-            a, b = det.frame.to_table(tl.edge_endpoints(*r.cell, dn, e))
-            mid = (a + b) / 2
-            best = None
-            for tdn, (tcol, tlv) in t.edges.items():
-                ta, tb = _true_edge(t, tdn, tv)
-                dist = np.linalg.norm((ta + tb) / 2 - mid)
-                if best is None or dist < best[0]:
-                    best = (dist, tcol, tlv)
+            mid = det_px(np.mean(tl.edge_endpoints(*r.cell, dn, e), axis=0))[0]
+            tdn = min(true_mids, key=lambda q: np.linalg.norm(true_mids[q] - mid))
+            tcol, tlv = t.edges[tdn]
             edges += 1
-            colour_ok += best[1] == er.colour
-            lv_ok = (r.kind == "k" and t.kind == "k") or (r.kind == t.kind == "normal" and best[2] == er.level)
-            level_ok += bool(lv_ok and best[1] == er.colour)
-            ok_all &= bool(lv_ok and best[1] == er.colour)
+            colour_ok += tcol == er.colour
+            lv_ok = (r.kind == "k" and t.kind == "k") or (r.kind == t.kind == "normal" and tlv == er.level)
+            level_ok += bool(lv_ok and tcol == er.colour)
+            ok_all &= bool(lv_ok and tcol == er.colour)
         tile_ok += ok_all
         k_hit += r.kind == "k" and t.kind == "k"
         if not ok_all and r.cell not in flagged_cells and r.confidence >= 0.6:
@@ -122,11 +140,19 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=int, default=200)
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--hard-every", type=int, default=4, help="every N-th seed uses hard conditions (0: none)")
+    ap.add_argument("-v", "--verbose", action="store_true", help="one line per photo with a miss")
+    ap.add_argument("--markerless", action="store_true", help="ignore the markers: frame from the tile lattice")
     args = ap.parse_args(argv)
     rows = []
     for s in range(args.start, args.start + args.seeds):
         hard = args.hard_every > 0 and s % args.hard_every == args.hard_every - 1
-        rows.append(evaluate(s, hard))
+        rows.append(evaluate(s, hard, args.markerless))
+        r = rows[-1]
+        if args.verbose and (r.get("nocal") or r.get("matched", 0) < r["n_true"] or r.get("tile_ok", 0) < r.get(
+                "matched", 0)):
+            print(f"seed {s}{' hard' if hard else ''}: true {r['n_true']} found {r.get('n_det')} matched "
+                  f"{r.get('matched')} exact {r.get('tile_ok')} wrong-unflagged {r.get('wrong_unflagged')}"
+                  f"{' NO FRAME' if r.get('nocal') else ''}", flush=True)
     for label, sel in (("all", rows), ("normal", [r for r in rows if not r["hard"]]),
                        ("hard", [r for r in rows if r["hard"]])):
         ok = [r for r in sel if not r.get("nocal")]
@@ -136,6 +162,7 @@ def main(argv=None) -> int:
                                                            "level_ok", "tile_ok", "k_true", "k_det", "k_hit",
                                                            "wrong_unflagged")}
         ms = np.array([r["ms"] for r in ok if "ms" in r])
+        fms = np.array([r["frame_ms"] for r in ok if "frame_ms" in r])
         totals = [r["total_ok"] for r in ok if r.get("total_ok") is not None]
         print(f"[{label}] photos {len(sel)} (no markers found: {len(sel) - len(ok)})")
         print(f"  tile recall {tot['matched'] / max(1, tot['n_true']):.4f}  precision "
@@ -150,7 +177,8 @@ def main(argv=None) -> int:
               + (f"{np.mean(totals):.4f}" if totals else "n/a (scoring.cmyk missing)"))
         print(f"  mosaics with any flag {np.mean([r.get('flagged', 0) > 0 for r in ok]):.3f}")
         if len(ms):
-            print(f"  detect ms: median {np.median(ms):.0f}, p90 {np.percentile(ms, 90):.0f}, max {ms.max():.0f}")
+            print(f"  detect ms: median {np.median(ms):.0f}, p90 {np.percentile(ms, 90):.0f}, max {ms.max():.0f}; "
+                  f"table frame (markers or lattice) ms: median {np.median(fms):.0f}")
     return 0
 
 

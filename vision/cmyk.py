@@ -29,9 +29,10 @@ class CmykVisionConfig:
     band_mm: float = 6.0
     thickness_mm: float = 3.0
     search_margin_mm: float = 80.0
-    coarse_mm_per_px: float = 1.0
+    coarse_mm_per_px: float = 2.0
+    map_grid_mm: float = 5.0
     fine_mm_per_px: float = 0.5
-    close_mm: float = 6.0
+    close_mm: float = 15.0
     region_margin_mm: float = 12.0
     min_ink_share: float = 0.05
     min_tile_area_share: float = 0.2
@@ -42,13 +43,16 @@ class CmykVisionConfig:
     mark_offsets_mm: tuple[float, ...] = (1.6, 2.2, 2.8, 3.4, 4.0, 4.6)
     mark_half_length_mm: float = 15.0
     mark_rows_averaged: int = 3
+    mark_blur_px: float = 1.0
     contact_iterations: int = 2
     purity_good: float = 0.85
     purity_bad: float = 0.5
     purity_global: float = 0.8
+    confidence_scale: float = 1.0
     contact_weight: float = 2.0
     mark_step_mm: float = 0.25
     occupancy_min_ink: float = 0.5
+    occupancy_min_order_share: float = 0.5
     min_tile_confidence: float = 0.6
     min_edge_confidence: float = 0.7
     ground_disagree_levels: float = 1.3
@@ -85,11 +89,40 @@ class _Mapper:
         self.cal = cal
         self.z = z_mm
         self.has_z = hasattr(cal, "mm_to_px_at_height")
+        self.grid = None
 
-    def to_px(self, xy_mm: np.ndarray) -> np.ndarray:
+    def exact_px(self, xy_mm: np.ndarray) -> np.ndarray:
+        """The calibration's own mapping (lens and height included when it has them)."""
         if self.has_z:
             return np.asarray(self.cal.mm_to_px_at_height(xy_mm, self.z), np.float64)
         return self.cal.mm_to_px(xy_mm)
+
+    def prepare(self, region: tuple, step_mm: float) -> None:
+        """Tabulate the exact mapping over a region; points inside are then interpolated (fast, smooth)."""
+        x0, y0, x1, y1 = region
+        gx = np.arange(x0, x1 + step_mm, step_mm)
+        gy = np.arange(y0, y1 + step_mm, step_mm)
+        X, Y = np.meshgrid(gx, gy)
+        px = self.exact_px(np.stack([X.ravel(), Y.ravel()], axis=1)).astype(np.float32)
+        self.grid = (float(x0), float(y0), float(gx[-1]), float(gy[-1]), step_mm, px.reshape(len(gy), len(gx), 2))
+
+    def to_px(self, xy_mm: np.ndarray) -> np.ndarray:
+        xy = np.asarray(xy_mm, np.float64).reshape(-1, 2)
+        if self.grid is None or len(xy) < 64:
+            return self.exact_px(xy)
+        x0, y0, x1, y1, step, tab = self.grid
+        if xy[:, 0].min() < x0 or xy[:, 0].max() > x1 or xy[:, 1].min() < y0 or xy[:, 1].max() > y1:
+            return self.exact_px(xy)
+        n = len(xy)
+        width = 1024
+        rows = -(-n // width)
+        u = np.zeros(rows * width, np.float32)
+        v = np.zeros(rows * width, np.float32)
+        u[:n] = (xy[:, 0] - x0) / step
+        v[:n] = (xy[:, 1] - y0) / step
+        out = cv2.remap(tab, u.reshape(rows, width), v.reshape(rows, width), cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_REPLICATE)
+        return out.reshape(-1, 2)[:n].astype(np.float64)
 
     def rectify(self, image: np.ndarray, mm_per_px: float, region: tuple, grid: int = 9) -> np.ndarray:
         """Top-down view of a table region at the mapper's height; pixel (0, 0) at (x0, y0).
@@ -148,13 +181,18 @@ def colour_reference(image: np.ndarray, cal, config: CmykVisionConfig) -> tuple[
 def _find_mosaic_region(image, mapper, black, white, config) -> tuple[tuple, np.ndarray] | None:
     from calibration.markers import MarkerLayout
 
-    cs = np.array(list(MarkerLayout.from_components().centres_mm.values()))
-    x0, y0 = cs.min(axis=0) - config.search_margin_mm
-    x1, y1 = cs.max(axis=0) + config.search_margin_mm
+    search = getattr(mapper.cal, "search_region_mm", None)
+    if search is not None:
+        x0, y0, x1, y1 = search
+    else:
+        cs = np.array(list(MarkerLayout.from_components().centres_mm.values()))
+        x0, y0 = cs.min(axis=0) - config.search_margin_mm
+        x1, y1 = cs.max(axis=0) + config.search_margin_mm
     mpp = config.coarse_mm_per_px
     view = mapper.rectify(image, mpp, (x0, y0, x1, y1))
     lab = rd.classify_inks(rd.normalise(view, black.astype(np.float32), white.astype(np.float32)), config.read)
-    ink = (lab >= 0).astype(np.uint8)
+    # cyan and magenta bands find the mosaic (every tile has both; yellow-ish wood tables do not)
+    ink = ((lab == 0) | (lab == 1)).astype(np.uint8)
     k = max(3, int(round(config.close_mm / mpp)) | 1)
     closed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     n, comp, stats, _ = cv2.connectedComponentsWithStats(closed)
@@ -165,7 +203,7 @@ def _find_mosaic_region(image, mapper, black, white, config) -> tuple[tuple, np.
             continue
         labs = lab[comp == c]
         share = np.bincount(labs[labs >= 0], minlength=3) / max(1, len(labs))
-        if share.min() < config.min_ink_share:
+        if share[:2].min() < config.min_ink_share:
             continue
         keep.append(c)
     if not keep:
@@ -260,10 +298,17 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
             return None
         region, centre = found
     with timer.stage("lattice"):
+        pad = config.edge_mm
+        mapper.prepare((region[0] - pad, region[1] - pad, region[2] + pad, region[3] + pad), config.map_grid_mm)
         mpp = config.fine_mm_per_px
         view = mapper.rectify(image_rgb, mpp, region)
         norm = rd.normalise(view, black.astype(np.float32), white.astype(np.float32))
         lab = rd.classify_inks(norm, config.read)
+        cm = ((lab == 0) | (lab == 1)).astype(np.uint8)
+        kk = max(3, int(round(config.close_mm / mpp)) | 1)
+        area = cv2.morphologyEx(cm, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kk, kk)))
+        area = cv2.dilate(area, np.ones((kk // 2 | 1, kk // 2 | 1), np.uint8)) > 0
+        lab = np.where(area, lab, -1)
         masks = {ink: lab == k for k, ink in enumerate(rd.INKS)}
         tile_mask = cv2.dilate((lab >= 0).astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
         gray = cv2.cvtColor(view, cv2.COLOR_RGB2GRAY).astype(np.float32)
@@ -312,7 +357,14 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
         o = np.cumsum([0] + nb)
         band_lab = [labs[:, o[k]:o[k + 1]] for k in range(3)]
         ink_frac = np.mean(np.concatenate(band_lab, axis=1) >= 0, axis=1)
-        occ = [k for k in range(len(cands)) if ink_frac[k] >= config.occupancy_min_ink]
+        # a tile shows the three inks in one of the clockwise orders (a yellowish table shows one ink)
+        all_counts = np.stack([np.stack([np.bincount(band_lab[d][k][band_lab[d][k] >= 0], minlength=3)
+                                         for d in range(3)]) for k in range(len(cands))])
+        order_share = np.array([max(np.mean([all_counts[k, d, rd.INKS.index(rot[d])] / max(1, nb[d])
+                                             for d in range(3)]) for rot in rd.ROTATIONS)
+                                for k in range(len(cands))])
+        occ = [k for k in range(len(cands)) if ink_frac[k] >= config.occupancy_min_ink
+               and order_share[k] >= config.occupancy_min_order_share]
         if not occ:
             return None
         cells = [cands[k] for k in occ]
@@ -344,7 +396,7 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
         idx = start[..., None] + np.arange(win)
         dark = np.take_along_axis(dark_o, idx[..., None], axis=2).mean(axis=2)  # (T, 3, L)
         px_per_mm = float(np.linalg.norm(image_dir(centre, np.array([1.0, 0.0])))) / 10.0
-        templates, _ = rd.mark_templates(s, 0.8 / max(px_per_mm, 0.3), config.read)
+        templates, _ = rd.mark_templates(s, config.mark_blur_px / max(px_per_mm, 0.3), config.read)
         mll, mamp = rd.mark_loglik(dark.reshape(-1, len(s)), templates, config.read)
         mll = mll.reshape(len(cells), 3, 7)
         mamp = mamp.reshape(len(cells), 3, 6)
@@ -387,7 +439,7 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
             kind = "k" if columns[col] == "k" else "normal"
             tile_conf = float(post[col] if columns[col] != "k" else post[-2:].sum())
             reg = float(np.clip((purity[t] - config.purity_bad) / (config.purity_good - config.purity_bad), 0, 1))
-            tile_conf *= reg
+            tile_conf *= reg * config.confidence_scale
             edges = {}
             for d, dn in enumerate(rd.DIRS):
                 ink = rot[d]

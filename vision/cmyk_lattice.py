@@ -27,6 +27,7 @@ class LatticeFitConfig:
     max_vertex_residual_mm: float = 4.0
     band_extent_percentile: float = 3.0
     band_window_mm: float = 9.0
+    max_points_per_ink: int = 15000
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,8 @@ def fit_lattice(ink_masks: dict[str, np.ndarray], gray: np.ndarray, tile_mask: n
     pts = {}
     for ink in inks:
         ys, xs = np.nonzero(ink_masks[ink])
-        pts[ink] = np.stack([xs, ys], axis=1) * mm_per_px + np.asarray(origin_mm)
+        stride = max(1, len(xs) // config.max_points_per_ink)
+        pts[ink] = np.stack([xs[::stride], ys[::stride]], axis=1) * mm_per_px + np.asarray(origin_mm)
     phasor = np.zeros((3, 3), complex)
     for k in range(3):
         for c, ink in enumerate(inks):

@@ -51,6 +51,8 @@ class ReadConfig:
     normal_min_luminance: float = 0.09
     k_log_sigma: float = 0.3
     mark_ll_floor: float = 20.0
+    dash_dot_softness: float = 0.25
+    dash_dot_sigma_ref: float = 1.0
 
 
 def tile_types() -> list[tuple[int, int, int]]:
@@ -207,9 +209,10 @@ def ground_levels(ground_lin: np.ndarray, band_lin: np.ndarray, band_inks: np.nd
     expected = srgb_to_linear(INK_RGB[band_inks] / 255.0)  # (3, 3)
     obs = band_lin - black_lin
     use = expected > 0.3
-    ratio = np.where(use, obs / np.maximum(expected, 1e-6), np.nan)
-    gain = np.nanmedian(ratio, axis=0)
-    gain = np.where(np.isfinite(gain) & (gain > 1e-4), gain, np.nanmedian(ratio))
+    ratio = obs / np.maximum(expected, 1e-6)
+    pooled = float(np.median(ratio[use])) if use.any() else 1.0
+    gain = np.array([float(np.median(ratio[use[:, ch], ch])) if use[:, ch].any() else pooled for ch in range(3)])
+    gain = np.where(gain > 1e-4, gain, pooled)
     albedo = np.clip((np.asarray(ground_lin) - black_lin) / np.maximum(gain, 1e-4), 0.0, 1.5)
     med = np.median(albedo, axis=0)
     lum = albedo @ np.array([0.2126, 0.7152, 0.0722])
@@ -280,12 +283,20 @@ def score_matrix(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()
     ks2 = 2 * config.k_log_sigma ** 2
     out = np.zeros((len(evidence), len(types) + 2))
     s2 = 2 * (ground_sigma if ground_sigma is not None else config.ground_sigma_levels) ** 2
+    sigma = ground_sigma if ground_sigma is not None else config.ground_sigma_levels
+    # a single dot and the dash differ only in length (2.5 vs 5 mm): at ~1 px/mm the marks tell "0 or 1"
+    # well but not which; when this photo's ground colours are reliable, that choice leans on them
+    soft = float(np.clip(sigma / config.dash_dot_sigma_ref, config.dash_dot_softness, 1.0))
     for r, ev in enumerate(evidence):
         rot = ROTATIONS[ev.rotation]
+        mll = ev.mark_ll.copy()
+        m01 = np.maximum(mll[:, 0], mll[:, 1])
+        mll[:, 0] = m01 + (mll[:, 0] - m01) * soft
+        mll[:, 1] = m01 + (mll[:, 1] - m01) * soft
         ml = np.zeros(len(types))
         for d in range(3):
             ink = INKS.index(rot[d])
-            ml += ev.mark_ll[d, tarr[:, ink].astype(int)]
+            ml += mll[d, tarr[:, ink].astype(int)]
         gl = -np.sum((ev.ground_est[None] - tarr) ** 2, axis=1) / s2
         out[r, : len(types)] = ml + gl
         k_ml = float(np.sum(ev.mark_ll[:, 6]))

@@ -213,7 +213,7 @@ def fit_lattice(
     smooth = np.real(np.fft.ifft(np.fft.fft(hist) * np.fft.fft(kernel)))
     trio = np.minimum(np.minimum(smooth[:nb], smooth[nb:2 * nb]), smooth[2 * nb:])
     peak, peak_ratio = _circular_peak(trio, 0.0)
-    peak_ratio = float(trio.max() / max(smooth.mean(), 1e-12))
+    peak_ratio = float(trio.max() / max(trio.mean(), 1e-12))
     normal_deg = peak / nb * 60.0  # gradient normal of the lines, modulo 60
     rotation = (normal_deg - 30.0) % 60.0  # line direction = normal - 90 = normal + 30 (mod 60)
 

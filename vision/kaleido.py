@@ -86,7 +86,7 @@ class KaleidoVisionConfig:
         Below this many holes between the best and the next board-centre coset the layout is
         flagged as ambiguous.
     off_lattice_mm : float
-        A board whose own best position is farther than this from its lattice vertex is flagged.
+        A board whose own best position departs this far from its neighbours' is flagged.
     lattice : LatticeFitConfig
     cells : CellConfig
     palette_rgb : tuple[tuple[str, tuple[float, float, float]], ...] or None
@@ -104,14 +104,14 @@ class KaleidoVisionConfig:
     min_orientation_peak: float = 2.0
     window_quantile: float = 0.01
     window_margin_mm: float = 90.0
-    search_mm: float = 6.0
-    step_mm: float = 2.0
+    search_mm: float = 9.0
+    step_mm: float = 3.0
     cell_ratio: float = 3.0
     cell_floor: float = 0.01
     min_cell_edge: float = 0.03
     min_present_cells: int = 4
     min_coset_margin: int = 4
-    off_lattice_mm: float = 4.5
+    off_lattice_mm: float = 6.0
     lattice: LatticeFitConfig = LatticeFitConfig()
     cells: CellConfig = CellConfig()
     palette_rgb: tuple[tuple[str, tuple[float, float, float]], ...] | None = None
@@ -305,8 +305,9 @@ def detect_kaleido(
         names = np.asarray(names, dtype=object).reshape(-1, 6)
         conf = np.asarray(conf).reshape(-1, 6)
         boards = []
-        for bi, vi in enumerate(order):
-            off = float(np.linalg.norm(shift[vi]))
+        offsets = _relative_shifts(V[order], shift[order], config.edge_mm)
+        for bi in range(len(order)):
+            off = float(offsets[bi])
             boards.append(BoardReading(
                 centre_mm=(float(centres[bi, 0]), float(centres[bi, 1])),
                 rotation_deg=float(lattice.rotation_deg),
@@ -344,6 +345,23 @@ def _lattice_window(grad, vote: np.ndarray, lattice: Lattice, s: float, config: 
     r0, r1 = np.quantile(rows, [q, 1 - q]).astype(int)
     c0, c1 = np.quantile(cols, [q, 1 - q]).astype(int)
     return (max(0, r0 - pad), min(vote.shape[0], r1 + pad), max(0, c0 - pad), min(vote.shape[1], c1 + pad))
+
+
+def _relative_shifts(vertices: np.ndarray, shifts: np.ndarray, edge_mm: float) -> np.ndarray:
+    """How far each board's own best position departs from its neighbours' (B,), mm.
+
+    Lens and perspective errors shift neighbouring boards alike; a board that does not lie edge to
+    edge with the others departs from them.
+    """
+    out = np.zeros(len(vertices))
+    if len(vertices) == 0:
+        return out
+    d = np.linalg.norm(vertices[:, None] - vertices[None], axis=2)
+    for i in range(len(vertices)):
+        nb = (d[i] > 1e-6) & (d[i] <= edge_mm * np.sqrt(3.0) * 2.1)
+        ref = np.median(shifts[nb], axis=0) if nb.any() else np.median(shifts, axis=0)
+        out[i] = np.linalg.norm(shifts[i] - ref)
+    return out
 
 
 def _near_boards(V: np.ndarray, chosen: np.ndarray, edge_mm: float) -> np.ndarray:

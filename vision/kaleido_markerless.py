@@ -18,7 +18,7 @@ import numpy as np
 from judge.errors import CannotJudge
 from judge.timing import StageTimer
 from scoring.flags import Flag
-from vision.hexlattice import gradients
+from vision.hexlattice import LatticeFitConfig, gradients
 from vision.kaleido import KaleidoDetection, KaleidoVisionConfig, detect_kaleido
 
 SQRT3 = float(np.sqrt(3.0))
@@ -38,13 +38,28 @@ class MarkerlessConfig:
         Where the second and third families are looked for, relative to the first (degrees apart).
     scale_px_per_mm : (float, float, int)
         Scale candidates (geometric range and count) tried for the line spacing.
+    min_saturation, min_value : float
+        HSV thresholds (0-1) of tile-coloured pixels, which locate the boards.
+    white_max_saturation, white_min_value : float
+        HSV thresholds of white tiles.
+    hue_bins : tuple of (lo, hi)
+        OpenCV hue ranges (0-180) of the player colours (red wraps around; orange is left out).
+    mix_window_frac, mix_min_density : float
+        A colour is present near a pixel when it covers this share of the window around it
+        (window side as a fraction of the image size).
+    roi_grow : float
+        The patch's box is grown by this fraction on each side.
     max_scale_samples : int
         Edge pixels per family used for the spacing (a regular subsample).
     region_margin_mm : float
         Around the lattice-aligned edges, the area searched for boards.
+    min_horizon_dist : float
+        A horizon closer than this to the boards (in photo widths) is not believed.
     refit_min_boards : int
         With this many boards found, the frame is refitted so that their centres lie on an exact
         hexagonal grid, and the boards are searched again.
+    first_pass : KaleidoVisionConfig
+        Board search in the first, approximate frame (tolerant of its residual skew).
     frame_sigma_mm : float
         Stated 1-sigma position error of this frame (measured against markers in eval_kaleido).
     vision : KaleidoVisionConfig
@@ -54,11 +69,23 @@ class MarkerlessConfig:
     family_tol_deg: tuple[float, float] = (6.0, 2.0)
     family_gap_deg: tuple[float, float] = (35.0, 85.0)
     scale_px_per_mm: tuple[float, float, int] = (0.3, 4.0, 160)
+    min_saturation: float = 0.35
+    min_value: float = 0.2
+    white_max_saturation: float = 0.15
+    white_min_value: float = 0.75
+    hue_bins: tuple[tuple[int, int], ...] = ((170, 8), (18, 35), (40, 85), (95, 130), (130, 165))
+    mix_window_frac: float = 0.06
+    mix_min_density: float = 0.03
+    roi_grow: float = 0.25
     max_scale_samples: int = 4000
     region_margin_mm: float = 90.0
+    min_horizon_dist: float = 0.5
     refit_min_boards: int = 4
     frame_sigma_mm: float = 3.0
     vision: KaleidoVisionConfig = KaleidoVisionConfig()
+    first_pass: KaleidoVisionConfig = KaleidoVisionConfig(
+        lattice=LatticeFitConfig(orientation_smooth_deg=2.5, family_tol_deg=12.0), search_mm=10.0, step_mm=2.5,
+        min_orientation_peak=1.2)
 
 
 @dataclass(frozen=True)
@@ -111,8 +138,14 @@ def _peaks(ang: np.ndarray, w: np.ndarray, gaps: tuple[float, float]) -> list[fl
     return out
 
 
-def lattice_frame(image_rgb: np.ndarray, edge_mm: float, config: MarkerlessConfig) -> tuple[LatticeFrame, tuple]:
+def lattice_frame(
+    image_rgb: np.ndarray, edge_mm: float, config: MarkerlessConfig, use_horizon: bool = True
+) -> tuple[LatticeFrame, tuple]:
     """Estimate the table frame from the boards' lattice alone.
+
+    With ``use_horizon`` the perspective is removed with the horizon through the three vanishing
+    points; without, the view is treated as affine (near top-down views, where the vanishing
+    points are far and the horizon is poorly determined).
 
     Returns
     -------
@@ -131,8 +164,10 @@ def lattice_frame(image_rgb: np.ndarray, edge_mm: float, config: MarkerlessConfi
     hi = np.percentile(img.reshape(-1, 3), 99.5, axis=0)
     norm = (img - lo) / np.maximum(hi - lo, 1.0)
     g = gradients(norm, config.vision.lattice, 1.0)
-    thr = float(np.quantile(g.magnitude, config.strong_quantile))
-    rows, cols = np.nonzero(g.magnitude > thr)
+    roi = _colourful_area(image_rgb, config)
+    mag = np.where(roi, g.magnitude, 0.0)
+    thr = float(np.quantile(g.magnitude[roi], config.strong_quantile)) if roi.any() else np.inf
+    rows, cols = np.nonzero(mag > thr)
     if len(rows) < 200:
         raise CannotJudge("no calibration markers and no board lattice in the photo")
     f = float(max(w, h))
@@ -155,11 +190,17 @@ def lattice_frame(image_rgb: np.ndarray, edge_mm: float, config: MarkerlessConfi
     if abs(horizon[2]) < 1e-9:
         raise CannotJudge("no calibration markers, and the camera looks too flat along the table for the lattice")
     horizon = horizon / horizon[2]
-    Ha = np.array([[1.0, 0, 0], [0, 1.0, 0], horizon])
+    sel_all = np.any(members, axis=0)
+    cx, cy = float(x[sel_all].mean()), float(y[sel_all].mean())
+    dist = abs(horizon[0] * cx + horizon[1] * cy + 1.0) / max(np.hypot(horizon[0], horizon[1]), 1e-12)
+    if use_horizon and dist < config.min_horizon_dist:
+        raise CannotJudge("no calibration markers, and the lattice's horizon is implausibly close")
+    Ha = np.array([[1.0, 0, 0], [0, 1.0, 0], horizon]) if use_horizon else np.eye(3)
     dirs = []
     for v in V:
         a = Ha @ v
-        dirs.append(np.array([a[0], a[1]]) / np.linalg.norm(a[:2]))
+        d2 = np.array([a[0] - cx * a[2], a[1] - cy * a[2]]) if not use_horizon else np.array([a[0], a[1]])
+        dirs.append(d2 / np.linalg.norm(d2))
     A = _metric(np.array(dirs))
     N = np.array([[1.0 / f, 0, -w / (2 * f)], [0, 1.0 / f, -h / (2 * f)], [0, 0, 1.0]])
     M = np.eye(3)
@@ -182,6 +223,40 @@ def lattice_frame(image_rgb: np.ndarray, edge_mm: float, config: MarkerlessConfi
     ppm = float(np.linalg.norm(_apply(Hpx, centre[None] + [1.0, 0.0]) - _apply(Hpx, centre[None])))
     frame = LatticeFrame(H_px_from_mm=Hpx, image_size=(w, h), px_per_mm=ppm)
     return frame, (float(lo_mm[0]), float(lo_mm[1]), float(hi_mm[0]), float(hi_mm[1]))
+
+
+def _colourful_area(image_rgb: np.ndarray, config: MarkerlessConfig) -> np.ndarray:
+    """Mask (H, W) around the boards: the largest place where several tile colours lie close together.
+
+    One saturated colour can be a table (orange wood, green cloth); tiles bring several hues (and
+    white) within a board's width.
+    """
+    import cv2
+
+    hsv = cv2.cvtColor(image_rgb, cv2.COLOR_RGB2HSV)
+    hue = hsv[..., 0].astype(np.int32)
+    sat = (hsv[..., 1] >= config.min_saturation * 255) & (hsv[..., 2] >= config.min_value * 255)
+    white = (hsv[..., 1] < config.white_max_saturation * 255) & (hsv[..., 2] >= config.white_min_value * 255)
+    k = max(3, int(config.mix_window_frac * max(image_rgb.shape[:2])))
+    present = []
+    for lo, hi in config.hue_bins:
+        m = sat & (((hue >= lo) & (hue < hi)) if lo < hi else ((hue >= lo) | (hue < hi)))
+        present.append(cv2.blur(m.astype(np.float32), (k, k)) >= config.mix_min_density)
+    present.append(cv2.blur(white.astype(np.float32), (k, k)) >= config.mix_min_density)
+    count = np.sum(present, axis=0)
+    for need in (3, 2):
+        mixed = (count >= need).astype(np.uint8)
+        if mixed.any():
+            break
+    else:
+        return np.ones(image_rgb.shape[:2], dtype=bool)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mixed)
+    i = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    x, y, w, h = stats[i, :4]
+    gx, gy = int(config.roi_grow * w), int(config.roi_grow * h)
+    mask = np.zeros(image_rgb.shape[:2], dtype=bool)
+    mask[max(0, y - gy): y + h + gy, max(0, x - gx): x + w + gx] = True
+    return mask
 
 
 def _metric(dirs: np.ndarray) -> np.ndarray:
@@ -284,14 +359,28 @@ def detect_markerless(
     from dataclasses import replace
 
     timer = timer or StageTimer()
-    with timer.stage("frame"):
-        frame, region = lattice_frame(image_rgb, config.vision.edge_mm, config)
-    det = detect_kaleido(image_rgb, frame, config.vision, timer, region_mm=region, mask_markers=False)
+    det, frame, reason = None, None, "no board lattice found"
+    for use_horizon in (True, False):
+        try:
+            with timer.stage("frame"):
+                f_try, region = lattice_frame(image_rgb, config.vision.edge_mm, config, use_horizon)
+            d_try = detect_kaleido(image_rgb, f_try, config.first_pass, timer, region_mm=region, mask_markers=False)
+        except CannotJudge as exc:
+            reason = str(exc)
+            continue
+        if det is None or len(d_try.state.boards) > len(det.state.boards):
+            det, frame = d_try, f_try
+    if det is None:
+        raise CannotJudge(f"no calibration markers ({why or 'none found'}); markerless fallback: {reason}")
     with timer.stage("frame"):
         better = _refit_on_boards(det, frame, config)
     if better is not None:
-        frame, region = better
-        det = detect_kaleido(image_rgb, frame, config.vision, timer, region_mm=region, mask_markers=False)
+        try:
+            det2 = detect_kaleido(image_rgb, better[0], config.vision, timer, region_mm=better[1], mask_markers=False)
+        except CannotJudge:
+            det2 = None
+        if det2 is not None and len(det2.state.boards) >= len(det.state.boards):
+            frame, det = better[0], det2
     note = Flag("markerless", "no calibration markers: the boards' own lattice gives the frame (positions "
                 f"within about {config.frame_sigma_mm:.0f} mm; lens distortion not corrected)",
                 {"reason": why or ""})
