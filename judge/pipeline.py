@@ -85,8 +85,21 @@ def judge_images(
     state = game.detect(list(frames), ctx, timer)
     with timer.stage("rules"):
         result = adjudicate(game, state, ctx)
+    add_calibration_notes(result, frames)
     result["timings_ms"] = timer.rounded()
     return Judgement(frames=frames, state=state, result=result)
+
+
+def add_calibration_notes(result: dict, frames: tuple[Frame, ...]) -> None:
+    """Put each photo's calibration summary into the explanation and its warnings into the flags (in place)."""
+    many = len(frames) > 1
+    for k, f in enumerate(frames):
+        if f.calibration is None:
+            continue
+        prefix = f"photo {k + 1}: " if many else ""
+        result.setdefault("explanation", []).append(prefix + f.calibration.describe())
+        for w in f.calibration.warnings:
+            result.setdefault("flags", []).append({"code": "calibration_warning", "message": prefix + w})
 
 
 def adjudicate(game: GameSpec, state: Any, ctx: Any) -> dict:
