@@ -11,6 +11,7 @@ from geometry import trilattice as tl
 from judge.errors import BadInput, CannotJudge
 from judge.games import Frame, GameSpec
 from judge.timing import StageTimer
+from scoring import cmyk as cmyk_rules
 from scoring.cmyk_state import MosaicState
 from scoring.flags import Flag
 from vision.cmyk import CmykVisionConfig, detect_mosaic
@@ -90,24 +91,14 @@ class CmykGameState:
 
 
 def parse_context(ctx: dict | None) -> CmykContext:
-    """Validate the context (``BadInput`` naming the field)."""
+    """Validate the context (``BadInput`` naming the field): players, cards, answers and options."""
     if ctx is None:
         raise BadInput("cmyk needs a context: {\"players\": [{\"name\", \"personal_card\"}], \"public_cards\": [...]}")
     try:
-        from scoring.cmyk import parse_cmyk_context
-    except ImportError:
-        parse_cmyk_context = None
-    if parse_cmyk_context is not None:
-        try:
-            players, _, _ = parse_cmyk_context(ctx)
-        except ValueError as exc:
-            raise BadInput(str(exc)) from None
-        names = tuple(p.name for p in players)
-    else:
-        raw = ctx.get("players")
-        if not isinstance(raw, list) or not raw or not all(isinstance(p, dict) and p.get("name") for p in raw):
-            raise BadInput("players: expected a non-empty list of {\"name\", \"personal_card\"}")
-        names = tuple(str(p["name"]) for p in raw)
+        scoring_ctx = cmyk_rules.parse_context(ctx)
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+    names = tuple(p.name for p in scoring_ctx.players)
     hd = ctx.get("horizontal_deg", 0.0)
     if isinstance(hd, bool) or not isinstance(hd, (int, float)):
         raise BadInput(f"horizontal_deg: expected a number of degrees, got {hd!r}")
@@ -158,13 +149,8 @@ def detect(frames: list[Frame], ctx: CmykContext, timer: StageTimer,
 
 
 def adjudicate(state: CmykGameState, ctx: CmykContext) -> dict:
-    """Score every mosaic with ``scoring.cmyk`` and add the detectors' flags (player-named)."""
-    try:
-        from scoring.cmyk import parse_cmyk_context, score_game
-    except ImportError:
-        raise CannotJudge("CMYK! scoring (scoring.cmyk) is not installed in this build") from None
-    players, cards, answers = parse_cmyk_context(ctx.raw)
-    result = score_game(players, list(state.mosaics), cards, answers).to_json()
+    """Score every mosaic with ``scoring.cmyk`` (context options honoured) and add the detectors' flags."""
+    result = cmyk_rules.adjudicate_mosaics(list(state.mosaics), cmyk_rules.parse_context(ctx.raw))
     det_flags = []
     for name, m in zip(ctx.player_names, state.mosaics):
         for f in m.flags:
@@ -272,18 +258,13 @@ def overlay(frame: Frame, state: CmykGameState, judgement: dict) -> np.ndarray:
 
 def render_scene(seed: int, hard: bool = False):
     """A seeded synthetic CMYK! photo: (image, truth scene, photo object with ``project``)."""
-    from synth.cmyk import mosaic_layer, quick_photo, random_mosaic
+    from synth.cmyk import mosaic_layer, random_mosaic
+    from synth.photo import render_photo, sample_conditions
 
     rng = np.random.default_rng(seed)
     scene = random_mosaic(rng)
-    layers = [mosaic_layer(scene)]
-    try:
-        from synth.photo import render_photo, sample_conditions
-    except ImportError:
-        photo = quick_photo(layers, rng, hard=hard)
-    else:
-        cond = sample_conditions(rng, look_at_mm=(280, 210), hard=hard)
-        photo = render_photo(layers, cond, rng)
+    cond = sample_conditions(rng, look_at_mm=(280, 210), hard=hard)
+    photo = render_photo([mosaic_layer(scene)], cond, rng)
     return photo.image_rgb, scene, photo
 
 
