@@ -6,7 +6,7 @@
     python cli.py score --game G [--context CTX.json] STATE.json
     python cli.py detect --game G [--context CTX.json] IMAGE [IMAGE ...]
     python cli.py render --game G --seed N --out DIR
-    python cli.py markers --out FILE.pdf
+    python cli.py markers --out FILE.pdf [--charuco]
     python cli.py calibrate-camera --out PROFILE.json IMAGE [IMAGE ...]
     python cli.py bench --game G [--frames N] [--image PHOTO]
     python cli.py ledger {list,export-json,export-csv} [--out PATH]
@@ -159,14 +159,20 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 def cmd_markers(args: argparse.Namespace) -> int:
     from calibration.markers import MarkerLayout
-    from calibration.sheet import write_marker_sheet
+    from calibration.sheet import write_charuco_sheet, write_marker_sheet
 
     layout = MarkerLayout.from_components()
     try:
-        write_marker_sheet(args.out, layout)
+        if args.charuco:
+            write_charuco_sheet(args.out)
+        else:
+            write_marker_sheet(args.out, layout)
     except OSError as exc:
         raise BadInput(f"{args.out}: cannot write ({exc.strerror or exc})") from None
-    _emit({"markers": str(args.out), "ids": sorted(layout.centres_mm), "side_mm": layout.side_mm})
+    if args.charuco:
+        _emit({"charuco": str(args.out)})
+    else:
+        _emit({"markers": str(args.out), "ids": sorted(layout.centres_mm), "side_mm": layout.side_mm})
     return 0
 
 
@@ -246,6 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("markers", help="printable calibration markers (PDF, A4, true size)")
     sp.add_argument("--out", required=True, help="PDF file to write")
+    sp.add_argument("--charuco", action="store_true", help="the ChArUco board for calibrate-camera instead")
     sp.set_defaults(func=cmd_markers)
 
     sp = sub.add_parser("calibrate-camera", help="lens profile from ChArUco board photos")
