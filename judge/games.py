@@ -33,12 +33,15 @@ class Frame:
     calibration_error : str or None
     source : str
         Where the photo came from (file name, "camera", "sample:<name>"), for the ledger.
+    profile : CalibrationProfile or None
+        The user's saved profile (lens, layout, registered colours and board outlines), if given.
     """
 
     image_rgb: np.ndarray
     calibration: TableCalibration | None
     calibration_error: str | None = None
     source: str = ""
+    profile: Any = None
 
 
 @dataclass(frozen=True)

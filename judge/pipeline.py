@@ -48,9 +48,10 @@ def make_frame(image_rgb: np.ndarray, source: str = "", profile: Any = None) -> 
     try:
         kwargs = {"profile": profile} if profile is not None else {}
         cal = calibrate_from_markers(image_rgb, **kwargs)
-        return Frame(image_rgb=image_rgb, calibration=cal, source=source)
+        return Frame(image_rgb=image_rgb, calibration=cal, source=source, profile=profile)
     except CalibrationError as exc:
-        return Frame(image_rgb=image_rgb, calibration=None, calibration_error=str(exc), source=source)
+        return Frame(image_rgb=image_rgb, calibration=None, calibration_error=str(exc), source=source,
+                     profile=profile)
 
 
 def parse_context(game: GameSpec, context: dict | None) -> Any:
