@@ -19,6 +19,7 @@ import numpy as np
 from components import load_components
 from geometry.hexboards import board_cells, hex_axial_to_offset_mm, hole_triangle
 from synth.layers import Layer
+from synth.photo import render_photo, sample_conditions
 
 HEX_DIRS = ((1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1))
 PLAYER_COLOURS = ("red", "yellow", "green", "blue", "purple")
@@ -247,23 +248,12 @@ def render_given(scene: dict, rng: np.random.Generator, hard: bool = False, tabl
     from scoring.kaleido import KaleidoContext, KaleidoState, adjudicate
 
     layers = scene_layers(scene, rng)
-    photo = None
-    try:
-        from synth.photo import render_photo, sample_conditions
-    except ImportError:
-        render_photo = None
-    if render_photo is not None:
-        kwargs = {"look_at_mm": look_at_mm, "hard": hard}
-        if table is not None:
-            kwargs["table"] = table
-        cond = sample_conditions(rng, **kwargs)
-        photo = render_photo(layers, cond, rng)
-        scene["render"] = {"renderer": "synth.photo", "hard": hard, "table": table}
-    else:
-        from synth.kaleido_fallback import render_fallback
-
-        photo = render_fallback(layers, rng, hard=hard, table=table)
-        scene["render"] = {"renderer": "fallback", **photo.conditions}
+    kwargs = {"look_at_mm": look_at_mm, "hard": hard}
+    if table is not None:
+        kwargs["table"] = table
+    cond = sample_conditions(rng, **kwargs)
+    photo = render_photo(layers, cond, rng)
+    scene["render"] = {"renderer": "synth.photo", "hard": hard, "table": table}
     context = {"players": scene["players"]}
     players = tuple((k, tuple(v)) for k, v in scene["players"].items())
     expected = adjudicate(KaleidoState.from_json(scene), KaleidoContext(players=players))

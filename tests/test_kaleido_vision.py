@@ -73,9 +73,10 @@ def test_near_white_table_is_flagged_not_guessed():
 
 def test_no_boards_cannot_judge():
     """A table with only the markers: CannotJudge, not an empty verdict."""
-    from synth.kaleido_fallback import render_fallback
+    from synth.photo import render_photo, sample_conditions
 
-    img = render_fallback([], np.random.default_rng(5), table="wood").image_rgb
+    rng = np.random.default_rng(5)
+    img = render_photo([], sample_conditions(rng, look_at_mm=(280.0, 210.0), table="wood"), rng).image_rgb
     with pytest.raises(CannotJudge):
         detect_kaleido(img, calibrate_from_markers(img))
 
