@@ -21,6 +21,7 @@ from ui.forms import FORMS
 from ui.history import open_ledger, show_history
 from ui.results import TITLES, show_result
 from ui.sources import Photo, photo_input
+from ui.zoom import chip_crops
 
 SESSION_PANELS = {
     "carrotain": carrotain_session.session_panel,
@@ -131,6 +132,14 @@ def main() -> None:
                 st.caption("Showing the corrected judgement (recorded in the ledger as a correction).")
             show_result(game_name, shown["result"])
             st.image(np.asarray(shown["overlay"]), caption="evidence", width="stretch")
+            if game_name == "carrotain" and outcome["frame"].calibration is not None:
+                crops = chip_crops(np.asarray(shown["overlay"]), outcome["frame"].calibration,
+                                   shown["result"].get("chips", []))
+                if crops:
+                    st.caption("Chips that decide it (borderline first; margin to the nearest board edge, + = under)")
+                    cols = st.columns(min(len(crops), 6))
+                    for k, (img, caption) in enumerate(crops):
+                        cols[k % len(cols)].image(img, caption=caption)
             correction_panel(game_name, outcome, context)
             led = open_ledger()
             if led is not None and game_name in SESSION_PANELS:
