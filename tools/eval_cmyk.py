@@ -74,7 +74,7 @@ def evaluate(seed: int, hard: bool, markerless: bool = False) -> dict:
     v0 = true_px(scene.tiles[0].vertices_mm)
     px_per_mm = float(np.linalg.norm(v0[1] - v0[0]) / e)
     matched = colour_ok = level_ok = edges = tile_ok = k_hit = 0
-    wrong_unflagged = 0
+    wrong_unflagged = right_doubted = 0
     flagged_cells = {tuple(c) for f in det.state.flags for c in f.data.get("cells", [])}
     for r in det.state.tiles:
         c = det_px(np.array(tl.cell_centroid(*r.cell, e)))[0]
@@ -97,15 +97,19 @@ def evaluate(seed: int, hard: bool, markerless: bool = False) -> dict:
             ok_all &= bool(lv_ok and tcol == er.colour)
         tile_ok += ok_all
         k_hit += r.kind == "k" and t.kind == "k"
-        if not ok_all and r.cell not in flagged_cells and r.confidence >= 0.6:
+        doubted = r.cell in flagged_cells or r.confidence < 0.6
+        if not ok_all and not doubted:
             wrong_unflagged += 1
+        if ok_all and doubted:
+            right_doubted += 1
     true_cells = {t.cell for t in scene.tiles}
     det_cells = {t.cell for t in det.state.tiles}
     out.update(n_det=len(det.state.tiles), matched=matched, edges=edges, colour_ok=colour_ok, level_ok=level_ok,
                tile_ok=tile_ok, k_true=sum(t.kind == "k" for t in scene.tiles),
                k_det=sum(t.kind == "k" for t in det.state.tiles), k_hit=k_hit,
                hex_ok=len(_hexagon_vertices(true_cells)) == len(_hexagon_vertices(det_cells)),
-               flagged=len(det.state.flags), wrong_unflagged=wrong_unflagged, timings=timer.ms)
+               flagged=len(det.state.flags), wrong_unflagged=wrong_unflagged, right_doubted=right_doubted,
+               timings=timer.ms)
     out["total_ok"] = _total_ok(scene, det.state)
     return out
 
@@ -160,7 +164,7 @@ def main(argv=None) -> int:
             continue
         tot = {k: sum(r.get(k, 0) for r in ok) for k in ("n_true", "n_det", "matched", "edges", "colour_ok",
                                                            "level_ok", "tile_ok", "k_true", "k_det", "k_hit",
-                                                           "wrong_unflagged")}
+                                                           "wrong_unflagged", "right_doubted")}
         ms = np.array([r["ms"] for r in ok if "ms" in r])
         fms = np.array([r["frame_ms"] for r in ok if "frame_ms" in r])
         totals = [r["total_ok"] for r in ok if r.get("total_ok") is not None]
@@ -171,7 +175,7 @@ def main(argv=None) -> int:
         print(f"  edge colour acc {tot['colour_ok'] / max(1, tot['edges']):.4f}  edge level acc "
               f"{tot['level_ok'] / max(1, tot['edges']):.4f}  ({tot['edges']} edges)")
         print(f"  tiles read exactly {tot['tile_ok'] / max(1, tot['matched']):.4f}  wrong and not flagged "
-              f"{tot['wrong_unflagged']}")
+              f"{tot['wrong_unflagged']}  right but flagged {tot['right_doubted']}")
         print(f"  K tiles: {tot['k_hit']}/{tot['k_true']} found, {tot['k_det'] - tot['k_hit']} false")
         print(f"  exact hexagon count {np.mean([r['hex_ok'] for r in ok]):.4f}  exact total "
               + (f"{np.mean(totals):.4f}" if totals else "n/a (scoring.cmyk missing)"))

@@ -10,6 +10,7 @@ measured against a large-scale estimate of the bare mat's brightness, and the se
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, replace
 
 import cv2
@@ -44,6 +45,8 @@ class AcrylicConfig:
         The line map's level at this percentile (the mat's texture) is subtracted.
     coarse_line_blur_mm : float
         Extra smoothing of the line map for the coarse stage.
+    bright_edge_cap : float
+        Thin bright lines (edge highlights) add to the edge-line map up to this fraction of (white - mat).
     print_kernel_mm, print_fraction, print_min_length_mm : float
         Print strokes: bright top-hat (narrower than the kernel) above this fraction of
         (white - mat), in components at least this long.
@@ -111,6 +114,7 @@ class AcrylicConfig:
     coarse_line_blur_mm: float = 2.5
     min_line_strength: float = 0.03
     line_off_mm: float = 4.0
+    bright_edge_cap: float = 0.15
     print_kernel_mm: float = 5.0
     print_fraction: float = 0.25
     print_min_length_mm: float = 12.0
@@ -283,7 +287,12 @@ def board_maps(level: np.ndarray, mm_per_px: float,
     filled = np.where(bright > 0, num / np.maximum(den, 1e-3), lv)
     filled = np.where((bright > 0) & (den < 1e-3), mat, filled)
     kl = max(int(round(config.line_kernel_mm / mm_per_px)) | 1, 3)
-    line = cv2.morphologyEx(filled, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kl, kl)))
+    kel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kl, kl))
+    line = cv2.morphologyEx(filled, cv2.MORPH_BLACKHAT, kel)
+    if config.bright_edge_cap > 0:
+        # a cut edge may also catch the light: thin bright lines count too (capped, so that the
+        # much brighter white print does not dominate)
+        line = line + np.minimum(th, config.bright_edge_cap * (1.0 - mat))
     filled = cv2.GaussianBlur(filled, (0, 0), 1.0 / mm_per_px)
     # bare-mat level: the most common level in a large window (the mat is the largest single
     # surface; boards may look darker or lighter than it), on a coarse grid
@@ -338,11 +347,13 @@ class _Evidence:
 
     def outline_terms(self, P: np.ndarray, N: np.ndarray, d: float) -> tuple[np.ndarray, np.ndarray]:
         """Mean signed step (outside - inside) and mean line strength along outlines (..., n, 2)."""
-        c = np.nanmean(self.r(P + d * N) - self.r(P - d * N), axis=-1)
-        c = np.where(np.isnan(c), 0.0, c)
-        if self.l is None:
-            return c, np.zeros_like(c)
-        ln = np.nanmean(self.l(P), axis=-1)
+        with warnings.catch_warnings():  # outlines wholly off the view give empty means: scored 0
+            warnings.simplefilter("ignore", RuntimeWarning)
+            c = np.nanmean(self.r(P + d * N) - self.r(P - d * N), axis=-1)
+            c = np.where(np.isnan(c), 0.0, c)
+            if self.l is None:
+                return c, np.zeros_like(c)
+            ln = np.nanmean(self.l(P), axis=-1)
         return c, np.where(np.isnan(ln), 0.0, ln)
 
     def score(self, c: np.ndarray, ln: np.ndarray, sign: float) -> np.ndarray:
@@ -579,8 +590,10 @@ def _refine(ev: _Evidence, bid, mir, lo, theta, t, sign: float, config: AcrylicC
     contrast = float(sign * c)
     line_strength = 0.0
     if ev.l is not None:
-        on = np.nanmean(ev.l(Pw))
-        off = 0.5 * (np.nanmean(ev.l(Pw + config.line_off_mm * N)) + np.nanmean(ev.l(Pw - config.line_off_mm * N)))
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            on = np.nanmean(ev.l(Pw))
+            off = 0.5 * (np.nanmean(ev.l(Pw + config.line_off_mm * N)) + np.nanmean(ev.l(Pw - config.line_off_mm * N)))
         line_strength = float(np.nan_to_num(on - off))
     resid, good = _edge_offsets(ev, P, N, offs, sign, config)
     resid = resid - wall
