@@ -49,10 +49,11 @@ class SampleConfig:
     uneven_amplitude: tuple[float, float] = (0.0, 0.15)
     vignette: tuple[float, float] = (0.0, 0.3)
     shadow_strength: tuple[float, float] = (0.35, 0.75)
-    specular_strength: tuple[float, float] = (0.2, 1.0)
+    specular_strength: tuple[float, float] = (0.15, 0.8)
     specular_width_deg: tuple[float, float] = (2.5, 8.0)
     acrylic_dim: tuple[float, float] = (0.8, 0.93)
     acrylic_edge_gain: tuple[float, float] = (0.2, 0.6)
+    acrylic_haze: tuple[float, float] = (0.03, 0.1)
     read_noise: tuple[float, float] = (0.8, 2.5)
     read_noise_dim: tuple[float, float] = (3.5, 6.0)
     shot_noise: tuple[float, float] = (0.02, 0.12)
@@ -131,6 +132,7 @@ class PhotoConditions:
     hand: HandSpec | None = None
     ae_target: float = 0.4
     clutter: tuple[ClutterSpec, ...] = ()
+    acrylic_haze: float = 0.06
 
     @property
     def dist(self) -> np.ndarray:
@@ -436,4 +438,5 @@ def sample_conditions(
         hand=hand,
         ae_target=_u(rng, config.ae_target),
         clutter=clutter,
+        acrylic_haze=_u(rng, config.acrylic_haze),
     )

@@ -24,12 +24,15 @@ class LightConfig:
         How many sinusoids make the blotches.
     direct_max : float
         Cap on the lamp's relative irradiance (a lamp close to part of the table).
+    specular_ref_width_deg : float
+        Highlight lobes wider than this are proportionally dimmer (energy spread).
     """
 
     grid_step_px: int = 8
     blotch_wavelength_mm: tuple[float, float] = (180.0, 700.0)
     blotch_waves: int = 4
     direct_max: float = 2.0
+    specular_ref_width_deg: float = 4.0
 
 
 def kelvin_to_linear_rgb(temp_k: float) -> np.ndarray:
@@ -130,7 +133,9 @@ def light_fields(cond, cam: CameraTruth, K_c: np.ndarray, canvas_size: tuple[int
     theta = np.arccos(np.clip(half[:, 2], -1.0, 1.0))
     lamp_ang = 0.5 * np.arctan2(cond.light_size_mm / 2.0, cond.light_distance_mm)
     sig = np.hypot(np.radians(cond.specular_width_deg), lamp_ang)
-    spec = np.exp(-0.5 * (theta / sig) ** 2)
+    # The same reflected energy spread over a wider lobe is dimmer: peak scales as (ref / width)^2.
+    peak = min(1.0, (np.radians(cfg.specular_ref_width_deg) / sig) ** 2)
+    spec = peak * np.exp(-0.5 * (theta / sig) ** 2)
     spec[behind] = 0.0
     direct = cv2.resize(e.reshape(gh, gw).astype(np.float32), (gw * step, gh * step),
                         interpolation=cv2.INTER_LINEAR)[:ch, :cw]

@@ -17,10 +17,10 @@ JPEG-compressed.
 
 Materials: ``matte`` and ``gloss`` layers are composited with their alpha (``gloss`` also
 catches the lamp's highlight). An ``acrylic`` layer is a clear sheet wherever its alpha is above
-zero (alpha at or above the sheet's median alpha counts as full coverage): what lies below it is
-shifted (refraction) and dimmed, its outline gets a bright edge, it catches glints; its RGBA is
-then composited as usual, so a faint alpha (0.1-0.2) gives the sheet's haze/tint and alpha 1
-gives opaque print on the acrylic.
+zero; alpha up to the sheet's typical (median) alpha is its coverage, alpha above it is opaque
+print (alpha 1: paint on the acrylic). Under the sheet, what lies below is shifted (refraction)
+and dimmed, the sheet adds a faint reflection haze of its colour (``acrylic_haze``), its outline
+gets a bright edge and it catches glints; print covers like paint.
 """
 
 from __future__ import annotations
@@ -388,9 +388,13 @@ def render_photo(
         a = warped[..., 3]
         sl = (slice(y0, y1), slice(x0, x1))
         if lay.material == "acrylic":
-            # Clear sheet wherever alpha > 0 (coverage m): what lies below appears raised by `rise`
-            # (shifted) and dimmed; then the layer's own colour (a faint tint, opaque print) goes over.
-            m = np.clip(a / _body_alpha(tex[..., 3], config), 0.0, 1.0)
+            # Clear sheet wherever alpha > 0: coverage m (alpha up to the sheet's typical alpha), opaque
+            # print p above it. What lies below appears raised by `rise` (shifted) and dimmed; the
+            # sheet adds a faint reflection haze of its tint; print covers like paint.
+            body = _body_alpha(tex[..., 3], config)
+            m = np.clip(a / body, 0.0, 1.0)
+            p = np.clip((a - body) / (1.0 - body), 0.0, 1.0)[..., None] if body < 0.999 else np.zeros_like(a)[..., None]
+            rgb = warped[..., :3] / np.maximum(a, 1e-4)[..., None]
             c_mm = np.array([(lay.extent_mm[0] + lay.extent_mm[2]) / 2, (lay.extent_mm[1] + lay.extent_mm[3]) / 2])
             p0 = cam.homography_px_from_mm(0.0, K_c) @ np.array([c_mm[0], c_mm[1], 1.0])
             p1 = cam.homography_px_from_mm(rise, K_c) @ np.array([c_mm[0], c_mm[1], 1.0])
@@ -400,8 +404,8 @@ def render_photo(
             shifted = cv2.warpAffine(below, M, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
                                      borderMode=cv2.BORDER_REPLICATE)
             mm = m[..., None]
-            seen = below * (1 - mm) + shifted * (cond.acrylic_dim * mm)
-            colour[sl] = warped[..., :3] + seen * (1 - a[..., None])
+            seen = below * (1 - mm) + shifted * (cond.acrylic_dim * mm) + rgb * (cond.acrylic_haze * mm)
+            colour[sl] = seen * (1 - p) + rgb * p
             k = 2 * config.edge_width_px + 1
             edge = m - cv2.erode(m, np.ones((k, k), np.uint8))
             edges[sl] = np.maximum(edges[sl], edge)
