@@ -147,7 +147,7 @@ def test_foreign_markers_and_a_single_marker_are_named():
     msg = str(exc.value)
     assert "found 1 of the 4" in msg and "ids seen: 2" in msg
     assert "also saw ids 10, 11" in msg
-    assert "need at least 2" in msg
+    assert "need at least 3" in msg
 
 
 def test_missing_marker_is_warned(texture):
