@@ -8,7 +8,7 @@
     python cli.py render --game G --seed N --out DIR
     python cli.py markers --out FILE.pdf [--charuco]
     python cli.py calibrate-camera --out PROFILE.json IMAGE [IMAGE ...]
-    python cli.py bench --game G [--frames N] [--image PHOTO]
+    python cli.py bench --game G [--frames N] [--image PHOTO --context CTX.json]
     python cli.py ledger {list,export-json,export-csv} [--out PATH]
 
 stdout carries exactly one JSON object; messages go to stderr. Exit codes: 0 done, 2 bad input,
@@ -193,7 +193,8 @@ def cmd_calibrate_camera(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from judge.bench import run_bench
 
-    report = run_bench(args.game, frames=args.frames, image_path=args.image)
+    context = _read_json(args.context, "context")
+    report = run_bench(args.game, frames=args.frames, image_path=args.image, context=context)
     sys.stderr.write(report.table() + "\n")
     _emit(report.to_json())
     return 0
@@ -264,6 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
     game_arg(sp)
     sp.add_argument("--frames", type=int, default=10, help="rendered 1280x960 frames to time")
     sp.add_argument("--image", help="time this photo instead (e.g. a 12 MP phone photo)")
+    sp.add_argument("--context", help="context JSON for --image (players, cards)")
     sp.set_defaults(func=cmd_bench)
 
     sp = sub.add_parser("ledger", help="list or export recorded judgements")

@@ -95,7 +95,8 @@ def _stats(values: list[float]) -> tuple[float, float, float]:
     return (float(a.mean()), float(np.median(a)), float(a.max()))
 
 
-def run_bench(game_name: str, frames: int = 10, image_path: str | None = None) -> BenchReport:
+def run_bench(game_name: str, frames: int = 10, image_path: str | None = None, context: dict | None = None
+              ) -> BenchReport:
     """Judge rendered frames (or one photo, repeated) and collect per-stage timings.
 
     Parameters
@@ -105,6 +106,8 @@ def run_bench(game_name: str, frames: int = 10, image_path: str | None = None) -
         How many rendered frames (or repetitions of ``image_path``).
     image_path : str, optional
         A photo to time instead of rendered frames.
+    context : dict, optional
+        The context JSON for ``image_path`` (rendered frames bring their own).
     """
     if frames < 1:
         raise BadInput("--frames must be at least 1")
@@ -114,7 +117,7 @@ def run_bench(game_name: str, frames: int = 10, image_path: str | None = None) -
         t0 = time.perf_counter()
         image = load_image(image_path)
         load_ms = (time.perf_counter() - t0) * 1000.0
-        work = [(image, Path(image_path).name, None)] * frames
+        work = [(image, Path(image_path).name, context)] * frames
     else:
         work = []
         for seed in range(frames):
