@@ -1,0 +1,64 @@
+"""Render the bundled sample photos (``sample_images/<game>/``) with their ground truth.
+
+    python tools/make_samples.py [--per-game 2] [--start-seed 1]
+
+Samples are demo material for the page (judged with no camera attached) and for the page tests, so
+only renders that the current judge reads correctly are kept (verdict / hexagons / totals equal to the
+truth); the accuracy over many seeds is measured by ``tools/eval_<game>.py``, not here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+from pathlib import Path
+
+from judge.games import GAME_NAMES, get_game
+from judge.images import load_image
+from judge.pipeline import judge_images
+from synth.truthio import write_photo
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def judged_right(game: str, result: dict, expected: dict) -> bool:
+    """The headline of a judgement equals the truth's."""
+    if game == "carrotain":
+        return (result["verdict"] == expected["verdict"] and not result["contested"]
+                and result["scores"] == expected["scores"])
+    if game == "kaleido":
+        return result["complete_hexagons"] == expected["complete_hexagons"] and result["scores"] == expected["scores"]
+    return result["scores"] == expected["scores"]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--per-game", type=int, default=2)
+    ap.add_argument("--start-seed", type=int, default=1)
+    ap.add_argument("--max-tries", type=int, default=40)
+    args = ap.parse_args()
+    for name in GAME_NAMES:
+        game = get_game(name)
+        out = ROOT / "sample_images" / name
+        shutil.rmtree(out, ignore_errors=True)
+        kept, seed = 0, args.start_seed
+        while kept < args.per_game and seed < args.start_seed + args.max_tries:
+            image, truth = game.render(seed)
+            path = write_photo(out, f"{name}_{seed}", image, truth)
+            try:  # judged from the written file, exactly as the page will read it
+                j = judge_images(game, [(load_image(path), path.name)], truth["context"])
+                ok = judged_right(name, j.result, truth["expected"])
+            except Exception as exc:  # a sample must judge cleanly; anything else is skipped and reported
+                print(f"{name} seed {seed}: skipped ({exc.__class__.__name__}: {exc})")
+                ok = False
+            if ok:
+                kept += 1
+                print(f"{name} seed {seed}: kept")
+            else:
+                path.unlink()
+                path.with_suffix(".json").unlink()
+            seed += 1
+
+
+if __name__ == "__main__":
+    main()
