@@ -2,8 +2,7 @@
 
 ``sample_scene(rng)`` draws a ground-truth scene (table mm), ``scene_layers(scene)`` turns it into
 ``synth.layers.Layer`` sheets following components/default.json, and ``render(seed)`` puts them
-under a camera with ``synth.photo`` (or, until that renderer is available, a simple planar
-fallback in this module) and returns the photo with its truth.
+under a camera with ``synth.photo`` and returns the photo with its truth.
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ from shapely.geometry import Point, Polygon
 
 from components import load_components
 from synth.layers import Layer
+from synth.photo import render_photo, sample_conditions
 
 
 @dataclass(frozen=True)
@@ -345,131 +345,6 @@ def scene_layers(scene: dict, rng: np.random.Generator, config: LayerConfig = La
     return layers
 
 
-# ---------------------------------------------------------------------------------------------
-# Rendering. ``synth.photo`` (the shared photo renderer) is used when present; until it lands the
-# simple pinhole fallback below composites the layers (correct parallax per layer height, no
-# lens distortion, plain light) so that the detectors can be exercised end to end.
-
-
-@dataclass(frozen=True)
-class FallbackCamera:
-    """Pinhole camera of the fallback renderer: table (x, y, z up) -> image px."""
-
-    K: np.ndarray
-    R: np.ndarray
-    t: np.ndarray
-
-    def project(self, xyz_mm: np.ndarray) -> np.ndarray:
-        p = np.asarray(xyz_mm, dtype=np.float64).reshape(-1, 3) * [1.0, 1.0, -1.0]
-        c = p @ self.R.T + self.t
-        uv = c @ self.K.T
-        return uv[:, :2] / uv[:, 2:3]
-
-    def plane_homography(self, z_mm: float) -> np.ndarray:
-        """Homography table (x, y) at height z -> image px, (3, 3)."""
-        M = np.column_stack([self.R[:, 0], self.R[:, 1], self.R[:, 2] * (-z_mm) + self.t])
-        return self.K @ M
-
-
-@dataclass(frozen=True)
-class FallbackPhoto:
-    image_rgb: np.ndarray
-    camera: FallbackCamera
-    conditions: dict
-
-    def project(self, xyz_mm: np.ndarray) -> np.ndarray:
-        return self.camera.project(xyz_mm)
-
-
-def _rot(axis: str, deg: float) -> np.ndarray:
-    t = np.radians(deg)
-    c, s = np.cos(t), np.sin(t)
-    if axis == "x":
-        return np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
-    return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
-
-
-def _marker_layers(components: dict) -> list[Layer]:
-    cal = components["calibration"]
-    side = float(cal["marker_side_mm"])
-    dic = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, cal["aruco_dictionary"]))
-    out = []
-    for k, (cx, cy) in cal["marker_centres_mm"].items():
-        s = side / 240.0
-        img = cv2.aruco.generateImageMarker(dic, int(k), 240)
-        pad = int(round(10.0 / s))
-        img = cv2.copyMakeBorder(img, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=255)
-        tex = np.ones(img.shape + (4,), np.float32)
-        tex[..., :3] = (img.astype(np.float32) / 255.0 * 0.92 + 0.03)[..., None]
-        out.append(Layer(tex, (cx - side / 2 - pad * s, cy - side / 2 - pad * s), s, 0.1, "matte", False, f"m{k}"))
-    return out
-
-
-def render_fallback(layers: list[Layer], rng: np.random.Generator, components: dict | None = None,
-                    hard: bool = False, size: tuple[int, int] = (1280, 960)) -> FallbackPhoto:
-    """Composite the layers under a random pinhole camera and plain light (no lens distortion)."""
-    comp = components or load_components()
-    W, H = size
-    height = rng.uniform(640, 900)
-    tilt = rng.uniform(0, 40 if hard else 30)
-    yaw = rng.uniform(-20, 20) + (180.0 if rng.random() < 0.5 else 0.0)
-    hfov = rng.uniform(58, 72)
-    f = W / 2 / np.tan(np.radians(hfov / 2))
-    K = np.array([[f, 0, W / 2 - 0.5], [0, f, H / 2 - 0.5], [0, 0, 1]])
-    R = _rot("x", -tilt) @ _rot("z", yaw)  # world -> camera
-    look = np.array([280.0, 210.0, 0.0]) + rng.uniform(-20, 20, 3) * [1, 1, 0]
-    d = height / np.cos(np.radians(tilt))
-    t = -R @ look + np.array([0, 0, d])
-    cam = FallbackCamera(K, R, t)
-    table = rng.uniform(0.1, 0.7) * np.array([1.0, rng.uniform(0.8, 1.0), rng.uniform(0.6, 1.0)])
-    img = np.empty((H, W, 3), np.float32)
-    img[:] = table
-    acrylic_dim = rng.uniform(0.08, 0.3)
-    all_layers = [layers[0]] + _marker_layers(comp) + list(layers[1:])
-    for lay in sorted(all_layers, key=lambda la: la.z_mm):
-        s = lay.mm_per_px
-        ox, oy = lay.origin_mm
-        A = np.array([[s, 0, ox + 0.5 * s], [0, s, oy + 0.5 * s], [0, 0, 1]])
-        Hm = cam.plane_homography(lay.z_mm) @ A
-        th, tw = lay.rgba.shape[:2]
-        cn = np.array([[0, 0, 1], [tw, 0, 1], [tw, th, 1], [0, th, 1]], np.float64) @ Hm.T
-        cn = cn[:, :2] / cn[:, 2:3]
-        u0, v0 = np.clip(np.floor(cn.min(axis=0)).astype(int) - 2, 0, [W, H])
-        u1, v1 = np.clip(np.ceil(cn.max(axis=0)).astype(int) + 2, 0, [W, H])
-        if u1 <= u0 or v1 <= v0:
-            continue
-        Hroi = np.array([[1, 0, -u0], [0, 1, -v0], [0, 0, 1]], np.float64) @ Hm
-        warped = cv2.warpPerspective(lay.rgba, Hroi, (int(u1 - u0), int(v1 - v0)), flags=cv2.INTER_LINEAR,
-                                     borderValue=(0, 0, 0, 0))
-        roi = img[v0:v1, u0:u1]
-        a = warped[..., 3:4]
-        if lay.material == "acrylic":
-            body = cv2.GaussianBlur(a[..., 0], (0, 0), 0.7)[..., None]
-            edge = cv2.morphologyEx(body[..., 0], cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))[..., None]
-            # clear acrylic: the mat under it a little dimmer and tinted, its cut edge a thin dark line
-            roi = roi * (1 - acrylic_dim * body) * (1 - 0.5 * edge) + 0.03 * body * warped[..., :3]
-        else:
-            roi = roi * (1 - a) + warped[..., :3] * a
-        img[v0:v1, u0:u1] = roi
-    # light: level, cast and a smooth gradient
-    gain = rng.uniform(0.55, 1.15) if hard else rng.uniform(0.75, 1.1)
-    cast = 1.0 + rng.uniform(-0.12, 0.12, 3) * (2.0 if hard else 1.0)
-    yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
-    gx, gy = rng.uniform(-0.25, 0.25, 2)
-    grad = 1.0 + gx * (xx / W - 0.5) + gy * (yy / H - 0.5)
-    img = img * gain * cast[None, None, :] * grad[..., None]
-    blur = rng.uniform(0.3, 1.2)
-    img = cv2.GaussianBlur(img, (0, 0), blur)
-    img = img + rng.normal(0, rng.uniform(0.004, 0.02 if hard else 0.01), img.shape).astype(np.float32)
-    u8 = np.clip(np.power(np.clip(img, 0, 1), 1.0) * 255 + 0.5, 0, 255).astype(np.uint8)
-    q = int(rng.integers(70, 95))
-    ok, buf = cv2.imencode(".jpg", u8[..., ::-1], [cv2.IMWRITE_JPEG_QUALITY, q])
-    u8 = cv2.imdecode(buf, cv2.IMREAD_COLOR)[..., ::-1].copy()
-    cond = {"renderer": "fallback", "height_mm": height, "tilt_deg": tilt, "yaw_deg": yaw, "hfov_deg": hfov,
-            "gain": gain, "blur_px": blur, "jpeg": q}
-    return FallbackPhoto(u8, cam, cond)
-
-
 def render_scene(seed: int, hard: bool = False, config: SceneConfig = SceneConfig()):
     """Seeded scene + photo.
 
@@ -484,18 +359,9 @@ def render_scene(seed: int, hard: bool = False, config: SceneConfig = SceneConfi
     scene = sample_scene(rng, config, comp)
     scene["seed"] = int(seed)
     layers = scene_layers(scene, rng, components=comp)
-    try:
-        from synth.photo import render_photo, sample_conditions  # noqa: PLC0415
-    except ImportError:
-        render_photo = None
-    if render_photo is not None:
-        cond = sample_conditions(rng, look_at_mm=(280, 210), hard=hard)
-        photo = render_photo(layers, cond, rng)
-        tj = photo.truth_json()
-        scene["camera"] = tj["camera"]
-        scene["conditions"] = tj["conditions"]
-    else:
-        photo = render_fallback(layers, rng, comp, hard=hard)
-        scene["camera"] = {"K": photo.camera.K.tolist(), "R": photo.camera.R.tolist(), "t": photo.camera.t.tolist()}
-        scene["conditions"] = photo.conditions
+    cond = sample_conditions(rng, look_at_mm=(280, 210), hard=hard)
+    photo = render_photo(layers, cond, rng)
+    tj = photo.truth_json()
+    scene["camera"] = tj["camera"]
+    scene["conditions"] = tj["conditions"]
     return photo.image_rgb, scene, photo

@@ -1,5 +1,4 @@
-"""Kaleido recognizer on seeded synthetic photos (synth.kaleido scenes, rendered by synth.photo when
-present, else the planar fallback renderer).
+"""Kaleido recognizer on seeded synthetic photos (synth.kaleido scenes, rendered by synth.photo).
 
 Conditions covered: camera 55-85 cm, tilt 0-30 degrees (0-40 and mild barrel distortion for every
 fourth seed, "hard"), any yaw, light level 0.5-1.1 with colour casts and a gradient, blur, noise,
