@@ -37,7 +37,7 @@ def test_sample_is_judged_without_a_camera(ledger):
     at = _start()
     text = _texts(at)
     assert any(w in text for w in ("SUCCESS", "FAILURE", "CONTESTED")), text
-    assert len(at.get("image")) == 1, "the evidence picture is shown"
+    assert len(at.get("image")) >= 1, "the evidence picture (and chip crops) are shown"
     from ledger import Ledger
 
     assert len(Ledger(ledger).judgements(game="carrotain")) == 1

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from judge.games import GAME_NAMES, get_game
 from judge.images import load_image
@@ -55,6 +58,7 @@ def main() -> None:
                 kept += 1
                 print(f"{name} seed {seed}: kept")
             else:
+                print(f"{name} seed {seed}: not kept (judged differently from its truth, or contested)")
                 path.unlink()
                 path.with_suffix(".json").unlink()
             seed += 1
