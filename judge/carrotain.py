@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import cv2
@@ -69,6 +70,25 @@ def parse_context(obj: dict | None) -> CarrotainContext:
     return CarrotainContext(tuple(players), str(ch), dict(opts))
 
 
+def components_for(profile) -> dict:
+    """The component set with what the user registered in a calibration profile: their own board outlines
+    (``profile.boards``: id -> outline in the board's frame, mm) and chip colours (``profile.colours
+    ["carrotain"]``: name -> sRGB, for dots and the first-star face) replacing the defaults."""
+    comp = load_components()
+    if profile is None or not (profile.boards or profile.colours.get("carrotain")):
+        return comp
+    comp = copy.deepcopy(comp)
+    car = comp["carrotain"]
+    if profile.boards:
+        car["board"]["outlines_mm"] = {k: np.asarray(v, dtype=float).tolist() for k, v in profile.boards.items()}
+    for name, rgb in profile.colours.get("carrotain", {}).items():
+        if name == "first_star":
+            car["first_star_chip"]["face_rgb"] = list(rgb)
+        else:
+            car["player_colours"][name] = list(rgb)
+    return comp
+
+
 def detect(frames: list[Frame], ctx: CarrotainContext, timer: StageTimer) -> CarrotainState:
     """Last frame = the challenge photo; an earlier one = the "before" photo (optional)."""
     from vision.carrotain import recognise  # noqa: PLC0415  (cv2-heavy; only when detecting)
@@ -84,7 +104,7 @@ def detect(frames: list[Frame], ctx: CarrotainContext, timer: StageTimer) -> Car
         if b.calibration is None:
             raise CannotJudge(f"before photo: {b.calibration_error or 'no calibration markers found'}")
         before = (b.image_rgb, b.calibration)
-    state = recognise(ch.image_rgb, ch.calibration, before=before, timer=timer)
+    state = recognise(ch.image_rgb, ch.calibration, before=before, timer=timer, components=components_for(ch.profile))
     if not state.chips:
         raise CannotJudge("no chips found on the mat")
     challenge = [b.id for b in state.boards if b.role == "challenge"]

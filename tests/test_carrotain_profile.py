@@ -1,0 +1,25 @@
+"""A user's registered boards and chip colours (calibration profile) replace the defaults the detector uses."""
+
+import numpy as np
+
+from calibration.profile import CalibrationProfile
+from components import load_components
+from judge.carrotain import components_for
+
+
+def test_no_profile_keeps_the_default_component_set():
+    assert components_for(None) == load_components()
+    assert components_for(CalibrationProfile()) == load_components()
+
+
+def test_registered_boards_and_colours_replace_the_defaults_without_touching_them():
+    square = np.array([[-50, -50], [50, -50], [50, 50], [-50, 50]], float)
+    colours = {"carrotain": {"red": (180, 20, 30), "first_star": (240, 190, 0)}}
+    prof = CalibrationProfile(boards={"X": square}, colours=colours)
+    comp = components_for(prof)
+    car = comp["carrotain"]
+    assert list(car["board"]["outlines_mm"]) == ["X"]
+    assert car["player_colours"]["red"] == [180, 20, 30]
+    assert car["player_colours"]["blue"] == load_components()["carrotain"]["player_colours"]["blue"]
+    assert car["first_star_chip"]["face_rgb"] == [240, 190, 0]
+    assert "A" in load_components()["carrotain"]["board"]["outlines_mm"]  # the cached default is untouched
