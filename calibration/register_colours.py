@@ -47,6 +47,9 @@ class RegisterConfig:
     min_first_star_margin_lab : float
         Carrotain: the first-star chip's face must be this much farther (Delta E) from the white
         star-chip face than any other chip's face.
+    min_dot_px : float
+        Carrotain: a chip's centre dot must be at least this many image px across (smaller dots
+        are blurred into the white face and read washed out).
     max_distance_lab : float
         A measured colour farther than this from the default it is named after is refused
         (that piece is not a shade of the default colour at all), Delta E.
@@ -59,6 +62,7 @@ class RegisterConfig:
     trim_quantiles: tuple[float, float] = (0.2, 0.8)
     min_swap_margin_lab: float = 12.0
     min_first_star_margin_lab: float = 20.0
+    min_dot_px: float = 6.0
     max_distance_lab: float = 60.0
 
 
@@ -229,6 +233,15 @@ def _normalise(ref, rgb: np.ndarray, xy_px: np.ndarray) -> np.ndarray:
     return np.asarray(ref.normalise(rgb), float).reshape(-1, 3)
 
 
+def _px_per_mm(cal, xy_mm, z_mm: float) -> float:
+    """Image px per table mm at a point (square root of the local mapping's area scale)."""
+    from vision.carrotain_view import mm_to_px  # noqa: PLC0415
+
+    p = mm_to_px(cal, np.asarray(xy_mm, float)[None] + np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]), z_mm)
+    jac = np.stack([p[1] - p[0], p[2] - p[0]], axis=1)
+    return float(np.sqrt(abs(np.linalg.det(jac))))
+
+
 def _triangle_grid(n: int) -> np.ndarray:
     """Barycentric weights (M, 3) of a grid strictly inside a triangle."""
     w = [(a, b, n - a - b) for a in range(1, n) for b in range(1, n - a)]
@@ -275,7 +288,11 @@ def _measure_kaleido(image_rgb: np.ndarray, cal, config: RegisterConfig) -> np.n
 
 
 def _measure_carrotain(image_rgb: np.ndarray, cal, comp: dict, config: RegisterConfig) -> tuple[np.ndarray, np.ndarray]:
-    """The six star chips' dot colours (6, 3) and the first-star chip's face colour (3,), normalised."""
+    """The six star chips' dot colours (6, 3) and the first-star chip's face colour (3,), normalised.
+
+    Dots are measured relative to their chip's white face (times the nominal face colour), as
+    ``vision.chips.detect_chips`` reads them; the first-star face relative to the star faces' median.
+    """
     from calibration.markers import MarkerLayout  # noqa: PLC0415
     from vision.carrotain import CarrotainVisionConfig, _exclusions, _palettes  # noqa: PLC0415
     from vision.carrotain_view import colour_reference, top_view  # noqa: PLC0415
@@ -305,4 +322,16 @@ def _measure_carrotain(image_rgb: np.ndarray, cal, comp: dict, config: RegisterC
                          f"from the white star-chip faces by {config.min_first_star_margin_lab:.0f} Delta E)")
     first = chips[int(order[0])]
     stars = [d for i, d in enumerate(chips) if i != int(order[0])]
-    return np.array([d.centre_rgb for d in stars], float), np.asarray(first.face_rgb, float)
+    dot_px = comp["carrotain"]["chip"]["centre_dot_diameter_mm"] * min(_px_per_mm(cal, d.xy_mm, vc.chip_face_z_mm)
+                                                                      for d in stars)
+    if dot_px < config.min_dot_px:
+        raise ValueError(f"register colours: the chips' centre dots are only {dot_px:.1f} px across in this photo "
+                         f"(need {config.min_dot_px:.0f}); photograph the chips from closer")
+    # as the chip detector reads a dot: relative to its own chip's face, scaled to the nominal white face
+    # (this cancels the light's fall-off between the markers and the chips); the first-star face relative
+    # to the star chips' faces likewise
+    white = np.asarray(faces["white"], float)
+    face = np.array([np.maximum(np.asarray(d.face_rgb, float), 1e-3) for d in stars])
+    dots_rel = np.array([d.centre_rgb for d in stars], float) / face * white
+    first_rel = np.asarray(first.face_rgb, float) / np.median(face, axis=0) * white
+    return dots_rel, first_rel
