@@ -1,6 +1,6 @@
 """Scratch check: score the photoreal truth scenes with scoring.cmyk and compare with their ``expected``.
 
-Usage: python tools/check_cmyk_truth.py [TRUTH_DIR]   (default: shared/photoreal-dev/truth/cmyk beside the repo)
+Usage: python tools/check_cmyk_truth.py TRUTH_DIR   (the photoreal set's truth/cmyk folder)
 
 Builds a MosaicState per scene from the truth tiles (exact readings, no camera), runs score_game with the
 scene's context, and prints every field of ``expected`` that differs. Exit 1 when any differs.
@@ -17,7 +17,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scoring.cmyk import parse_cmyk_context, score_game  # noqa: E402
 from scoring.cmyk_state import MosaicState, TileReading  # noqa: E402
-
 
 
 def mosaic_from_scene(tiles: list[dict]) -> MosaicState:
