@@ -1,6 +1,6 @@
 """Scratch check: score the photoreal truth scenes with scoring.cmyk and compare with their ``expected``.
 
-Usage: python tools/check_cmyk_truth.py [TRUTH_DIR]   (default: shared/photoreal-dev/truth/cmyk beside the repo)
+Usage: python tools/check_cmyk_truth.py TRUTH_DIR   (the photoreal set's truth/cmyk folder)
 
 Builds a MosaicState per scene from the truth tiles (exact readings, no camera), runs score_game with the
 scene's context, and prints every field of ``expected`` that differs. Exit 1 when any differs.
@@ -17,10 +17,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from scoring.cmyk import parse_cmyk_context, score_game  # noqa: E402
 from scoring.cmyk_state import MosaicState, TileReading  # noqa: E402
-
-_REPO = Path(__file__).resolve().parents[1]
-# the shared folder sits beside the main checkout (../shared) or two levels up from a worktree
-DEFAULT_DIRS = [base / "shared" / "photoreal-dev" / "truth" / "cmyk" for base in (_REPO.parent, _REPO.parent.parent)]
 
 
 def mosaic_from_scene(tiles: list[dict]) -> MosaicState:
@@ -44,7 +40,10 @@ def compare(name: str, got: dict, want: dict, path: str = "") -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    folder = Path(argv[1]) if len(argv) > 1 else next((d for d in DEFAULT_DIRS if d.is_dir()), DEFAULT_DIRS[0])
+    if len(argv) != 2:
+        print("usage: python tools/check_cmyk_truth.py TRUTH_DIR   (a folder of photoreal truth/cmyk/*.json)")
+        return 2
+    folder = Path(argv[1])
     files = sorted(folder.glob("*.json"))
     if not files:
         print(f"no truth files in {folder}")

@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from calibration.markers import MarkerLayout
+from calibration.planefit import apply_h
 
 DEFAULT_HFOV_DEG = 65.0  # assumed field of view when the homography cannot tell the focal length
 
@@ -60,11 +61,6 @@ def height_homography(cal, z_mm: float) -> np.ndarray:
     return np.linalg.inv(T) @ np.diag([f, f, 1.0]) @ Hz
 
 
-def _apply_h(H: np.ndarray, xy: np.ndarray) -> np.ndarray:
-    hom = xy @ H[:, :2].T + H[:, 2]
-    return hom[:, :2] / hom[:, 2:3]
-
-
 def mm_to_px(cal, xy_mm: np.ndarray, z_mm: float = 0.0) -> np.ndarray:
     """Table points at height ``z_mm`` (N, 2) -> image px (N, 2)."""
     xy = np.asarray(xy_mm, dtype=np.float64).reshape(-1, 2)
@@ -72,7 +68,7 @@ def mm_to_px(cal, xy_mm: np.ndarray, z_mm: float = 0.0) -> np.ndarray:
         return cal.mm_to_px(xy)
     if has_height_model(cal):
         return np.asarray(cal.mm_to_px_at_height(xy, z_mm), dtype=np.float64).reshape(-1, 2)
-    return _apply_h(height_homography(cal, z_mm), xy)
+    return apply_h(height_homography(cal, z_mm), xy)
 
 
 def px_to_mm(cal, xy_px: np.ndarray, z_mm: float = 0.0) -> np.ndarray:
@@ -82,7 +78,7 @@ def px_to_mm(cal, xy_px: np.ndarray, z_mm: float = 0.0) -> np.ndarray:
         return cal.px_to_mm(xy)
     if has_height_model(cal):
         return np.asarray(cal.px_to_mm_at_height(xy, z_mm), dtype=np.float64).reshape(-1, 2)
-    return _apply_h(np.linalg.inv(height_homography(cal, z_mm)), xy)
+    return apply_h(np.linalg.inv(height_homography(cal, z_mm)), xy)
 
 
 @dataclass(frozen=True)
