@@ -8,6 +8,7 @@
     python cli.py render --game G --seed N --out DIR
     python cli.py markers --out FILE.pdf [--charuco]
     python cli.py calibrate-camera --out PROFILE.json IMAGE [IMAGE ...]
+    python cli.py register --game {kaleido,carrotain} --out PROFILE.json [--profile OLD.json] [--board-id X] IMAGE
     python cli.py bench --game G [--frames N] [--image PHOTO --context CTX.json]
     python cli.py ledger {list,export-json,export-csv} [--out PATH]
 
@@ -190,6 +191,41 @@ def cmd_calibrate_camera(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_register(args: argparse.Namespace) -> int:
+    """Register the user's own pieces from one photo into a calibration profile (new or updated)."""
+    from calibration.table import CalibrationError, calibrate_from_markers
+
+    if args.game not in ("kaleido", "carrotain"):
+        raise BadInput("register: only kaleido (tile colours) and carrotain (chip colours, --board-id outlines)")
+    if args.board_id is not None and args.game != "carrotain":
+        raise BadInput("register: --board-id is for carrotain boards")
+    profile = _load_profile(args.profile)
+    ((image, _),) = _load_images([args.image])
+    try:
+        cal = calibrate_from_markers(image, **({"profile": profile} if profile is not None else {}))
+    except CalibrationError as exc:
+        raise CannotJudge(str(exc)) from None
+    try:
+        if args.board_id is not None:
+            from calibration.register_board import register_board_into_profile
+
+            new = register_board_into_profile(args.board_id, image, cal, profile)
+            what = {"board": args.board_id, "points": len(new.boards[args.board_id])}
+        else:
+            from calibration.register_colours import register_into_profile
+
+            new = register_into_profile(args.game, image, cal, profile)
+            what = {"colours": {k: [round(float(v), 1) for v in rgb] for k, rgb in new.colours[args.game].items()}}
+    except ValueError as exc:
+        raise CannotJudge(str(exc)) from None
+    try:
+        new.save(args.out)
+    except OSError as exc:
+        raise BadInput(f"{args.out}: cannot write ({exc.strerror or exc})") from None
+    _emit({"profile": str(args.out), "game": args.game, **what})
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from judge.bench import run_bench
 
@@ -260,6 +296,14 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--out", required=True, help="lens profile JSON to write")
     sp.add_argument("images", nargs="+", metavar="IMAGE")
     sp.set_defaults(func=cmd_calibrate_camera)
+
+    sp = sub.add_parser("register", help="register your own pieces (colours, a board outline) into a profile")
+    game_arg(sp)
+    sp.add_argument("--out", required=True, help="profile JSON to write")
+    sp.add_argument("--profile", help="an existing profile to add to")
+    sp.add_argument("--board-id", help="carrotain: register the outline of this board (one board alone on the mat)")
+    sp.add_argument("image", metavar="IMAGE")
+    sp.set_defaults(func=cmd_register)
 
     sp = sub.add_parser("bench", help="per-stage milliseconds and peak memory")
     game_arg(sp)

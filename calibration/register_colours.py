@@ -118,9 +118,9 @@ def register_into_profile(game: str, image_rgb: np.ndarray, calibration, profile
                           components: dict | None = None, config: RegisterConfig = RegisterConfig()):
     """A new calibration profile with ``colours[game]`` registered from a photo.
 
-    Units stored are the ones each game's reader expects: ``judge.kaleido.registered_palette``
-    reads normalised 0-1 values (it multiplies by 255), ``judge.carrotain.components_for`` puts the
-    values straight into the component set, i.e. 0-255.
+    Colours are stored in the profile's unit, normalised 0-1 (marker black 0, paper white 1), for
+    every game; the readers (``judge.kaleido.registered_palette``, ``judge.carrotain.components_for``)
+    scale them to the component set's 0-255.
 
     Parameters
     ----------
@@ -144,8 +144,7 @@ def register_into_profile(game: str, image_rgb: np.ndarray, calibration, profile
     from calibration.profile import CalibrationProfile  # noqa: PLC0415
 
     colours = register_colours(game, image_rgb, calibration, components, config)
-    if game == "kaleido":
-        colours = {k: tuple(v / 255.0 for v in rgb) for k, rgb in colours.items()}
+    colours = {k: tuple(v / 255.0 for v in rgb) for k, rgb in colours.items()}
     base = profile if profile is not None else CalibrationProfile()
     new = {g: dict(c) for g, c in base.colours.items()}
     new[game] = colours

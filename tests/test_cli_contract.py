@@ -140,3 +140,14 @@ def test_bench_reports_stages_and_memory():
     assert out["frames"] == 2 and out["image_size"] == [1280, 960]
     assert {"calibration", "rules"} <= set(out["stages_ms"])
     assert out["peak_rss_mb"] > 0
+
+
+def test_register_refuses_a_photo_without_the_pieces_and_keeps_the_profile_untouched(rendered, tmp_path):
+    """`register` on a table photo that is not a registration photo: exit 3 with the reason, nothing written."""
+    out = tmp_path / "profile.json"
+    run = run_cli("register", "--game", "kaleido", "--out", str(out), rendered["kaleido"][0])
+    assert run.rc in (0, 3), run.stderr
+    if run.rc == 3:
+        assert "Traceback" not in run.stderr and not out.exists()
+    assert_one_line_error(run_cli("register", "--game", "cmyk", "--out", str(out), rendered["cmyk"][0]), 2, "register")
+    assert_one_line_error(run_cli("register", "--game", "carrotain", "--out", str(out), rendered["blank"]), 3, "marker")

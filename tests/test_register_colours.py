@@ -186,11 +186,11 @@ def test_assignment_refuses_ambiguous_and_names_by_lab():
 
 
 def test_register_into_profile_units_and_round_trip(tmp_path):
-    """The profile keeps other games' colours; kaleido is stored 0-1 (its reader multiplies by 255),
-    carrotain 0-255 (its reader puts values into the component set); survives save/load."""
+    """The profile keeps other games' colours; colours are stored normalised 0-1 (the profile's unit);
+    survives save/load."""
     img = _kaleido_photo(2, KALEIDO_SHIFTED)
     cal = calibrate_from_markers(img)
-    base = CalibrationProfile(colours={"carrotain": {"red": (200.0, 50.0, 50.0)}})
+    base = CalibrationProfile(colours={"carrotain": {"red": (0.8, 0.2, 0.2)}})
     prof = register_into_profile("kaleido", img, cal, base)
     assert prof.colours["carrotain"] == base.colours["carrotain"]
     assert base.colours.get("kaleido") is None  # the input profile is not changed
