@@ -1,0 +1,216 @@
+"""Judging a video stream: motion -> settling -> readings, reusing what is known while the table is still.
+
+``LiveJudge.feed(image_rgb)`` takes frames in order (a webcam, a video file, the browser's WebRTC stream)
+and returns the settling events (:mod:`judge.live`). Costs per frame:
+
+- every frame: the motion measure (:mod:`judge.motion`: a shrunk top view, a few ms);
+- a frame that must be read (the vote window after the scene became still): the game's detection and
+  rules; the markers are found again only on the first read after motion (the camera or a marker may
+  have been bumped), later reads in the window reuse that calibration;
+- once settled, frames cost the motion measure alone until something moves.
+
+Carrotain: the last scene that settled with chips and no boards is kept as the "before" photo of the
+next challenge (judged as ``[before, challenge]``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from judge.errors import BadInput, CannotJudge
+from judge.games import Frame, GameSpec
+from judge.live import LiveConfig, LiveEvent, Reading, Settler, cannot_key, reading_key
+from judge.motion import MotionConfig, MotionMeter, MotionSample
+from judge.pipeline import add_calibration_notes, adjudicate, make_frame, parse_context
+from judge.timing import StageTimer
+
+
+@dataclass(frozen=True)
+class LiveRunConfig:
+    """Tunables of the live driver.
+
+    Attributes
+    ----------
+    settle : LiveConfig
+    motion : MotionConfig
+    before_games : tuple[str, ...]
+        Games whose last settled scene without boards is kept as the "before" photo.
+    before_reason : str
+        Text of the could-not-judge reason that marks a scene without boards (chips only).
+    """
+
+    settle: LiveConfig = field(default_factory=LiveConfig)
+    motion: MotionConfig = field(default_factory=MotionConfig)
+    before_games: tuple[str, ...] = ("carrotain",)
+    before_reason: str = "boards seen: none"
+
+
+@dataclass(frozen=True)
+class ReadPayload:
+    """What a reading keeps for the caller: the frame read and, when judged, its state (for the overlay)."""
+
+    frame: Frame
+    state: Any = None
+
+
+class LiveJudge:
+    """Settle judgements from a stream of frames of one game.
+
+    Parameters
+    ----------
+    game : GameSpec
+    context : dict or None
+        The game's context JSON (validated now: ``BadInput``).
+    profile : CalibrationProfile, optional
+    config : LiveRunConfig
+    source : str
+        Where the frames come from (for the judgements' frames).
+
+    Attributes
+    ----------
+    frame_index : int
+        Frames fed so far.
+    last_sample : MotionSample or None
+    last_timings_ms : dict[str, float]
+        Stage -> ms of the last frame (``motion``, ``markers``, ``reading`` and the game's stages).
+    settled : LiveEvent or None
+        The last ``settled``/``contested`` event.
+    before : Frame or None
+        Carrotain's kept "before" photo.
+    """
+
+    def __init__(self, game: GameSpec, context: dict | None, profile: Any = None,
+                 config: LiveRunConfig = LiveRunConfig(), source: str = "video") -> None:
+        from calibration.markers import MarkerLayout
+
+        self.game = game
+        self.context_json = context
+        self.ctx = parse_context(game, context)
+        self.profile = profile
+        self.config = config
+        self.source = source
+        layout = profile.layout if profile is not None else MarkerLayout.from_components()
+        self.motion = MotionMeter(config.motion, layout.centres_mm)
+        self.settler = Settler(config.settle)
+        self.frame_index = 0
+        self.last_sample: MotionSample | None = None
+        self.last_timings_ms: dict[str, float] = {}
+        self.settled: LiveEvent | None = None
+        self.before: Frame | None = None
+        self._calibration = None  # reused while the scene is still
+        self._fresh = False  # the calibration was found after the last motion
+
+    @property
+    def phase(self) -> str:
+        """``waiting``, ``moving``, ``still``, ``reading`` or ``settled``."""
+        return self.settler.phase
+
+    def feed(self, image_rgb: np.ndarray) -> list[LiveEvent]:
+        """One frame (RGB uint8, (H, W, 3)) -> the events it caused (usually none)."""
+        timer = StageTimer()
+        i = self.frame_index
+        self.frame_index += 1
+        with timer.stage("motion"):
+            sample = self.motion.measure(image_rgb)
+        self.last_sample = sample
+        if sample.moving:
+            self._fresh = False
+        events = self.settler.step(i, sample.moving, lambda: self._read(image_rgb, timer))
+        for ev in events:
+            if ev.kind in ("settled", "contested", "unchanged"):
+                self.motion.mark_still()
+                self._keep_before(ev)
+            if ev.kind in ("settled", "contested"):
+                self.settled = ev
+        self.last_timings_ms = timer.rounded()
+        return events
+
+    def _frame(self, image_rgb: np.ndarray, timer: StageTimer) -> Frame:
+        if self._fresh and self._calibration is not None:
+            return Frame(image_rgb=image_rgb, calibration=self._calibration, source=self.source,
+                         profile=self.profile)
+        with timer.stage("markers"):
+            frame = make_frame(image_rgb, self.source, self.profile)
+        if frame.calibration is not None:
+            self._calibration = frame.calibration
+            self._fresh = True
+            self.motion.track(frame.calibration)
+        return frame
+
+    def _read(self, image_rgb: np.ndarray, timer: StageTimer) -> Reading:
+        frame = self._frame(image_rgb, timer)
+        frames = [self.before, frame] if self.before is not None else [frame]
+        try:
+            with timer.stage("reading"):
+                state = self.game.detect(frames, self.ctx, timer)
+                result = adjudicate(self.game, state, self.ctx)
+        except CannotJudge as exc:
+            return Reading(cannot_key(str(exc)), False, str(exc), ReadPayload(frame))
+        except BadInput as exc:  # e.g. a context that does not fit what is on the table
+            return Reading(cannot_key(str(exc)), False, str(exc), ReadPayload(frame))
+        add_calibration_notes(result, (frame,))
+        return Reading(reading_key(result, self.config.settle), True, result, ReadPayload(frame, state))
+
+    def _keep_before(self, ev: LiveEvent) -> None:
+        if self.game.name not in self.config.before_games or len(ev.votes) != 1:
+            return
+        r = ev.votes[0].reading
+        if not r.ok and self.config.before_reason in str(r.value):
+            self.before = r.payload.frame
+
+    def overlay(self, image_rgb: np.ndarray) -> np.ndarray | None:
+        """The settled judgement's evidence drawn on this frame (None before anything settled or when contested).
+
+        The calibration of the settled reading is reused: right while the camera has not moved.
+        """
+        ev = self.settled
+        if ev is None or ev.reading is None or not ev.reading.ok:
+            return None
+        payload: ReadPayload = ev.reading.payload
+        frame = Frame(image_rgb=image_rgb, calibration=payload.frame.calibration, source=self.source,
+                      profile=self.profile)
+        return self.game.overlay(frame, payload.state, ev.reading.value)
+
+
+def event_json(ev: LiveEvent, game: str, fps: float | None) -> dict:
+    """A settled or contested event as the CLI's JSON line: the judgement plus a ``live`` field.
+
+    Contested: ``contested`` true, every distinct reading with its frame count under ``live.readings``, a
+    ``contested_reading`` flag, no scores picked.
+    """
+    live = {"frame": ev.frame, "status": ev.kind}
+    if fps:
+        live["time_s"] = round(ev.frame / fps, 3)
+    if ev.kind in ("settled", "unchanged"):
+        r = ev.votes[0].reading
+        live["frames_agreeing"] = ev.votes[0].count
+        return {**r.value, "live": live}
+    live["readings"] = [{"frames": v.count, "judgement": v.reading.value if v.reading.ok else None,
+                         "cannot_judge": None if v.reading.ok else v.reading.value} for v in ev.votes]
+    n = sum(v.count for v in ev.votes)
+    return {
+        "game": game,
+        "contested": True,
+        "scores": {},
+        "flags": [{"code": "contested_reading",
+                   "message": f"{len(ev.votes)} different readings over {n} still frames: not picking one"}],
+        "explanation": ["The frames of the still table did not agree; see live.readings. Hold the camera "
+                        "steady, improve the light, or judge a photo."],
+        "live": live,
+    }
+
+
+def describe(ev: LiveEvent) -> str:
+    """One line for stderr."""
+    if ev.kind == "moving":
+        return f"frame {ev.frame}: pieces moving; waiting for the table to be still"
+    if ev.kind == "contested":
+        return f"frame {ev.frame}: settled as CONTESTED ({len(ev.votes)} different readings)"
+    r = ev.votes[0].reading
+    what = "judged" if r.ok else f"cannot judge: {r.value}"
+    if ev.kind == "unchanged":
+        return f"frame {ev.frame}: still again, same reading as settled ({what})"
+    return f"frame {ev.frame}: settled ({what})"
