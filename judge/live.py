@@ -19,6 +19,7 @@ Example
 
 from __future__ import annotations
 
+import copy
 import json
 from collections import Counter
 from collections.abc import Callable
@@ -40,19 +41,18 @@ class LiveConfig:
         Emit a settled judgement again when the scene settles back to the reading already settled
         (False: a hand passing over the table without moving anything records nothing new).
     ignore_keys : tuple[str, ...]
-        Judgement fields left out when comparing readings (per-frame measurements, prose, timings).
+        Judgement fields left out when comparing readings (per-frame measurements, prose, timings, and the
+        flags: doubts are not a reading; the settled judgement carries every frame's flags).
     ignore_suffixes : tuple[str, ...]
-        Fields whose name ends so are measurements that jitter from frame to frame (positions, margins).
-    ignore_flag_codes : tuple[str, ...]
-        Flags about the photo rather than the table (calibration warnings), left out when comparing.
+        Fields whose name ends so are measurements that jitter from frame to frame (positions, margins,
+        score ranges: the settled judgement carries the widest range seen).
     """
 
     still_frames: int = 6
     vote_frames: int = 3
     repeat_same: bool = False
-    ignore_keys: tuple[str, ...] = ("timings_ms", "explanation", "message", "judgement_id", "live")
-    ignore_suffixes: tuple[str, ...] = ("_mm", "_px", "_deg", "_score", "confidence")
-    ignore_flag_codes: tuple[str, ...] = ("calibration_warning",)
+    ignore_keys: tuple[str, ...] = ("timings_ms", "explanation", "flags", "judgement_id", "live", "borderline")
+    ignore_suffixes: tuple[str, ...] = ("_mm", "_px", "_deg", "_score", "confidence", "_range")
 
 
 @dataclass(frozen=True)
@@ -162,10 +162,17 @@ class Settler:
         return (not moving and self.phase != "settled"
                 and self.still_count + 1 >= self.config.still_frames)
 
+    @staticmethod
+    def _merged(group: list[Reading]) -> Reading:
+        """The last frame of a group of agreeing readings stands for it, with all of their doubts."""
+        last = group[-1]
+        if not last.ok or len(group) == 1:
+            return last
+        return Reading(last.key, True, merge_judgements([r.value for r in group]), last.payload)
+
     def _decide(self, frame: int) -> LiveEvent:
         counts = Counter(r.key for r in self.votes)
-        latest = {r.key: r for r in self.votes}  # the last frame with each reading stands for it
-        votes = tuple(Vote(latest[k], n) for k, n in counts.most_common())
+        votes = tuple(Vote(self._merged([r for r in self.votes if r.key == k]), n) for k, n in counts.most_common())
         self.votes = []
         self.phase = "settled"
         if len(votes) > 1:
@@ -180,16 +187,13 @@ class Settler:
 
 def _strip(obj: Any, config: LiveConfig) -> Any:
     if isinstance(obj, dict):
-        out = {}
-        for k, v in obj.items():
-            if k in config.ignore_keys or any(k.endswith(s) for s in config.ignore_suffixes):
-                continue
-            if k == "flags" and isinstance(v, list):
-                v = [f for f in v if not (isinstance(f, dict) and f.get("code") in config.ignore_flag_codes)]
-            out[k] = _strip(v, config)
-        return out
+        return {k: _strip(v, config) for k, v in obj.items()
+                if k not in config.ignore_keys and not any(k.endswith(s) for s in config.ignore_suffixes)}
     if isinstance(obj, list):
-        return [_strip(v, config) for v in obj]
+        items = [_strip(v, config) for v in obj]
+        if items and all(isinstance(v, (dict, list)) for v in items):  # pieces, cells: a set, not a sequence
+            items.sort(key=lambda v: json.dumps(v, sort_keys=True))
+        return items
     if isinstance(obj, float):
         return round(obj, 1)
     return obj
@@ -198,11 +202,48 @@ def _strip(obj: Any, config: LiveConfig) -> Any:
 def reading_key(judgement: dict, config: LiveConfig = LiveConfig()) -> str:
     """Canonical text of what a judgement says about the table, for comparing frames.
 
-    Leaves out timings, prose, flag messages and per-frame measurements (``*_mm``, ``*_px`` ...), so two
-    frames of an unchanged table give the same key while any change of verdict, score, count, colour or
-    flag code gives a different one.
+    Leaves out timings, prose, flags and per-frame measurements (``*_mm``, ``*_px`` ...) and compares lists
+    of pieces as sets (their order follows jittering positions), so two frames of an unchanged table give
+    the same key while any change of verdict, score, count, kind or colour gives a different one.
     """
     return json.dumps(_strip(judgement, config), sort_keys=True, ensure_ascii=False)
+
+
+def merge_judgements(judgements: list[dict]) -> dict:
+    """One judgement for frames that agree: the latest, with every frame's flags and the widest ``*_range``.
+
+    Parameters
+    ----------
+    judgements : list of dict
+        Agreeing readings, oldest first.
+    """
+    out = copy.deepcopy(judgements[-1])
+    flags: list = []
+    seen: set[str] = set()
+    for j in judgements:
+        for f in j.get("flags", []):
+            k = json.dumps(f, sort_keys=True, default=str)
+            if k not in seen:
+                seen.add(k)
+                flags.append(f)
+    if flags or "flags" in out:
+        out["flags"] = flags
+    _widen(out, judgements[:-1])
+    return out
+
+
+def _widen(out: Any, others: list[Any]) -> None:
+    """Widen every ``*_range`` [lo, hi] in ``out`` (in place) to cover the same field in ``others``."""
+    if not isinstance(out, dict):
+        return
+    for k, v in out.items():
+        peers = [o.get(k) for o in others if isinstance(o, dict)]
+        if k.endswith("_range") and isinstance(v, list) and len(v) == 2:
+            lows = [v[0]] + [p[0] for p in peers if isinstance(p, list) and len(p) == 2]
+            highs = [v[1]] + [p[1] for p in peers if isinstance(p, list) and len(p) == 2]
+            out[k] = [min(lows), max(highs)]
+        elif isinstance(v, dict):
+            _widen(v, peers)
 
 
 def cannot_key(reason: str) -> str:

@@ -183,12 +183,15 @@ def render_key(layers: list, scene: ClipScene, hand: HandSpec | None) -> np.ndar
 def key_frames(scene: ClipScene, story: str, config: ClipConfig = ClipConfig()) -> list[tuple[np.ndarray, int]]:
     """The clip's key frames and how many frames each lasts.
 
-    ``story``: ``"place"`` (hand places the pieces and leaves: before+hand, after+hands, after) or
-    ``"nudge"`` (after, a hand nudges a piece, nudged).
+    ``story``: ``"place"`` (hand places the pieces and leaves: before+hand, after+hands, after; Carrotain
+    starts with the chips alone, still) or ``"nudge"`` (after, a hand nudges a piece, nudged).
     """
     hands = _hands(scene, config.hands)
     if story == "place":
-        keys = [(render_key(scene.layers_before, scene, hands[0]), config.hand_frames)]
+        keys = []
+        if scene.game == "carrotain":  # the chips lie still before the challenger lays the boards
+            keys.append((render_key(scene.layers_before, scene, None), config.still_frames))
+        keys.append((render_key(scene.layers_before, scene, hands[0]), config.hand_frames))
         keys += [(render_key(scene.layers_after, scene, h), config.hand_frames) for h in hands[1:]]
         keys.append((render_key(scene.layers_after, scene, None), config.still_frames))
         return keys
