@@ -9,13 +9,15 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from calibration.table import TableCalibration
 from judge.errors import BadInput
-from judge.timing import StageTimer
+
+if TYPE_CHECKING:  # annotations only: ``cli.py --help`` must not pay for numpy, OpenCV and SciPy
+    import numpy as np
+
+    from calibration.table import TableCalibration
+    from judge.timing import StageTimer
 
 GAME_NAMES = ("carrotain", "kaleido", "cmyk")
 
