@@ -109,3 +109,29 @@ def test_bad_source_is_one_line_and_exit_2(tmp_path, make):
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+
+
+def test_bench_on_video_reports_per_frame_cost_split_and_the_floor(kaleido_clips):
+    d, ctx, clips = kaleido_clips
+    video, keys = clips["place"]
+    proc = _cli("bench", "--game", "kaleido", "--video", str(video), "--context", str(ctx))
+    assert proc.returncode == 0, proc.stderr
+    rep = json.loads(proc.stdout)
+    n = sum(k for _, k in keys)
+    per = rep["per_frame_ms"]
+    assert rep["frames"] == n == per["all"]["frames"] == per["tracked"]["frames"] + per["read"]["frames"]
+    assert per["read"]["frames"] == 3  # one vote window; every other frame only measures motion
+    assert per["tracked"]["mean"] < per["read"]["mean"]
+    assert rep["floor_ms"] > 0 and set(rep["floor_stages_ms"]) == {"decode", "aruco", "top_view"}
+    assert rep["ratio_to_floor"]["all"] == pytest.approx(per["all"]["mean"] / rep["floor_ms"], rel=0.01)
+    assert "floor" in proc.stderr and "x floor" in proc.stderr
+    assert any("settled (judged)" in e for e in rep["events"])
+
+
+def test_bench_on_a_photo_prints_the_floor_and_ratio():
+    proc = _cli("bench", "--game", "cmyk", "--frames", "1")
+    assert proc.returncode == 0, proc.stderr
+    rep = json.loads(proc.stdout)
+    assert rep["floor_ms"] > 0
+    assert rep["ratio_to_floor"] == pytest.approx(rep["total_ms"]["mean"] / rep["floor_ms"], rel=0.01)
+    assert "x the floor" in proc.stderr
