@@ -110,9 +110,20 @@ def main() -> None:
     st.set_page_config(page_title="Table Judge", layout="wide")
     game_name = st.sidebar.selectbox("Game", GAME_NAMES, format_func=lambda g: TITLES[g], key="game")
     st.title(f"Table Judge — {TITLES[game_name]}")
+    live = st.sidebar.radio("Mode", ["Photo", "Live camera"], key="mode", horizontal=True) == "Live camera"
     judge_tab, history_tab = st.tabs(["Judge", "History"])
     with judge_tab:
         left, right = st.columns([2, 3])
+        if live:
+            from ui.live import live_panel
+
+            with history_tab:  # first: the live panel below runs for as long as the camera plays
+                show_history(game_name)
+            with left:
+                context = FORMS[game_name](None)
+            with right:
+                live_panel(game_name, context, open_ledger())
+            return
         with left:
             photos, sample_ctx = photos_for(game_name)
             context = FORMS[game_name](sample_ctx)

@@ -40,6 +40,10 @@ class LiveConfig:
     repeat_same : bool
         Emit a settled judgement again when the scene settles back to the reading already settled
         (False: a hand passing over the table without moving anything records nothing new).
+    retry_contested : bool
+        After a contested vote, keep voting on the still table (the camera's picture may improve: focus,
+        exposure, a video stream's quality ramping up); a later agreed vote settles, a contested one with the
+        same readings is not emitted again.
     ignore_keys : tuple[str, ...]
         Judgement fields left out when comparing readings (per-frame measurements, prose, timings, and the
         flags: doubts are not a reading; the settled judgement carries every frame's flags).
@@ -51,6 +55,7 @@ class LiveConfig:
     still_frames: int = 6
     vote_frames: int = 3
     repeat_same: bool = False
+    retry_contested: bool = True
     ignore_keys: tuple[str, ...] = ("timings_ms", "explanation", "flags", "judgement_id", "live", "borderline")
     ignore_suffixes: tuple[str, ...] = ("_mm", "_px", "_deg", "_score", "confidence", "_range")
 
@@ -106,8 +111,8 @@ class LiveEvent:
 
     @property
     def reading(self) -> Reading | None:
-        """The agreed reading (settled/unchanged), else None."""
-        return self.votes[0].reading if self.kind in ("settled", "unchanged") and self.votes else None
+        """The agreed reading (settled, or unchanged after settled), else None."""
+        return self.votes[0].reading if self.kind in ("settled", "unchanged") and len(self.votes) == 1 else None
 
 
 @dataclass
@@ -146,7 +151,10 @@ class Settler:
             self.phase, self.still_count, self.votes = "moving", 0, []
             return [LiveEvent("moving", frame)] if was in ("settled", "reading") else []
         if self.phase == "settled":
-            return []
+            if not (self.config.retry_contested and self.last_settled_key and
+                    self.last_settled_key.startswith("contested:")):
+                return []
+            self.phase, self.still_count = "still", 0
         self.still_count += 1
         if self.still_count < self.config.still_frames:
             self.phase = "still"
@@ -159,8 +167,11 @@ class Settler:
 
     def wants_reading(self, moving: bool) -> bool:
         """Whether :meth:`step` with this motion verdict would read the frame (lets a caller skip work)."""
-        return (not moving and self.phase != "settled"
-                and self.still_count + 1 >= self.config.still_frames)
+        retry = self.config.retry_contested and (self.last_settled_key or "").startswith("contested:")
+        if moving or (self.phase == "settled" and not retry):
+            return False
+        count = 0 if self.phase == "settled" else self.still_count
+        return count + 1 >= self.config.still_frames
 
     @staticmethod
     def _merged(group: list[Reading]) -> Reading:
@@ -176,8 +187,10 @@ class Settler:
         self.votes = []
         self.phase = "settled"
         if len(votes) > 1:
-            self.last_settled_key = None
-            return LiveEvent("contested", frame, votes)
+            key = "contested:" + json.dumps(sorted(v.reading.key for v in votes))
+            kind = "unchanged" if key == self.last_settled_key else "contested"
+            self.last_settled_key = key
+            return LiveEvent(kind, frame, votes)
         key = votes[0].reading.key
         if key == self.last_settled_key and not self.config.repeat_same:
             return LiveEvent("unchanged", frame, votes)

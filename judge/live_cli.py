@@ -6,7 +6,6 @@ stderr: progress (moving / settled / cannot judge). Agreed judgements are record
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 import time
@@ -52,16 +51,6 @@ def frames_of(cap: Any, source: str, max_frames: int | None = None) -> Iterator[
         yield cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
 
 
-def _thumbnail(image_rgb: np.ndarray) -> bytes:
-    import cv2
-
-    h, w = image_rgb.shape[:2]
-    k = 320.0 / max(h, w)
-    small = cv2.resize(image_rgb, (max(1, int(w * k)), max(1, int(h * k))), interpolation=cv2.INTER_AREA)
-    ok, buf = cv2.imencode(".jpg", cv2.cvtColor(small, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 80])
-    return buf.tobytes() if ok else b""
-
-
 def run_live(game: Any, source: str, context: dict | None, profile: Any = None, ledger: Any = None,
              config: Any = None, max_frames: int | None = None, out=None, err=None) -> int:
     """Judge a stream; returns the number of settled judgements written.
@@ -81,7 +70,7 @@ def run_live(game: Any, source: str, context: dict | None, profile: Any = None, 
     """
     import cv2
 
-    from judge.live_run import LiveJudge, LiveRunConfig, describe, event_json
+    from judge.live_run import LiveJudge, LiveRunConfig, describe, event_json, record_settled
 
     out = out or sys.stdout
     err = err or sys.stderr
@@ -100,13 +89,7 @@ def run_live(game: Any, source: str, context: dict | None, profile: Any = None, 
                 if ev.kind == "settled" and not ev.votes[0].reading.ok:
                     continue  # a still table that cannot be judged: said on stderr, nothing to record
                 if ledger is not None and ev.kind == "settled":
-                    frame = ev.votes[0].reading.payload.frame
-                    state = ev.votes[0].reading.payload.state
-                    jpeg = _thumbnail(frame.image_rgb)
-                    line["judgement_id"] = ledger.record_judgement(
-                        game.name, state=state.to_json(), result={k: v for k, v in line.items() if k != "live"},
-                        photo_sha256=hashlib.sha256(frame.image_rgb.tobytes()).hexdigest(),
-                        source=f"live:{source} frame {ev.frame}", thumbnail_jpeg=jpeg)
+                    line["judgement_id"] = record_settled(ledger, game.name, ev, f"live:{source}")
                 out.write(json.dumps(line, ensure_ascii=False) + "\n")
                 out.flush()
                 written += 1

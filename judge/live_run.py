@@ -102,6 +102,7 @@ class LiveJudge:
         self.before: Frame | None = None
         self._calibration = None  # reused while the scene is still
         self._fresh = False  # the calibration was found after the last motion
+        self._shape: tuple[int, ...] | None = None
 
     @property
     def phase(self) -> str:
@@ -113,12 +114,17 @@ class LiveJudge:
         timer = StageTimer()
         i = self.frame_index
         self.frame_index += 1
+        resized = self._shape is not None and image_rgb.shape != self._shape
+        if resized:  # a video stream changed its resolution: nothing known about the picture holds
+            self._calibration, self._fresh = None, False
+            self.motion.track(None)
+        self._shape = image_rgb.shape
         with timer.stage("motion"):
             sample = self.motion.measure(image_rgb)
         self.last_sample = sample
-        if sample.moving:
+        if sample.moving or resized:
             self._fresh = False
-        events = self.settler.step(i, sample.moving, lambda: self._read(image_rgb, timer))
+        events = self.settler.step(i, sample.moving or resized, lambda: self._read(image_rgb, timer))
         for ev in events:
             if ev.kind in ("settled", "contested", "unchanged"):
                 self.motion.mark_still()
@@ -203,6 +209,29 @@ def event_json(ev: LiveEvent, game: str, fps: float | None) -> dict:
     }
 
 
+def thumbnail_jpeg(image_rgb: np.ndarray, long_side_px: int = 320) -> bytes:
+    """A small JPEG of a frame for the ledger."""
+    import cv2
+
+    h, w = image_rgb.shape[:2]
+    k = long_side_px / max(h, w)
+    small = cv2.resize(image_rgb, (max(1, int(w * k)), max(1, int(h * k))), interpolation=cv2.INTER_AREA)
+    ok, buf = cv2.imencode(".jpg", cv2.cvtColor(small, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 80])
+    return buf.tobytes() if ok else b""
+
+
+def record_settled(ledger: Any, game: str, ev: LiveEvent, source: str) -> int:
+    """Record an agreed settled judgement (its last frame's state and the merged judgement) once; its id."""
+    import hashlib
+
+    reading = ev.votes[0].reading
+    frame = reading.payload.frame
+    return ledger.record_judgement(
+        game, state=reading.payload.state.to_json(), result=reading.value,
+        photo_sha256=hashlib.sha256(frame.image_rgb.tobytes()).hexdigest(),
+        source=f"{source} frame {ev.frame}", thumbnail_jpeg=thumbnail_jpeg(frame.image_rgb))
+
+
 def describe(ev: LiveEvent) -> str:
     """One line for stderr."""
     if ev.kind == "moving":
@@ -212,5 +241,7 @@ def describe(ev: LiveEvent) -> str:
     r = ev.votes[0].reading
     what = "judged" if r.ok else f"cannot judge: {r.value}"
     if ev.kind == "unchanged":
+        if len(ev.votes) > 1:
+            return f"frame {ev.frame}: still contested ({len(ev.votes)} different readings)"
         return f"frame {ev.frame}: still again, same reading as settled ({what})"
     return f"frame {ev.frame}: settled ({what})"

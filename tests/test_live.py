@@ -151,3 +151,16 @@ def test_skin_reaching_in_from_the_edge_is_a_hand_even_when_still(photo_and_cali
     first = meter.measure(arm)
     second = meter.measure(arm)  # the same frame again: no frame-to-frame change, the hand is still there
     assert first.hand and second.hand and second.changed_fraction == 0.0 and second.moving
+
+
+def test_contested_vote_is_retried_and_an_agreed_one_settles():
+    cfg = LiveConfig(still_frames=1, vote_frames=2)
+    read, calls = _reader(["a", "b", "a", "b", "c", "c"])
+    s = Settler(cfg)
+    kinds = [e.kind for i in range(6) for e in s.step(i, False, read)]
+    assert kinds == ["contested", "unchanged", "settled"]  # the same disagreement is not emitted twice
+    assert len(calls) == 6
+    no_retry = Settler(LiveConfig(still_frames=1, vote_frames=2, retry_contested=False))
+    read2, calls2 = _reader(["a", "b", "c"])
+    assert [e.kind for i in range(6) for e in no_retry.step(i, False, read2)] == ["contested"]
+    assert len(calls2) == 2
