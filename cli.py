@@ -231,9 +231,18 @@ def cmd_register(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     context = _read_json(args.context, "context")
     if args.video or args.clip:
+        import tempfile
+
         from judge.bench_video import run_video_bench
 
-        vreport = run_video_bench(args.game, video=args.video, context=context, seed=args.seed)
+        with tempfile.TemporaryDirectory() as tmp:
+            video, source = args.video, None
+            if args.clip:  # rendered first, not timed
+                from synth.clip import render_clip
+
+                path, scene, _ = render_clip(args.game, args.seed, "place", Path(tmp) / "clip.avi")
+                video, context, source = str(path), context or scene.context, f"rendered clip seed {args.seed}"
+            vreport = run_video_bench(args.game, video, context, source)
         sys.stderr.write(vreport.table() + "\n")
         _emit(vreport.to_json())
         return 0

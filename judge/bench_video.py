@@ -9,10 +9,8 @@ the same run, and the ratios.
 
 from __future__ import annotations
 
-import tempfile
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -91,18 +89,19 @@ def _stats(values: list[float]) -> tuple[float, float, float]:
     return (float(a.mean()), float(np.median(a)), float(a.max())) if a.size else (0.0, 0.0, 0.0)
 
 
-def run_video_bench(game_name: str, video: str | None = None, context: dict | None = None, seed: int = 1
+def run_video_bench(game_name: str, video: str, context: dict | None = None, source: str | None = None
                     ) -> VideoBenchReport:
-    """Time live judging of a video file, or (``video`` None) of a rendered clip of the game (rendering not timed).
+    """Time live judging of a video file, frame by frame, as ``cli.py live`` judges it.
 
     Parameters
     ----------
     game_name : str
-    video : str, optional
-        A video file; None: render the game's "hand places pieces" clip with ``seed``.
+    video : str
+        A video file (``cli.py bench --clip`` renders one first, untimed).
     context : dict, optional
-        The game's context (a rendered clip brings its own).
-    seed : int
+        The game's context JSON.
+    source : str, optional
+        How to name the video in the report (default: its path).
     """
     from judge.floor import encode_jpeg, measure_floor
     from judge.games import get_game
@@ -110,32 +109,22 @@ def run_video_bench(game_name: str, video: str | None = None, context: dict | No
     from judge.live_run import LiveJudge, describe
 
     game = get_game(game_name)
-    tmp = None
-    if video is None:
-        from synth.clip import render_clip
-
-        tmp = tempfile.TemporaryDirectory()
-        path, scene, _ = render_clip(game.name, seed, "place", Path(tmp.name) / f"{game.name}_{seed}.avi")
-        video, context = str(path), context or scene.context
-        source = f"rendered clip seed {seed}"
-    else:
-        source = video
+    source = source or video
+    live = LiveJudge(game, context, source=source)
+    cap = open_source(video)
+    stages: dict[str, list[float]] = {}
+    totals: dict[str, list[float]] = {"all": [], "tracked": [], "read": []}
+    events: list[str] = []
+    last = None
+    it = frames_of(cap, video)
     try:
-        live = LiveJudge(game, context, source=source)
-        cap = open_source(video)
-        stages: dict[str, list[float]] = {}
-        totals: dict[str, list[float]] = {"all": [], "tracked": [], "read": []}
-        events: list[str] = []
-        last = None
-        it = frames_of(cap, video)
         while True:
             t0 = time.perf_counter()
             image = next(it, None)
             decode_ms = (time.perf_counter() - t0) * 1000.0
             if image is None:
                 break
-            for ev in live.feed(image):
-                events.append(describe(ev))
+            events.extend(describe(ev) for ev in live.feed(image))
             timings = {"decode": decode_ms, **live.last_timings_ms}
             for k, v in timings.items():
                 stages.setdefault(k, []).append(v)
@@ -143,10 +132,8 @@ def run_video_bench(game_name: str, video: str | None = None, context: dict | No
             totals["all"].append(total)
             totals["read" if "reading" in live.last_timings_ms else "tracked"].append(total)
             last = image
-        cap.release()
     finally:
-        if tmp is not None:
-            tmp.cleanup()
+        cap.release()
     if last is None:
         raise BadInput(f"{video}: no frame could be read")
     n = len(totals["all"])
