@@ -6,7 +6,9 @@ stderr: progress (moving / settled / cannot judge). Agreed judgements are record
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
 import time
 from collections.abc import Iterator
@@ -18,19 +20,36 @@ import numpy as np
 from judge.errors import BadInput
 
 
+@contextlib.contextmanager
+def _quiet_native_stderr() -> Iterator[None]:
+    """Silence what OpenCV's video back ends print straight to file descriptor 2 (our own line says it)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def open_source(source: str) -> Any:
     """A ``cv2.VideoCapture`` for a camera index ("0") or a video file; ``BadInput`` when it cannot be read."""
     import cv2
 
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)  # our one line says what went wrong
     if source.isdigit():
-        cap = cv2.VideoCapture(int(source))
+        with _quiet_native_stderr():
+            cap = cv2.VideoCapture(int(source))
         if not cap.isOpened():
             raise BadInput(f"--source {source}: no camera with this index can be opened")
         return cap
     p = Path(source)
     if not p.is_file():
         raise BadInput(f"--source {source}: no such file (give a video file or a camera index such as 0)")
-    cap = cv2.VideoCapture(str(p))
+    with _quiet_native_stderr():
+        cap = cv2.VideoCapture(str(p))
     if not cap.isOpened():
         raise BadInput(f"--source {source}: not a video OpenCV can read")
     return cap
@@ -42,7 +61,11 @@ def frames_of(cap: Any, source: str, max_frames: int | None = None) -> Iterator[
 
     n = 0
     while max_frames is None or n < max_frames:
-        ok, bgr = cap.read()
+        if n == 0:
+            with _quiet_native_stderr():
+                ok, bgr = cap.read()
+        else:
+            ok, bgr = cap.read()
         if not ok or bgr is None:
             if n == 0:
                 raise BadInput(f"--source {source}: no frame could be read (empty or broken video)")

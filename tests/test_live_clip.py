@@ -100,12 +100,15 @@ def test_carrotain_keeps_the_chips_alone_as_the_before_photo(tmp_path):
     assert ("settled", True) in kinds
 
 
-@pytest.mark.parametrize("make", ["missing", "not_video"])
-def test_bad_source_is_one_line_and_exit_2(tmp_path, make):
+@pytest.mark.parametrize("make", ["missing", "not_video", "truncated", "no_camera"])
+def test_bad_source_is_one_line_and_exit_2(tmp_path, make, kaleido_clips):
     src = tmp_path / "clip.avi"
     if make == "not_video":
         src.write_text("this is not a video")
-    proc = _cli("live", "--game", "kaleido", "--source", str(src), "--no-ledger", timeout=60)
+    elif make == "truncated":
+        src.write_bytes(kaleido_clips[2]["place"][0].read_bytes()[:5000])
+    arg = "99" if make == "no_camera" else str(src)
+    proc = _cli("live", "--game", "kaleido", "--source", arg, "--no-ledger", timeout=60)
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
