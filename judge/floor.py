@@ -49,6 +49,8 @@ def _floor_once(jpeg: bytes, config: FloorConfig) -> tuple[float, dict[str, floa
     layout = MarkerLayout.from_components()
     t0 = time.perf_counter()
     bgr = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    if bgr is None:
+        raise ValueError("the floor's frame is not a JPEG OpenCV can decode")
     rgb = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
     t1 = time.perf_counter()
     det = detect_markers(rgb, layout)

@@ -100,7 +100,7 @@ class LiveJudge:
         self.last_timings_ms: dict[str, float] = {}
         self.settled: LiveEvent | None = None
         self.before: Frame | None = None
-        self._calibration = None  # reused while the scene is still
+        self._calibration: Any = None  # TableCalibration, reused while the scene is still
         self._fresh = False  # the calibration was found after the last motion
         self._shape: tuple[int, ...] | None = None
 

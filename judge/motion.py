@@ -138,7 +138,7 @@ class MotionMeter:
             small = cv2.warpPerspective(shrunk, M, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
         grey = cv2.cvtColor(small, cv2.COLOR_RGB2GRAY).astype(np.float32)
         if cfg.blur_px > 1:
-            grey = cv2.blur(grey, (cfg.blur_px, cfg.blur_px))
+            grey = np.asarray(cv2.blur(grey, (cfg.blur_px, cfg.blur_px)), dtype=np.float32)
         return grey, self._edge_skin(small)
 
     def _edge_skin(self, small_rgb: np.ndarray) -> np.ndarray:
