@@ -110,7 +110,7 @@ def main() -> None:
     st.set_page_config(page_title="Table Judge", layout="wide")
     game_name = st.sidebar.selectbox("Game", GAME_NAMES, format_func=lambda g: TITLES[g], key="game")
     st.title(f"Table Judge — {TITLES[game_name]}")
-    live = st.sidebar.radio("Mode", ["Photo", "Live camera"], key="mode", horizontal=True) == "Live camera"
+    live = st.sidebar.radio("Mode", ["Photo", "Live video"], key="mode", horizontal=True) == "Live video"
     judge_tab, history_tab = st.tabs(["Judge", "History"])
     with judge_tab:
         left, right = st.columns([2, 3])

@@ -101,7 +101,7 @@ def test_live_camera_settles_in_a_real_browser(tmp_path):
             _click(driver, "//section[@data-testid='stSidebar']//div[@data-testid='stSelectbox']")
             _click(driver, "//li[contains(., 'Kaleido')] | //div[@role='option'][contains(., 'Kaleido')]")
             _wait(driver, lambda d: "Kaleido" in _body(d) and "Mode" in _body(d))
-            _click(driver, "//label[contains(., 'Live camera')]")
+            _click(driver, "//label[contains(., 'Live video')]")
             _wait(driver, lambda d: "Press START" in _body(d), 90.0)
             _start_webrtc(driver)
             # (a first vote may be contested while the stream's quality ramps up; the still table is read again)
