@@ -252,8 +252,8 @@ def judge_placement(board: GenialBoard, context: GenialContext, after: GenialRea
     """
     flags: list[Flag] = []
     names = list(context.players)
-    from_before = before is not None and bool(before.towers)
-    towers_seen = before.towers if from_before else after.towers
+    towers_seen = before.towers if before is not None and before.towers else after.towers
+    from_before = towers_seen is not after.towers
     game, history_flags = _replay(board, context, towers_seen, from_before, config)
     flags += history_flags
     base = _scores_before(game, context, flags)
