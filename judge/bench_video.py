@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judge.errors import BadInput
+from core.errors import BadInput
 
 
 @dataclass(frozen=True)
@@ -104,9 +104,9 @@ def run_video_bench(game_name: str, video: str, context: dict | None = None, sou
         How to name the video in the report (default: its path).
     """
     from judge.floor import encode_jpeg, measure_floor
-    from judge.games import get_game
     from judge.live_cli import frames_of, open_source
     from judge.live_run import LiveJudge, describe
+    from judge.registry import game as get_game
 
     game = get_game(game_name)
     source = source or video

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from judge.errors import BadInput
+from core.errors import BadInput
 
 
 @contextlib.contextmanager

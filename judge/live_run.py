@@ -20,12 +20,12 @@ from typing import Any
 
 import numpy as np
 
-from judge.errors import BadInput, CannotJudge
-from judge.games import Frame, GameSpec
+from core.errors import BadInput, CannotJudge
+from core.timing import StageTimer
 from judge.live import LiveConfig, LiveEvent, Reading, Settler, cannot_key, reading_key
 from judge.motion import MotionConfig, MotionMeter, MotionSample
 from judge.pipeline import add_calibration_notes, adjudicate, make_frame, parse_context
-from judge.timing import StageTimer
+from judge.plugin import Frame, GamePlugin
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class LiveJudge:
 
     Parameters
     ----------
-    game : GameSpec
+    game : GamePlugin
     context : dict or None
         The game's context JSON (validated now: ``BadInput``).
     profile : CalibrationProfile, optional
@@ -82,7 +82,7 @@ class LiveJudge:
         Carrotain's kept "before" photo.
     """
 
-    def __init__(self, game: GameSpec, context: dict | None, profile: Any = None,
+    def __init__(self, game: GamePlugin, context: dict | None, profile: Any = None,
                  config: LiveRunConfig = LiveRunConfig(), source: str = "video") -> None:
         from calibration.markers import MarkerLayout
 

@@ -123,14 +123,14 @@ def _kaleido_scene(seed: int) -> ClipScene:
 
 
 def _cmyk_scene(seed: int) -> ClipScene:
-    from judge.cmyk import render
     from synth.cmyk import mosaic_layer, random_mosaic
     from synth.photo import sample_conditions
+    from synth.registry import renderer
 
     rng = np.random.default_rng(seed)
     scene = random_mosaic(rng)
     cond = sample_conditions(rng, look_at_mm=(280, 210))
-    context = render(seed)[1]["context"]
+    context = renderer("cmyk")(seed)[1]["context"]
     before = replace(scene, tiles=scene.tiles[:-3])
     return ClipScene("cmyk", [mosaic_layer(before)], [mosaic_layer(scene)], context, cond, seed)
 

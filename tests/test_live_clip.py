@@ -84,8 +84,8 @@ def test_a_nudged_piece_resettles_with_the_new_judgement(kaleido_clips, tmp_path
 
 
 def test_carrotain_keeps_the_chips_alone_as_the_before_photo(tmp_path):
-    from judge.games import get_game
     from judge.live_run import LiveJudge
+    from judge.registry import game as get_game
 
     scene = clip_scene("carrotain", 1)
     frames = expand(key_frames(scene, "place", CONFIG), CONFIG, seed=3)

@@ -21,8 +21,7 @@ import cv2
 import numpy as np
 import streamlit as st
 
-from judge.errors import BadInput
-from judge.games import get_game
+from core.errors import BadInput
 from judge.live_run import LiveJudge, LiveRunConfig, describe, event_json, record_settled
 
 
@@ -58,26 +57,19 @@ STATUS_TEXT = {
 }
 
 
-def headline(game: str, result: dict) -> str:
-    """A few words for the settled judgement, shown large."""
-    if result.get("contested"):
+def headline(game: Any, result: dict) -> str:
+    """A few words for the settled judgement, shown large (the plugin's one-line ``summary``)."""
+    if result.get("contested") and result.get("live", {}).get("status") == "contested":
         return "CONTESTED"
-    if game == "carrotain":
-        return str(result.get("verdict", "?")).upper()
-    if game == "kaleido":
-        return f"{result.get('complete_hexagons', 0)} complete hexagon(s)"
-    if game == "cmyk":
-        return "Ranking: " + " > ".join(result.get("ranking", []))
-    scores = result.get("scores", {})
-    return ", ".join(f"{p} {v}" for p, v in scores.items()) or "judged"
+    return game.summary(result)
 
 
 class LiveProcessor:
     """Thread-safe bridge between the video thread (``__call__``) and the page script (``drain``, ``status``)."""
 
-    def __init__(self, game_name: str, context: dict | None, config: LivePageConfig = LivePageConfig(),
+    def __init__(self, game: Any, context: dict | None, config: LivePageConfig = LivePageConfig(),
                  run_config: LiveRunConfig = LiveRunConfig()) -> None:
-        self.game = get_game(game_name)
+        self.game = game
         self.config = config
         self.live = LiveJudge(self.game, context, config=run_config, source="live camera")
         self._lock = threading.Lock()
@@ -146,38 +138,47 @@ def ice_servers(config: LivePageConfig = LivePageConfig()) -> list:
     return servers if isinstance(servers, list) else []
 
 
-def _processor(game_name: str, context: dict | None) -> LiveProcessor:
-    key = "live-processor:" + game_name + ":" + json.dumps(context, sort_keys=True, default=str)
+def _processor(game: Any, context: dict | None) -> LiveProcessor:
+    key = "live-processor:" + game.name + ":" + json.dumps(context, sort_keys=True, default=str)
     proc = st.session_state.get(key)
     if proc is None:
-        proc = LiveProcessor(game_name, context)
+        proc = LiveProcessor(game, context)
         st.session_state[key] = proc
     return proc
 
 
-def _show_settled(box: Any, game_name: str, item: dict) -> None:
+def _show_settled(box: Any, game: Any, item: dict) -> None:
     from ui.results import show_result
 
     with box.container():
         result = item["result"]
         colour = "#1f7a34" if not result.get("contested") else "#b36b00"
         st.markdown(f"<div style='font-size:2.6rem;font-weight:800;color:{colour}'>Settled: "
-                    f"{headline(game_name, result)}</div>", unsafe_allow_html=True)
+                    f"{headline(game, result)}</div>", unsafe_allow_html=True)
         st.caption(f"frame {item['frame']}" + (f" · recorded as judgement #{item['id']}" if item.get("id") else ""))
         if result.get("contested"):
             st.warning("The still frames disagreed; nothing picked, nothing recorded. "
                        + "; ".join(f"{r['frames']} frame(s): {r['cannot_judge'] or 'a judgement'}"
                                    for r in result["live"]["readings"]))
         else:
-            show_result(game_name, result)
+            show_result(game, result)
 
 
-def live_panel(game_name: str, context: dict | None, ledger: Any, config: LivePageConfig = LivePageConfig()) -> None:
-    """The live camera, its status, and the settled judgement (shown large, recorded once)."""
+def live_panel(game: Any, context: dict | None, ledger: Any, config: LivePageConfig = LivePageConfig()) -> None:
+    """The live camera, its status, and the settled judgement (shown large, recorded once).
+
+    Parameters
+    ----------
+    game : GamePlugin
+    context : dict or None
+        From the game's context form.
+    ledger : Ledger or None
+    """
     from streamlit_webrtc import WebRtcMode, webrtc_streamer
 
+    game_name = game.name
     try:
-        proc = _processor(game_name, context)
+        proc = _processor(game, context)
     except BadInput as exc:
         st.error(f"Bad input: {exc}")
         return
@@ -194,7 +195,7 @@ def live_panel(game_name: str, context: dict | None, ledger: Any, config: LivePa
     settled_box = st.empty()
     settled_key = f"live-settled:{game_name}"
     if st.session_state.get(settled_key):
-        _show_settled(settled_box, game_name, st.session_state[settled_key])
+        _show_settled(settled_box, game, st.session_state[settled_key])
     if not ctx.state.playing:
         status_box.info("Press START to judge the table from the camera. The judgement settles when no hand is in "
                         "the picture and nothing moves.")
@@ -213,7 +214,7 @@ def live_panel(game_name: str, context: dict | None, ledger: Any, config: LivePa
             if ev.kind == "settled" and ledger is not None:
                 item["id"] = record_settled(ledger, game_name, ev, "live camera")
             st.session_state[settled_key] = item
-            _show_settled(settled_box, game_name, item)
+            _show_settled(settled_box, game, item)
         phase, frames, error = proc.status()
         now = (phase, frames // 10, error)
         if now != shown:
