@@ -83,6 +83,20 @@ def plugins() -> dict[str, GamePlugin]:
     return _cache
 
 
+def _builtin_alone(name: str) -> GamePlugin | None:
+    """A built-in game without importing the others (CLI start-up), when nothing else can replace it."""
+    if _registered or os.environ.get(ENV_VAR, "").strip() or not name.isidentifier():
+        return None
+    if any(True for _ in entry_points(group=ENTRY_POINT_GROUP)):  # an installed plugin may replace it
+        return None
+    try:
+        module = importlib.import_module(f"judge.games.{name}")
+    except ModuleNotFoundError:
+        return None
+    plugin = getattr(module, "PLUGIN", None)
+    return plugin if isinstance(plugin, GamePlugin) and plugin.name == name else None
+
+
 def names() -> tuple[str, ...]:
     """The games' names, in menu order."""
     return tuple(plugins())
@@ -96,7 +110,8 @@ def game(name: str) -> GamePlugin:
     BadInput
         Unknown game (the message lists the known ones).
     """
-    found = plugins().get(name)
+    found = _cache.get(name) if _cache is not None else _builtin_alone(name)
+    found = found or plugins().get(name)
     if found is None:
         raise BadInput(f"unknown game {name!r}: choose one of {', '.join(names())}")
     return found
