@@ -100,6 +100,7 @@ class LiveJudge:
         self.last_timings_ms: dict[str, float] = {}
         self.settled: LiveEvent | None = None
         self.before: Frame | None = None
+        self.before_frame: int | None = None  # index of the frame kept as ``before``
         self._calibration: Any = None  # TableCalibration, reused while the scene is still
         self._fresh = False  # the calibration was found after the last motion
         self._shape: tuple[int, ...] | None = None
@@ -166,6 +167,7 @@ class LiveJudge:
         r = ev.votes[0].reading
         if not r.ok and self.config.before_reason in str(r.value):
             self.before = r.payload.frame
+            self.before_frame = ev.frame
 
     def overlay(self, image_rgb: np.ndarray) -> np.ndarray | None:
         """The settled judgement's evidence drawn on this frame (None before anything settled or when contested).
@@ -181,15 +183,18 @@ class LiveJudge:
         return self.game.overlay(frame, payload.state, ev.reading.value)
 
 
-def event_json(ev: LiveEvent, game: str, fps: float | None) -> dict:
+def event_json(ev: LiveEvent, game: str, fps: float | None, before_frame: int | None = None) -> dict:
     """A settled or contested event as the CLI's JSON line: the judgement plus a ``live`` field.
 
-    Contested: ``contested`` true, every distinct reading with its frame count under ``live.readings``, a
-    ``contested_reading`` flag, no scores picked.
+    ``live``: ``frame``, ``status``, ``time_s`` (when the frame rate is known), ``before_frame`` (Carrotain:
+    the settled frame judged as the "before" photo). Contested: ``contested`` true, every distinct reading with
+    its frame count under ``live.readings``, a ``contested_reading`` flag, no scores picked.
     """
-    live = {"frame": ev.frame, "status": ev.kind}
+    live: dict[str, Any] = {"frame": ev.frame, "status": ev.kind}
     if fps:
         live["time_s"] = round(ev.frame / fps, 3)
+    if before_frame is not None:
+        live["before_frame"] = before_frame
     if ev.kind in ("settled", "unchanged"):
         r = ev.votes[0].reading
         live["frames_agreeing"] = ev.votes[0].count

@@ -98,6 +98,7 @@ def test_carrotain_keeps_the_chips_alone_as_the_before_photo(tmp_path):
                 assert "before" in live.last_timings_ms  # the challenge was judged with the before photo
     assert kinds[0] == ("settled", False) and live.before is not None
     assert ("settled", True) in kinds
+    assert live.before_frame is not None and live.before_frame < CONFIG.still_frames  # the chips-alone scene
 
 
 @pytest.mark.parametrize("make", ["missing", "not_video", "truncated", "no_camera"])

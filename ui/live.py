@@ -155,7 +155,9 @@ def _show_settled(box: Any, game: Any, item: dict) -> None:
         colour = "#1f7a34" if not result.get("contested") else "#b36b00"
         st.markdown(f"<div style='font-size:2.6rem;font-weight:800;color:{colour}'>Settled: "
                     f"{headline(game, result)}</div>", unsafe_allow_html=True)
-        st.caption(f"frame {item['frame']}" + (f" · recorded as judgement #{item['id']}" if item.get("id") else ""))
+        before = result.get("live", {}).get("before_frame")
+        st.caption(f"frame {item['frame']}" + (f" · 'before' photo: frame {before}" if before is not None else "")
+                   + (f" · recorded as judgement #{item['id']}" if item.get("id") else ""))
         if result.get("contested"):
             st.warning("The still frames disagreed; nothing picked, nothing recorded. "
                        + "; ".join(f"{r['frames']} frame(s): {r['cannot_judge'] or 'a judgement'}"
@@ -209,7 +211,7 @@ def live_panel(game: Any, context: dict | None, ledger: Any, config: LivePageCon
             if ev.kind == "settled" and not ev.votes[0].reading.ok:
                 status_box.warning(f"Still, but cannot judge: {ev.votes[0].reading.value}")
                 continue
-            line = event_json(ev, game_name, None)
+            line = event_json(ev, game_name, None, proc.live.before_frame)
             item = {"result": line, "frame": ev.frame, "id": None}
             if ev.kind == "settled" and ledger is not None:
                 item["id"] = record_settled(ledger, game_name, ev, "live camera")
