@@ -207,6 +207,9 @@ def live_panel(game: Any, context: dict | None, ledger: Any, config: LivePageCon
         for ev in proc.drain():
             status_box.caption(describe(ev))
             if ev.kind == "moving":
+                if st.session_state.get(settled_key):
+                    status_box.warning("Pieces moving: below is the last settled judgement; waiting for the table to "
+                                       "be still again.")
                 continue
             if ev.kind == "settled" and not ev.votes[0].reading.ok:
                 status_box.warning(f"Still, but cannot judge: {ev.votes[0].reading.value}")
@@ -223,6 +226,6 @@ def live_panel(game: Any, context: dict | None, ledger: Any, config: LivePageCon
             shown = now
             if error:
                 status_box.error(f"Live judging stopped on a frame: {error}")
-            elif phase != "settled":
+            elif phase not in ("settled", "moving"):
                 status_box.caption(f"{STATUS_TEXT.get(phase, phase)} · {frames} frames")
         time.sleep(config.poll_s)
