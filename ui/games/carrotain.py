@@ -6,7 +6,6 @@ import numpy as np
 import streamlit as st
 
 from components import load_components
-from ui.carrotain_session import session_panel
 from ui.sources import Photo, photo_input
 from ui.zoom import chip_crops
 
@@ -68,4 +67,4 @@ def extra_panels(outcome: dict, shown: dict) -> None:
             cols[k % len(cols)].image(img, caption=caption)
 
 
-__all__ = ["context_form", "extra_panels", "photos", "result_panel", "session_panel"]
+__all__ = ["context_form", "extra_panels", "photos", "result_panel"]
