@@ -75,9 +75,13 @@ def chip_cycle() -> tuple[tuple[str, str | None], ...]:
 # ---------------------------------------------------------------- which piece is under a tap
 
 
+def _cross(u: np.ndarray, v: np.ndarray) -> float:
+    return float(u[0] * v[1] - u[1] * v[0])
+
+
 def _in_triangle(p: np.ndarray, tri: np.ndarray) -> bool:
     a, b, c = tri
-    d = [np.cross(b - a, p - a), np.cross(c - b, p - b), np.cross(a - c, p - c)]
+    d = [_cross(b - a, p - a), _cross(c - b, p - b), _cross(a - c, p - c)]
     return (min(d) >= 0) or (max(d) <= 0)
 
 
@@ -126,7 +130,7 @@ def piece_at(game: str, state_json: dict, xy_mm, mosaic: int = 0, config: TapCon
             if _in_triangle(q, tri):
                 for k, d in enumerate(EDGE_DIRECTIONS):
                     a, b = tl.edge_endpoints(i, j, d, fr.edge_mm)
-                    if abs(np.cross(b - a, q - a)) / np.linalg.norm(b - a) <= config.edge_pick_mm:
+                    if abs(_cross(b - a, q - a)) / np.linalg.norm(b - a) <= config.edge_pick_mm:
                         return PieceRef("edge", (mosaic, i, j, k))
                 return PieceRef("tile", (mosaic, i, j))
         return None
