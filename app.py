@@ -19,9 +19,10 @@ from ui import carrotain_session, cmyk_session, kaleido_session
 from ui.editor import apply_tables, state_tables
 from ui.forms import FORMS
 from ui.history import open_ledger, show_history
+from ui.layout import is_phone
+from ui.reading_panel import crops_panel, has_reading, legend, reading_panel, show_headline
 from ui.results import TITLES, show_result
 from ui.sources import Photo, photo_input
-from ui.zoom import chip_crops
 
 SESSION_PANELS = {
     "carrotain": carrotain_session.session_panel,
@@ -68,6 +69,7 @@ def run_judgement(game_name: str, photos: list[Photo], context: dict) -> dict:
             "state": j.state.to_json(),
             "overlay": game.overlay(frame, j.state, j.result),
             "frame": frame,
+            "frames": list(j.frames),
         }
         led = open_ledger()
         if led is not None:
@@ -108,15 +110,30 @@ def correction_panel(game_name: str, outcome: dict, context: dict) -> None:
 
 def main() -> None:
     st.set_page_config(page_title="Table Judge", layout="wide")
-    game_name = st.sidebar.selectbox("Game", GAME_NAMES, format_func=lambda g: TITLES[g], key="game")
-    st.title(f"Table Judge — {TITLES[game_name]}")
+    phone = is_phone()
+    where = st if phone else st.sidebar  # no sidebar to open on a phone: the game choice is on the page
+    asked = st.query_params.get("game")  # ?game=kaleido: a table's bookmark opens its game
+    game_name = where.selectbox("Game", GAME_NAMES, format_func=lambda g: TITLES[g], key="game",
+                                index=GAME_NAMES.index(asked) if asked in GAME_NAMES else 0)
+    if phone:
+        st.markdown(f"**Table Judge — {TITLES[game_name]}**")
+    else:
+        st.title(f"Table Judge — {TITLES[game_name]}")
     judge_tab, history_tab = st.tabs(["Judge", "History"])
     with judge_tab:
-        left, right = st.columns([2, 3])
-        with left:
+        if phone:  # one column: the verdict, the reading, then the camera; the rest below
+            verdict_box, reading_box, inputs_box, details_box = (st.container() for _ in range(4))
+        else:  # inputs beside the verdict, the reading across the page below
+            inputs_box, verdict_box = st.columns([2, 3])
+            reading_box, details_box = st.container(), st.container()
+        with inputs_box:
             photos, sample_ctx = photos_for(game_name)
-            context = FORMS[game_name](sample_ctx)
-        with right:
+            if phone:
+                with st.expander("Players and cards", expanded=False):
+                    context = FORMS[game_name](sample_ctx)
+            else:
+                context = FORMS[game_name](sample_ctx)
+        with verdict_box:
             if not photos:
                 st.info("Take or upload a photo to judge.")
                 return
@@ -130,16 +147,21 @@ def main() -> None:
             shown = outcome.get("corrected", outcome)
             if "corrected" in outcome:
                 st.caption("Showing the corrected judgement (recorded in the ledger as a correction).")
-            show_result(game_name, shown["result"])
-            st.image(np.asarray(shown["overlay"]), caption="evidence", width="stretch")
-            if game_name == "carrotain" and outcome["frame"].calibration is not None:
-                crops = chip_crops(np.asarray(shown["overlay"]), outcome["frame"].calibration,
-                                   shown["result"].get("chips", []))
-                if crops:
-                    st.caption("Chips that decide it (borderline first; margin to the nearest board edge, + = under)")
-                    cols = st.columns(min(len(crops), 6))
-                    for k, (img, caption) in enumerate(crops):
-                        cols[k % len(cols)].image(img, caption=caption)
+            if phone and has_reading(game_name):
+                show_headline(game_name, shown["result"])
+            else:
+                show_result(game_name, shown["result"])
+        with reading_box:
+            if has_reading(game_name):
+                reading_panel(game_name, outcome, context)
+                st.caption(legend(game_name))
+        with details_box:
+            if phone and has_reading(game_name):
+                show_result(game_name, shown["result"])
+            if has_reading(game_name):
+                crops_panel(game_name, outcome)
+            with st.expander("The whole photo with the evidence drawn on it", expanded=not has_reading(game_name)):
+                st.image(np.asarray(shown["overlay"]), caption="evidence", width="stretch")
             correction_panel(game_name, outcome, context)
             led = open_ledger()
             if led is not None and game_name in SESSION_PANELS:
