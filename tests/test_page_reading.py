@@ -1,0 +1,71 @@
+"""The reading on the page through AppTest (the real script runner): for each game's bundled sample, the tappable
+diagram the page sends to the browser is exactly the diagram of the judgement, beside the straightened photo."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import cv2
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from judge.games import get_game
+from judge.pipeline import judge_images
+from tests.server_helpers import ROOT
+from ui import reading
+from ui.drawing import DiagramStyle
+
+APP = str(ROOT / "app.py")
+
+
+@pytest.fixture()
+def ledger(tmp_path, monkeypatch):
+    path = tmp_path / "page.sqlite"
+    monkeypatch.setenv("TABLE_JUDGE_LEDGER", str(path))
+    return path
+
+
+def _sent_images(at: AppTest) -> list[np.ndarray]:
+    """The pictures of the page's image components (diagram first, then the straightened photo), RGB."""
+    out = []
+    for el in at.get("component_instance"):
+        args = json.loads(el.proto.json_args)
+        head, data = args["src"].split(",", 1)
+        img = cv2.imdecode(np.frombuffer(base64.b64decode(data), np.uint8), cv2.IMREAD_COLOR)
+        out.append(cv2.cvtColor(img, cv2.COLOR_BGR2RGB))
+    return out
+
+
+def _expected(game: str):
+    path = sorted((ROOT / "sample_images" / game).glob("*.jpg"))[0]
+    ctx = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))["context"]
+    img = cv2.cvtColor(cv2.imread(str(path)), cv2.COLOR_BGR2RGB)
+    j = judge_images(get_game(game), [(img, path.name)], ctx)
+    state, result = j.state.to_json(), j.result
+    cv = reading.canvas(game, state, result, 0)
+    return cv, reading.diagram(game, cv, state, result, 0), result
+
+
+@pytest.mark.parametrize("game", ["carrotain", "kaleido", "cmyk"])
+def test_the_page_shows_the_judgements_diagram(ledger, game):
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.query_params["game"] = game
+    at.run()
+    assert not at.exception, at.exception
+    sent = _sent_images(at)
+    assert len(sent) == 2, "the diagram and the straightened photo, both tappable"
+    cv, want, result = _expected(game)
+    assert np.array_equal(sent[0], want)
+    photo = sent[1]
+    assert photo.shape[:2] == (cv.size_px[1], cv.size_px[0])
+    assert photo.std() > 10  # a real picture, not an empty frame
+    style = DiagramStyle()
+    has = lambda rgb: bool((np.abs(want.astype(int) - rgb).max(axis=2) < 25).any())  # noqa: E731
+    if game == "carrotain":
+        assert has(style.bad_rgb) and has(style.good_rgb)
+    captions = " ".join(str(c.value) for c in at.caption)
+    assert "tap a piece to correct it" in captions
+    lines = at.radio(key="reading-line").options
+    assert lines, "the explanation as sentences"
