@@ -69,3 +69,29 @@ def test_the_page_shows_the_judgements_diagram(ledger, game):
     assert "tap a piece to correct it" in captions
     lines = at.radio(key="reading-line").options
     assert lines, "the explanation as sentences"
+
+
+def test_picking_a_sentence_rings_its_pieces_on_the_diagram(ledger):
+    """Carrotain: pick the line about the nearest miss; the diagram sent to the browser rings that chip."""
+    from ui.sentences import sentences
+
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.run()
+    assert not at.exception, at.exception
+    before = _sent_images(at)[0]
+    cv, plain, result = _expected("carrotain")
+    path = sorted((ROOT / "sample_images" / "carrotain").glob("*.jpg"))[0]
+    ctx = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))["context"]
+    img = cv2.cvtColor(cv2.imread(str(path)), cv2.COLOR_BGR2RGB)
+    state = judge_images(get_game("carrotain"), [(img, path.name)], ctx).state.to_json()
+    lines = sentences("carrotain", state, result)
+    k = next(i for i, s in enumerate(lines) if "misses it by" in s.text)
+    at.radio(key="reading-line").set_value(k).run()
+    assert not at.exception, at.exception
+    after = _sent_images(at)[0]
+    assert np.array_equal(before, plain)
+    assert np.array_equal(after, reading.diagram("carrotain", cv, state, result, 0, lines[k].pieces))
+    magenta = np.abs(after.astype(int) - DiagramStyle().highlight_rgb).max(axis=2) < 30
+    ys, xs = np.nonzero(magenta)
+    centre = cv.to_px(result["chips"][lines[k].pieces[0].index[0]]["xy_mm"])[0]
+    assert len(xs) > 50 and np.hypot(xs.mean() - centre[0], ys.mean() - centre[1]) < 5

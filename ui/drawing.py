@@ -32,7 +32,7 @@ class DiagramStyle:
     doubt_rgb: tuple[int, int, int] = (240, 150, 0)
     unknown_rgb: tuple[int, int, int] = (120, 120, 120)
     highlight_rgb: tuple[int, int, int] = (255, 0, 200)
-    font_scale: float = 0.45
+    font_scale: float = 0.6
     min_font_scale: float = 0.35
     max_font_scale: float = 0.9
 

@@ -47,7 +47,8 @@ def _tap_controls(game: str, key: str) -> tuple[str, dict]:
                  "kaleido": "change: next colour of the tapped hole",
                  "cmyk": "change: near an edge, its level +1; in the middle, normal <-> K tile"}[game]
     action = st.segmented_control("Tap a piece to", list(ACTION_LABELS), format_func=ACTION_LABELS.get,
-                                  default="change", key=f"{key}-action", help=help_text) or "change"
+                                  default="change", key=f"{key}-action") or "change"
+    st.caption(help_text)  # written out: a phone has no hover for a tooltip
     return action, (_add_as(game, key) if action == "add" else {})
 
 
@@ -129,9 +130,9 @@ def crops_panel(game: str, outcome: dict, key: str = "crops") -> None:
     if not crops:
         return
     st.caption("Closer look, most doubtful first: the photo (left) and the reading (right)")
-    cols = st.columns(2)
+    cols = st.columns(3)  # a phone stacks them into one column
     for k, c in enumerate(crops):
-        cols[k % 2].image(c.image, caption=c.caption, width="stretch")
+        cols[k % 3].image(c.image, caption=c.caption, width="stretch")
 
 
 def legend(game: str) -> str:
