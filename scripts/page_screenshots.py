@@ -20,7 +20,7 @@ from tests.browser_helpers import chrome, set_viewport, wait_for_text, wait_quie
 from tests.server_helpers import streamlit_server  # noqa: E402
 
 PHONE = (390, 844)
-DESKTOP = (1400, 1000)
+DESKTOP = (1200, 1000)
 VERDICT_WORDS = ("SUCCESS", "FAILURE", "CONTESTED", "Ranking", "complete junction hexagon")
 
 
@@ -43,7 +43,7 @@ def shoot(url: str, game: str, out: Path, phone: bool, tmp: Path) -> Path:
         height = driver.execute_script(
             "return Math.max(document.body.scrollHeight, ...Array.from(document.querySelectorAll("
             "'[data-testid=stMain], [data-testid=stAppViewContainer]')).map(e => e.scrollHeight))")
-        set_viewport(driver, size[0], min(int(height) + 40, 1750 if phone else 2400), phone)
+        set_viewport(driver, size[0], min(int(height) + 40, 1750 if phone else 1900), phone)
         time.sleep(1.5)
         path = out / f"{game}-{'phone' if phone else 'desktop'}.png"
         driver.save_screenshot(str(path))

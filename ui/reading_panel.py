@@ -155,8 +155,9 @@ def headline(game: str, result: dict) -> tuple[str, str]:
             return "doubt", f"CONTESTED — {text}; the other reading is {result.get('other_reading')}"
         return ("good" if result.get("verdict") == "success" else "bad"), text
     if game == "kaleido":
-        return "info", f"{result.get('complete_hexagons', 0)} complete hexagon(s), {result.get('full_boards', 0)} " \
-                       f"full board(s) — {scores}"
+        boards = ", ".join(f"{p} {v}" for p, v in result.get("board_points", {}).items() if v) or "no points"
+        return "info", f"{result.get('complete_hexagons', 0)} complete hexagon(s) ({scores}); " \
+                       f"{result.get('full_boards', 0)} full board(s) ({boards})"
     ranking = result.get("ranking", [])
     totals = result.get("scores", {})
     return "good", "Ranking: " + " > ".join(f"{p} ({totals.get(p, '?')})" for p in ranking)
