@@ -73,8 +73,6 @@ def test_the_page_shows_the_judgements_diagram(ledger, game):
 
 def test_picking_a_sentence_rings_its_pieces_on_the_diagram(ledger):
     """Carrotain: pick the line about the nearest miss; the diagram sent to the browser rings that chip."""
-    from ui.sentences import sentences
-
     at = AppTest.from_file(APP, default_timeout=180)
     at.run()
     assert not at.exception, at.exception
@@ -84,7 +82,7 @@ def test_picking_a_sentence_rings_its_pieces_on_the_diagram(ledger):
     ctx = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))["context"]
     img = cv2.cvtColor(cv2.imread(str(path)), cv2.COLOR_BGR2RGB)
     state = judge_images(get_game("carrotain"), [(img, path.name)], ctx).state.to_json()
-    lines = sentences("carrotain", state, result)
+    lines = reading.kit("carrotain").sentences(state, result)
     k = next(i for i, s in enumerate(lines) if "misses it by" in s.text)
     at.radio(key="reading-line").set_value(k).run()
     assert not at.exception, at.exception
@@ -95,3 +93,27 @@ def test_picking_a_sentence_rings_its_pieces_on_the_diagram(ledger):
     ys, xs = np.nonzero(magenta)
     centre = cv.to_px(result["chips"][lines[k].pieces[0].index[0]]["xy_mm"])[0]
     assert len(xs) > 50 and np.hypot(xs.mean() - centre[0], ys.mean() - centre[1]) < 5
+
+
+def test_two_cmyk_players_each_get_their_mosaic(ledger):
+    """Two mosaics (one photo each): the page offers one view per player; the second shows the second mosaic."""
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.query_params["game"] = "cmyk"
+    at.run()
+    at.number_input(key="cm-n").set_value(2).run()
+    at.selectbox(key="photo-1-sample").set_value("cmyk_2.jpg").run()
+    assert not at.exception, at.exception
+    view = at.radio(key="reading-view")
+    assert len(view.options) == 2
+    view.set_value(1).run()
+    assert not at.exception, at.exception
+    from ledger import Ledger
+
+    rec = Ledger(ledger).judgements(game="cmyk")[0].to_json()
+    state, result = rec["state"], rec["result"]
+    assert len(state["mosaics"]) == 2
+    cv = reading.canvas("cmyk", state, result, 1)
+    sent = _sent_images(at)
+    assert np.array_equal(sent[0], reading.diagram("cmyk", cv, state, result, 1))
+    first = reading.diagram("cmyk", reading.canvas("cmyk", state, result, 0), state, result, 0)
+    assert sent[0].shape != first.shape or not np.array_equal(sent[0], first)  # not the first player's mosaic

@@ -20,7 +20,7 @@ from ui.diagram_carrotain import CONFIG as CAR
 from ui.diagram_cmyk import LatticeFrame
 from ui.drawing import DiagramStyle
 from ui.pieces import PieceRef
-from ui.sentences import sentences, side_word
+from ui.sentences import side_word
 from ui.taps import TapError, apply_tap, chip_cycle, piece_at
 
 STYLE = DiagramStyle()
@@ -213,7 +213,7 @@ def test_cmyk_add_a_tile_matches_its_neighbours_colours():
 
 def test_sentences_name_every_not_hidden_chip_and_link_it():
     _, _, state, result, _ = judged("carrotain")
-    lines = sentences("carrotain", state, result)
+    lines = reading.kit("carrotain").sentences(state, result)
     assert lines[0].text.startswith(f"{result['not_hidden']} centre point")
     linked = {p.index[0] for s in lines[1:] for p in s.pieces}
     assert {i for i, c in enumerate(result["chips"]) if not c["hidden"]} <= linked
@@ -226,12 +226,12 @@ def test_sentences_name_every_not_hidden_chip_and_link_it():
 
 def test_sentences_for_kaleido_and_cmyk_link_cells_and_tiles():
     _, _, state, result, _ = judged("kaleido")
-    lines = sentences("kaleido", state, result)
+    lines = reading.kit("kaleido").sentences(state, result)
     full = [s for s in lines if s.text.startswith("Board") and "is full" in s.text]
     assert len(full) == result["full_boards"]
     assert all(p.kind == "cell" for s in lines for p in s.pieces)
     _, _, state, result, _ = judged("cmyk")
-    lines = sentences("cmyk", state, result)
+    lines = reading.kit("cmyk").sentences(state, result)
     name = state["mosaics"][0]["player"]
     assert lines[0].text.startswith(f"{name}: {result['players'][name]['tiles']} tiles")
     assert any("hexagon" in s.text and len(s.pieces) == 6 * result["players"][name]["hexagons"] for s in lines)
@@ -253,3 +253,35 @@ def test_evidence_crops_come_from_the_photo_with_the_drawing_beside():
     assert (np.abs(right.astype(int) - STYLE.highlight_rgb).max(axis=2) < 30).sum() > 50  # the piece ringed
     borderline_first = [chips[c.piece.index[0]]["borderline"] for c in crops]
     assert borderline_first == sorted(borderline_first, reverse=True)
+
+
+def test_kaleido_crops_show_the_doubtful_cell():
+    photo, cal, state, result, _ = judged("kaleido")
+    crops = evidence_crops("kaleido", [photo], [cal], state, result)
+    from ui.diagram_kaleido import unsure_cells
+
+    assert {c.piece.index for c in crops} == unsure_cells(state, result)
+    conf = [state["boards"][c.piece.index[0]]["confidences"][c.piece.index[1]] for c in crops]
+    assert conf == sorted(conf), "least confident first"
+
+
+def test_markerless_state_is_straightened_with_its_own_homography():
+    """Without a calibration the view uses the homography a markerless detector stored in the state."""
+    photo, cal, state, result, _ = judged("kaleido")
+    cv = reading.canvas("kaleido", state, result)
+    assert reading.photo_view("kaleido", photo, None, state, cv) is None  # no frame at all: no view
+    h = cal.H_px_from_mm  # a plain homography standing in for the markerless one
+    markerless = {**state, "h_px_from_mm": np.asarray(h).tolist()}
+    view = reading.photo_view("kaleido", photo, None, markerless, cv)
+    assert np.array_equal(view, straightened_view(photo, cv, h_px_from_mm=h))
+    with_cal = reading.photo_view("kaleido", photo, cal, state, cv)
+    # the same table region either way: the two views agree closely (lens and height aside)
+    diff = np.abs(view.astype(int) - with_cal.astype(int)).mean()
+    assert diff < 25, diff
+
+
+def test_a_game_without_a_kit_has_no_reading():
+    from ui.reading_panel import has_reading
+
+    assert has_reading("carrotain") and not has_reading("no_such_game")
+    assert reading.kit("no_such_game") is None

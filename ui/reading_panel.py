@@ -14,8 +14,7 @@ from streamlit_image_coordinates import streamlit_image_coordinates
 from ui import reading
 from ui.correct import current, record_correction
 from ui.crops import evidence_crops
-from ui.sentences import sentences
-from ui.taps import KALEIDO_CYCLE, TapError, apply_tap, chip_cycle
+from ui.taps import KALEIDO_CYCLE, TapError, chip_cycle
 
 TONE_MARK = {"bad": "✗", "good": "✓", "doubt": "?", "info": "•"}
 ACTION_LABELS = {"change": "change it", "remove": "remove it", "add": "add a piece"}
@@ -23,7 +22,7 @@ ACTION_LABELS = {"change": "change it", "remove": "remove it", "add": "add a pie
 
 def has_reading(game: str) -> bool:
     """Whether this game has a reading diagram (other games show their overlay only)."""
-    return game in reading.DRAWINGS
+    return reading.kit(game) is not None
 
 
 def _frames_per_view(game: str, outcome: dict) -> list:
@@ -43,12 +42,9 @@ def _add_as(game: str, key: str) -> dict:
 
 
 def _tap_controls(game: str, key: str) -> tuple[str, dict]:
-    help_text = {"carrotain": "change: next colour/kind of the tapped chip",
-                 "kaleido": "change: next colour of the tapped hole",
-                 "cmyk": "change: near an edge, its level +1; in the middle, normal <-> K tile"}[game]
     action = st.segmented_control("Tap a piece to", list(ACTION_LABELS), format_func=ACTION_LABELS.get,
                                   default="change", key=f"{key}-action") or "change"
-    st.caption(help_text)  # written out: a phone has no hover for a tooltip
+    st.caption(reading.kit(game).tap_help)  # written out: a phone has no hover for a tooltip
     return action, (_add_as(game, key) if action == "add" else {})
 
 
@@ -66,7 +62,7 @@ def _handle_tap(game: str, outcome: dict, context: dict, tap: dict | None, cv, v
     xy_px = (tap["x"] * w / max(tap.get("width") or w, 1), tap["y"] * h / max(tap.get("height") or h, 1))
     xy_mm = cv.to_mm(xy_px)[0]
     try:
-        edit = apply_tap(game, current(outcome)["state"], xy_mm, action, view, add_as)
+        edit = reading.kit(game).tap(current(outcome)["state"], xy_mm, action, view, add_as)
     except TapError as exc:
         st.session_state[f"{key}-msg"] = str(exc)
         return
@@ -90,7 +86,7 @@ def reading_panel(game: str, outcome: dict, context: dict, key: str = "reading")
     if views > 1:
         names = [m.get("player", f"player {k + 1}") for k, m in enumerate(state.get("mosaics", []))]
         view = st.radio("Mosaic", range(views), format_func=lambda k: names[k], horizontal=True, key=f"{key}-view")
-    lines = sentences(game, state, result)
+    lines = reading.kit(game).sentences(state, result)
     picked = st.session_state.get(f"{key}-line")
     highlight = lines[picked].pieces if isinstance(picked, int) and picked < len(lines) else ()
     cv = reading.canvas(game, state, result, view)

@@ -228,11 +228,3 @@ def cmyk(state_json: dict, result: dict) -> list[Sentence]:
                                     "check its levels, tap an edge to change it", (PieceRef("tile", (m, *cell)),),
                                     "doubt"))
     return out
-
-
-SENTENCES = {"carrotain": carrotain, "kaleido": kaleido, "cmyk": cmyk}
-
-
-def sentences(game: str, state_json: dict, result: dict) -> list[Sentence]:
-    """The explanation of a judgement as player sentences, each linked to its pieces."""
-    return SENTENCES[game](state_json, result)
