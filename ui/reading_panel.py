@@ -92,7 +92,10 @@ def reading_panel(game: str, outcome: dict, context: dict, key: str = "reading")
     cv = reading.canvas(game, state, result, view)
     diagram = reading.diagram(game, cv, state, result, view, highlight)
     frame = frames[min(view, len(frames) - 1)]
-    photo = reading.photo_view(game, frame.image_rgb, frame.calibration, state, cv, view)
+    views_done = outcome.setdefault("straightened", {})  # reruns (a picked sentence, a tap) reuse the photo
+    if (view, cv) not in views_done:
+        views_done[(view, cv)] = reading.photo_view(game, frame.image_rgb, frame.calibration, state, cv, view)
+    photo = views_done[(view, cv)]
     action, add_as = _tap_controls(game, key)
     if st.session_state.get(f"{key}-msg"):
         st.warning(st.session_state[f"{key}-msg"])
@@ -121,8 +124,10 @@ def crops_panel(game: str, outcome: dict, key: str = "crops") -> None:
     """The photo around each doubtful piece, the drawing beside it, most doubtful first."""
     shown = current(outcome)
     frames = _frames_per_view(game, outcome)
-    crops = evidence_crops(game, [f.image_rgb for f in frames], [f.calibration for f in frames], shown["state"],
-                           shown["result"])
+    if "crops" not in shown:  # once per judgement (and per correction), not on every rerun
+        shown["crops"] = evidence_crops(game, [f.image_rgb for f in frames], [f.calibration for f in frames],
+                                        shown["state"], shown["result"])
+    crops = shown["crops"]
     if not crops:
         return
     st.caption("Closer look, most doubtful first: the photo (left) and the reading (right)")
