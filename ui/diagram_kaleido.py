@@ -2,8 +2,9 @@
 
 Drawn from the state (boards and cell readings) and the judgement (``hexagons`` complete with their points,
 ``incomplete_hexagons``, ``boards`` full or not, ``flags``): nothing is re-scored. Complete hexagons are
-outlined in gold with their points; incomplete ones dashed; an empty hole shows the table; a cell read with
-low confidence (or named by a flag) is hatched grey with '?' over the colour it was read as.
+outlined in gold with a numbered badge (their points are in the sentence of that number); incomplete ones
+dashed; an empty hole shows the table; a cell read with low confidence (or named by a flag) is hatched grey with
+'?' over the colour it was read as.
 """
 
 from __future__ import annotations
@@ -128,15 +129,18 @@ def draw(canvas: Canvas, state_json: dict, result: dict, highlight: tuple[PieceR
         edge_rgb = style.ink_rgb if bd.get("on_lattice", True) else style.doubt_rgb
         dr.outline_polygon(img, corners, edge_rgb, 3 if b in full else 1)
         label = f"{b}" + (" full" if b in full else "")
-        dr.text(img, label, canvas.to_px(bd["centre_mm"])[0], fs, style.ink_rgb, thickness=1)
+        dr.text(img, label, canvas.to_px(bd["centre_mm"])[0], fs, style.ink_rgb, thickness=2)
     for h in result.get("incomplete_hexagons", []):
         dr.dashed_polygon(img, canvas.to_px(hexagon_ring_mm(state_json, h)), (120, 120, 120), 2)
     for h in result.get("hexagons", []):
         ring = canvas.to_px(hexagon_ring_mm(state_json, h))
         dr.outline_polygon(img, ring, GOLD, max(3, int(round(1.2 * s))))
-        pts = ", ".join(f"{p} {v}" for p, v in h.get("points", {}).items() if v) or "0 points"
-        dr.text(img, pts, canvas.to_px(h["vertex_mm"])[0], fs * 1.1, (20, 20, 20), halo_rgb=(255, 235, 160),
-                thickness=2)
+    for n, h in enumerate(result.get("hexagons", []), start=1):
+        # a numbered badge: the points are in the sentence "Hexagon n ..." (they do not fit on the picture)
+        v = canvas.to_px(h["vertex_mm"])[0]
+        dr.circle(img, v, 11 * fs + 4, GOLD)
+        dr.circle(img, v, 11 * fs + 4, (90, 60, 0), 1)
+        dr.text(img, str(n), v, fs * 1.1, (20, 20, 20), halo_rgb=None, thickness=2)
     for p in highlight:
         if p.kind == "cell" and p.index[0] < len(state_json.get("boards", [])):
             tri = canvas.to_px(_cells(state_json, p.index[0])[p.index[1]])

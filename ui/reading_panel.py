@@ -142,7 +142,8 @@ def legend(game: str) -> str:
         return "Ring green: hidden · red: not hidden · amber: too close to call · grey hatching '?': unsure · " \
                "number: margin to the board edge in mm (+ under)"
     if game == "kaleido":
-        return "Gold outline: complete hexagon with its points · dashed: incomplete · grey hatching '?': unsure"
+        return "Gold outline and number: complete hexagon (its points in the sentence of that number) · " \
+               "dashed: incomplete · grey hatching '?': unsure"
     return "Green: counted hexagons · red line: illegal contact · digits: edge levels · grey hatching '?': unsure"
 
 

@@ -164,10 +164,10 @@ def _hole_place(state_json: dict, b: int, k: int) -> str:
 def kaleido(state_json: dict, result: dict) -> list[Sentence]:
     """Sentences for Kaleido: complete and incomplete hexagons, full boards, uncertain cells."""
     out: list[Sentence] = []
-    for h in result.get("hexagons", []):
+    for n, h in enumerate(result.get("hexagons", []), start=1):
         colours = h.get("colours", [])
         tally = ", ".join(f"{colours.count(c)} {c}" for c in dict.fromkeys(c for c in colours if c))
-        out.append(Sentence(f"The hexagon where boards {_meeting(h['cells'])} meet is complete"
+        out.append(Sentence(f"Hexagon {n}, where boards {_meeting(h['cells'])} meet, is complete"
                             + (f" ({tally})" if tally else "") + f": {_points(h.get('points', {}))}",
                             tuple(PieceRef("cell", (int(b), int(k))) for b, k in h["cells"]), "good"))
     for h in result.get("incomplete_hexagons", []):
