@@ -41,7 +41,7 @@ class CmykDiagramConfig:
     edge_mm: float = 45.0
     band_mm: float = 6.0
     unsure_confidence: float = 0.6
-    hexagon_alpha: float = 0.45
+    hexagon_alpha: float = 0.3
     level_inset_mm: float = 5.0
     tile_z_mm: float = 3.0
 
@@ -172,10 +172,16 @@ def draw(canvas: Canvas, state_json: dict, result: dict, mosaic: int = 0, highli
         for d, e in t.get("edges", {}).items():
             a, b = fr.edge_mm_of(t["cell"], d)
             dr.fill_polygon(img, canvas.to_px(_band(tri, a, b, config.band_mm)), INK_RGB.get(e["colour"], (150,) * 3))
-    for v in player.get("geometry", {}).get("hexagons", []):
-        ring = canvas.to_px(fr.hexagon_mm(v))
-        dr.fill_polygon(img, ring, HEX_RGB, config.hexagon_alpha)
-        dr.outline_polygon(img, ring, HEX_EDGE_RGB, max(3, int(round(1.0 * s))))
+    hexes = [canvas.to_px(fr.hexagon_mm(v)) for v in player.get("geometry", {}).get("hexagons", [])]
+    if hexes:  # one tint over their union: overlapping hexagons do not bury the tiles' colours
+        tint = img.copy()
+        for ring in hexes:
+            dr.fill_polygon(tint, ring, HEX_RGB)
+        covered = np.any(tint != img, axis=2)
+        img[covered] = np.round(img[covered] * (1 - config.hexagon_alpha) + np.asarray(HEX_RGB) *
+                                config.hexagon_alpha).astype(np.uint8)
+        for ring in hexes:
+            dr.outline_polygon(img, ring, HEX_EDGE_RGB, max(3, int(round(1.0 * s))))
     for t in tiles:
         cell = (int(t["cell"][0]), int(t["cell"][1]))
         tri = fr.cell_mm(cell)
