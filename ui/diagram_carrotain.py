@@ -115,7 +115,9 @@ def draw(canvas: Canvas, state_json: dict, result: dict, highlight: tuple[PieceR
             dr.unknown(img, pts, style, fs)
         else:
             top = pts[int(np.argmin(pts[:, 1]))]  # above the outline: chips never hide the board's letter
-            dr.text(img, str(b["id"]), top - (0, 14 * fs + 4), fs * 2.2,
+            at = top - (0, 14 * fs + 4)
+            at[1] = max(at[1], 20 * fs + 2)  # ... but inside the picture
+            dr.text(img, str(b["id"]), at, fs * 2.2,
                     (40, 100, 190) if challenge else (130, 130, 130), thickness=2)
         if k in lit:
             dr.outline_polygon(img, pts, style.highlight_rgb, 4)
