@@ -1,6 +1,7 @@
 """Table Judge page: pick a game, give it a photo (sample, upload or camera), see the evidence.
 
-Run with ``streamlit run app.py``. Thin by design: widgets here, logic in the packages.
+Run with ``streamlit run app.py``. Thin by design: widgets here, logic in the packages. The games come from
+``judge.registry``; each game's photo inputs, form, result panel and session panel from its ``ui/games/<game>.py``.
 """
 
 from __future__ import annotations
@@ -11,41 +12,17 @@ import json
 import numpy as np
 import streamlit as st
 
-from judge.errors import BadInput, CannotJudge
-from judge.games import GAME_NAMES, get_game
+from core.errors import BadInput, CannotJudge
 from judge.images import decode_image
-from judge.pipeline import adjudicate, judge_images, state_from_json
-from ui import carrotain_session, cmyk_session, kaleido_session
+from judge.pipeline import adjudicate_typed, judge_images, state_from_json
+from judge.registry import game as get_game
+from judge.registry import plugins
 from ui.editor import apply_tables, state_tables
-from ui.forms import FORMS
 from ui.history import open_ledger, show_history
 from ui.layout import is_phone
 from ui.reading_panel import crops_panel, has_reading, legend, reading_panel, show_headline
-from ui.results import TITLES, show_result
-from ui.sources import Photo, photo_input
-
-SESSION_PANELS = {
-    "carrotain": carrotain_session.session_panel,
-    "kaleido": kaleido_session.session_panel,
-    "cmyk": cmyk_session.session_panel,
-}
-
-
-def photos_for(game: str) -> tuple[list[Photo], dict | None]:
-    """The photos this game needs, and a sample's context to prefill the form with."""
-    if game == "cmyk":
-        n = int(st.session_state.get("cm-n", 1))
-        photos = [photo_input(game, key=f"photo-{k}", label=f"Mosaic photo, player {k + 1}") for k in range(n)]
-    elif game == "carrotain":
-        before = None
-        with st.expander("Optional: the 'before' photo (scatter finished, no boards yet)"):
-            if st.checkbox("Use a before photo", key="use-before"):
-                before = photo_input(game, key="before", label="Before photo")
-        photos = ([before] if before else []) + [photo_input(game, key="photo", label="Challenge photo")]
-    else:
-        photos = [photo_input(game, key="photo", label="Table photo")]
-    sample_ctx = next((p.context for p in photos if p is not None and p.context), None)
-    return [p for p in photos if p is not None], sample_ctx
+from ui.results import show_result
+from ui.sources import Photo
 
 
 def run_judgement(game_name: str, photos: list[Photo], context: dict) -> dict:
@@ -67,7 +44,7 @@ def run_judgement(game_name: str, photos: list[Photo], context: dict) -> dict:
         outcome = {
             "result": j.result,
             "state": j.state.to_json(),
-            "overlay": game.overlay(frame, j.state, j.result),
+            "overlay": game.annotate(frame, j.state, j.adjudication),
             "frame": frame,
             "frames": list(j.frames),
         }
@@ -93,12 +70,13 @@ def correction_panel(game_name: str, outcome: dict, context: dict) -> None:
             try:
                 new_state_json = apply_tables(outcome["state"], edited)
                 state = state_from_json(game, new_state_json)
-                result = adjudicate(game, state, game.parse_context(context))
+                adj = adjudicate_typed(game, state, game.parse_context(context))
             except (BadInput, ValueError) as exc:
                 st.error(str(exc))
                 return
+            result = adj.to_json()
             outcome["corrected"] = {
-                "result": result, "state": new_state_json, "overlay": game.overlay(outcome["frame"], state, result),
+                "result": result, "state": new_state_json, "overlay": game.annotate(outcome["frame"], state, adj),
             }
             led = open_ledger()
             if led is not None:
@@ -110,15 +88,19 @@ def correction_panel(game_name: str, outcome: dict, context: dict) -> None:
 
 def main() -> None:
     st.set_page_config(page_title="Table Judge", layout="wide")
+    games = plugins()
     phone = is_phone()
     where = st if phone else st.sidebar  # no sidebar to open on a phone: the game choice is on the page
     asked = st.query_params.get("game")  # ?game=kaleido: a table's bookmark opens its game
-    game_name = where.selectbox("Game", GAME_NAMES, format_func=lambda g: TITLES[g], key="game",
-                                index=GAME_NAMES.index(asked) if asked in GAME_NAMES else 0)
+    names = list(games)
+    game_name = where.selectbox("Game", names, format_func=lambda g: games[g].title, key="game",
+                                index=names.index(asked) if asked in names else 0)
+    game = games[game_name]
+    page = game.ui()
     if phone:
-        st.markdown(f"**Table Judge — {TITLES[game_name]}**")
+        st.markdown(f"**Table Judge — {game.title}**")
     else:
-        st.title(f"Table Judge — {TITLES[game_name]}")
+        st.title(f"Table Judge — {game.title}")
     judge_tab, history_tab = st.tabs(["Judge", "History"])
     with judge_tab:
         if phone:  # one column: the verdict, the reading, then the camera; the rest below
@@ -127,12 +109,12 @@ def main() -> None:
             inputs_box, verdict_box = st.columns([2, 3])
             reading_box, details_box = st.container(), st.container()
         with inputs_box:
-            photos, sample_ctx = photos_for(game_name)
+            photos, sample_ctx = page.photos()
             if phone:
                 with st.expander("Players and cards", expanded=False):
-                    context = FORMS[game_name](sample_ctx)
+                    context = page.context_form(sample_ctx)
             else:
-                context = FORMS[game_name](sample_ctx)
+                context = page.context_form(sample_ctx)
         with verdict_box:
             if not photos:
                 st.info("Take or upload a photo to judge.")
@@ -147,27 +129,29 @@ def main() -> None:
             shown = outcome.get("corrected", outcome)
             if "corrected" in outcome:
                 st.caption("Showing the corrected judgement (recorded in the ledger as a correction).")
-            if phone and has_reading(game_name):
+            reads = has_reading(game_name)
+            if phone and reads:
                 show_headline(game_name, shown["result"])
             else:
-                show_result(game_name, shown["result"])
+                show_result(game, shown["result"])
         with reading_box:
-            if has_reading(game_name):
+            if reads:
                 reading_panel(game_name, outcome, context)
                 st.caption(legend(game_name))
         with details_box:
-            if phone and has_reading(game_name):
-                show_result(game_name, shown["result"])
-            if has_reading(game_name):
+            if phone and reads:
+                show_result(game, shown["result"])
+            if reads:
                 crops_panel(game_name, outcome)
-            with st.expander("The whole photo with the evidence drawn on it", expanded=not has_reading(game_name)):
+            with st.expander("The whole photo with the evidence drawn on it", expanded=not reads):
                 st.image(np.asarray(shown["overlay"]), caption="evidence", width="stretch")
+            if hasattr(page, "extra_panels"):
+                page.extra_panels(outcome, shown)
             correction_panel(game_name, outcome, context)
             led = open_ledger()
-            if led is not None and game_name in SESSION_PANELS:
-                SESSION_PANELS[game_name](led, context, outcome)
+            if led is not None and hasattr(page, "session_panel"):
+                page.session_panel(led, context, outcome)
     with history_tab:
         show_history(game_name)
-
 
 main()

@@ -9,8 +9,8 @@ import json
 import cv2
 import pytest
 
-from judge.games import get_game
 from judge.pipeline import adjudicate, judge_images, state_from_json
+from judge.registry import game as get_game
 from tests.browser_helpers import (
     CHROMIUM,
     DRIVER,

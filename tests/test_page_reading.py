@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from judge.games import get_game
 from judge.pipeline import judge_images
+from judge.registry import game as get_game
 from tests.server_helpers import ROOT
 from ui import reading
 from ui.drawing import DiagramStyle

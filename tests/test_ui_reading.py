@@ -10,8 +10,8 @@ import cv2
 import numpy as np
 import pytest
 
-from judge.games import get_game
 from judge.pipeline import adjudicate, judge_images, state_from_json
+from judge.registry import game as get_game
 from tests.server_helpers import ROOT
 from ui import reading
 from ui.canvas import Canvas, CanvasConfig, fit_canvas, straightened_view

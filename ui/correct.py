@@ -6,9 +6,9 @@ Shared by the tap-to-correct views and the correction tables; keeps the page's `
 
 from __future__ import annotations
 
-from judge.errors import BadInput
-from judge.games import get_game
-from judge.pipeline import adjudicate, state_from_json
+from core.errors import BadInput
+from judge.pipeline import adjudicate_typed, state_from_json
+from judge.registry import game as get_game
 from ui.history import open_ledger
 
 
@@ -40,11 +40,12 @@ def record_correction(game_name: str, outcome: dict, new_state_json: dict, conte
     game = get_game(game_name)
     try:
         state = state_from_json(game, new_state_json)
-        result = adjudicate(game, state, game.parse_context(context))
+        adj = adjudicate_typed(game, state, game.parse_context(context))
     except (BadInput, ValueError) as exc:
         return str(exc)
+    result = adj.to_json()
     outcome["corrected"] = {"result": result, "state": new_state_json,
-                            "overlay": game.overlay(outcome["frame"], state, result)}
+                            "overlay": game.annotate(outcome["frame"], state, adj)}
     led = open_ledger()
     if led is not None:
         outcome["corrected"]["judgement_id"] = led.record_judgement(
