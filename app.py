@@ -109,6 +109,9 @@ def main() -> None:
             inputs_box, verdict_box = st.columns([2, 3])
             reading_box, details_box = st.container(), st.container()
         with inputs_box:
+            if phone:
+                st.caption("Camera: the switch button on the preview turns to the rear camera; Upload opens the "
+                           "phone's own camera app.")
             photos, sample_ctx = page.photos()
             if phone:
                 with st.expander("Players and cards", expanded=False):
