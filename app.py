@@ -1,7 +1,8 @@
 """Table Judge page: pick a game, give it a photo (sample, upload or camera), see the evidence.
 
 Run with ``streamlit run app.py``. Thin by design: widgets here, logic in the packages. The games come from
-``judge.registry``; each game's photo inputs, form, result panel and session panel from its ``ui/games/<game>.py``.
+``judge.registry``; each game's photo inputs, form and result panel from its ``ui/games/<game>.py``, its whole-game
+record from its plugin's ``session`` rules (``ui/session.py``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from ui.history import open_ledger, show_history
 from ui.layout import is_phone
 from ui.reading_panel import crops_panel, has_reading, legend, reading_panel, show_headline
 from ui.results import show_result
+from ui.session import session_panel
 from ui.sources import Photo
 
 
@@ -152,7 +154,9 @@ def main() -> None:
                 page.extra_panels(outcome, shown)
             correction_panel(game_name, outcome, context)
             led = open_ledger()
-            if led is not None and hasattr(page, "session_panel"):
+            if led is not None and game.session is not None:
+                session_panel(game, led, context, outcome)
+            elif led is not None and hasattr(page, "session_panel"):
                 page.session_panel(led, context, outcome)
     with history_tab:
         show_history(game_name)

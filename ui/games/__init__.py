@@ -9,7 +9,8 @@ A module provides:
 ``result_panel(result: dict) -> None``
     The game's headline (verdict, scores ...); flags, explanation and timings are shown by the page.
 ``session_panel(ledger, context: dict, outcome: dict or None) -> None`` (optional)
-    A whole game / series kept in the ledger.
+    Only for a game whose whole-game record does not fit its plugin's ``session`` rules (the generic panel,
+    ``ui/session.py``, serves those).
 ``extra_panels(outcome: dict, shown: dict) -> None`` (optional)
     Anything more under the evidence picture.
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import streamlit as st
 
 from components import load_components
-from ui.carrotain_session import session_panel
 from ui.sources import Photo, photo_input
 
 GAME = "carrotain"
@@ -57,4 +56,4 @@ def result_panel(result: dict) -> None:
                    "points": result.get("scores", {}).get(p, 0)} for p, a in awards.items()])
 
 
-__all__ = ["context_form", "photos", "result_panel", "session_panel"]
+__all__ = ["context_form", "photos", "result_panel"]
