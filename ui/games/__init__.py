@@ -12,5 +12,9 @@ A module provides:
     Only for a game whose whole-game record does not fit its plugin's ``session`` rules (the generic panel,
     ``ui/session.py``, serves those).
 ``extra_panels(outcome: dict, shown: dict) -> None`` (optional)
-    Anything more under the evidence picture (e.g. Carrotain's zoomed chips).
+    Anything more under the evidence picture.
+
+The reading views (a diagram beside the straightened photo, tap to correct, player sentences, evidence crops)
+come from the game's :class:`ui.reading.ReadingKit`: give a new game one with ``ui.reading.register_kit`` in
+its page module; a game without one shows its evidence picture only.
 """
