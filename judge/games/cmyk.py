@@ -11,6 +11,7 @@ import numpy as np
 from core.errors import BadInput, CannotJudge
 from core.timing import StageTimer
 from geometry import trilattice as tl
+from geometry.mosaic import hexagon_vertices
 from judge.plugin import Frame, GamePlugin
 from judge.session import Choice, RoundAction, SessionRules, SessionView, Standings
 from scoring import cmyk as cmyk_rules
@@ -213,12 +214,8 @@ def adjudicate(state: CmykGameState, ctx: CmykPhotoContext) -> CmykAdjudication:
 
 
 def _hexagon_vertices(cells: set) -> list[tuple[int, int]]:
-    out = set()
-    for (i, j) in cells:
-        for v in tl.cell_vertex_ids(i, j):
-            if all(c in cells for c in tl.vertex_cells(*v)):
-                out.add(v)
-    return sorted(out)
+    """The completed hexagons' vertices (the rules' own, ``geometry.mosaic.hexagon_vertices``), sorted."""
+    return sorted(hexagon_vertices(cells))
 
 
 def annotate(frame: Frame, state: CmykGameState, adj: CmykAdjudication) -> np.ndarray:
