@@ -103,8 +103,23 @@ def main() -> None:
         st.markdown(f"**Table Judge — {game.title}**")
     else:
         st.title(f"Table Judge — {game.title}")
+    live = where.radio("Mode", ["Photo", "Live video"], key="mode", horizontal=True) == "Live video"
     judge_tab, history_tab = st.tabs(["Judge", "History"])
     with judge_tab:
+        if live:
+            from ui.live import live_panel
+
+            with history_tab:  # first: the live panel below runs for as long as the camera plays
+                show_history(game_name)
+            if phone:  # the video first, the players below
+                video_box, form_box = st.container(), st.container()
+            else:  # the players beside the video
+                form_box, video_box = st.columns([2, 3])
+            with form_box:
+                context = page.context_form(None)
+            with video_box:
+                live_panel(game, context, open_ledger())
+            return
         if phone:  # one column: the verdict, the reading, then the camera; the rest below
             verdict_box, reading_box, inputs_box, details_box = (st.container() for _ in range(4))
         else:  # inputs beside the verdict, the reading across the page below
