@@ -20,12 +20,14 @@ from scoring.kaleido import BoardReading, KaleidoState
 from vision.hexlattice import (
     Lattice,
     LatticeFitConfig,
+    StrongEdges,
     bilinear,
     fit_lattice,
     gradients,
     hexagon_cells,
     refine_hexagons,
     side_maps,
+    strong_edges,
 )
 from vision.kaleido_cells import CellConfig, classify_cells, sample_cells
 
@@ -72,6 +74,8 @@ class KaleidoVisionConfig:
     window_quantile, window_margin_mm : float
         The boards are searched within the quantiles of the lattice-aligned edges' positions,
         widened by the margin (mm).
+    window_min_edges : int
+        With fewer lattice-aligned strong edge pixels the whole view is searched.
     search_mm, step_mm : float
         Local shift search of each board candidate (lens, gaps between boards).
     cell_ratio : float
@@ -104,6 +108,7 @@ class KaleidoVisionConfig:
     min_orientation_peak: float = 2.0
     window_quantile: float = 0.01
     window_margin_mm: float = 90.0
+    window_min_edges: int = 50
     search_mm: float = 9.0
     step_mm: float = 3.0
     cell_ratio: float = 3.0
@@ -246,10 +251,11 @@ def detect_kaleido(
         grad = gradients(norm, config.lattice, s)
         if not vote.any():
             raise CannotJudge("the photo shows none of the table around the markers")
-        lattice, peak = fit_lattice(grad, vote, (region[0], region[1]), s, config.edge_mm, config.lattice)
+        edges = strong_edges(grad, vote, config.lattice)
+        lattice, peak = fit_lattice(grad, vote, (region[0], region[1]), s, config.edge_mm, config.lattice, edges)
         if peak < config.min_orientation_peak:
             raise CannotJudge("no Kaleido board frames found: no lattice of straight edges in the photo")
-        r0, r1, c0, c1 = _lattice_window(grad, vote, lattice, s, config)
+        r0, r1, c0, c1 = _lattice_window(edges, vote.shape, lattice, s, config)
         region = (region[0] + c0 * s, region[1] + r0 * s, region[0] + c1 * s, region[1] + r1 * s)
         norm, valid, vote = norm[r0:r1, c0:c1], valid[r0:r1, c0:c1], vote[r0:r1, c0:c1]
         maps = side_maps(norm, (region[0], region[1]), s, lattice, config.lattice)
@@ -325,26 +331,19 @@ def detect_kaleido(
                             cell_present=present[order])
 
 
-def _lattice_window(grad, vote: np.ndarray, lattice: Lattice, s: float, config: KaleidoVisionConfig):
+def _lattice_window(edges: StrongEdges, shape: tuple[int, int], lattice: Lattice, s: float,
+                    config: KaleidoVisionConfig) -> tuple[int, int, int, int]:
     """Rows and columns (r0, r1, c0, c1) of the top-down view around the edges along the lattice."""
-    mag = np.where(vote, grad.magnitude, 0.0)
-    vals = mag[vote]
-    if vals.size == 0:
-        return 0, vote.shape[0], 0, vote.shape[1]
-    strong = mag > max(float(np.quantile(vals, config.lattice.strong_quantile)), 1e-6)
-    ang = grad.angle
-    aligned = np.zeros_like(strong)
-    for m in range(3):
-        beta = np.deg2rad(lattice.rotation_deg + 90.0 + 60.0 * m)
-        aligned |= np.abs(((ang - beta) + np.pi / 2) % np.pi - np.pi / 2) < np.deg2rad(config.lattice.family_tol_deg)
-    rows, cols = np.nonzero(strong & aligned)
-    if len(rows) < 50:
-        return 0, vote.shape[0], 0, vote.shape[1]
+    full = (0, shape[0], 0, shape[1])
+    aligned = edges.aligned(lattice.rotation_deg, config.lattice.family_tol_deg)
+    rows, cols = edges.rows[aligned], edges.cols[aligned]
+    if len(rows) < config.window_min_edges:
+        return full
     q = config.window_quantile
     pad = int(np.ceil(config.window_margin_mm / s))
     r0, r1 = np.quantile(rows, [q, 1 - q]).astype(int)
     c0, c1 = np.quantile(cols, [q, 1 - q]).astype(int)
-    return (max(0, r0 - pad), min(vote.shape[0], r1 + pad), max(0, c0 - pad), min(vote.shape[1], c1 + pad))
+    return (max(0, r0 - pad), min(shape[0], r1 + pad), max(0, c0 - pad), min(shape[1], c1 + pad))
 
 
 def _relative_shifts(vertices: np.ndarray, shifts: np.ndarray, edge_mm: float) -> np.ndarray:
