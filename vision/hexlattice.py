@@ -361,25 +361,27 @@ class SideMaps:
         return self.scores_at(0.5 * (a_mm + b_mm), inside_mm, self.family_of(a_mm, b_mm))
 
     def scores_at(
-        self, mid_mm: np.ndarray, inside_mm: np.ndarray, family: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """``side_scores`` from the sides' midpoints (..., 2), inner points (..., 2) and families (...)."""
+        self, mid_mm: np.ndarray, inside_mm: np.ndarray, family: np.ndarray, with_interior: bool = True
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """``side_scores`` from the sides' midpoints (..., 2), inner points (..., 2) and families (...);
+        ``interior`` is None unless ``with_interior``."""
         fam = np.broadcast_to(family, mid_mm.shape[:-1])
         edge = np.zeros(mid_mm.shape[:-1])
-        interior = np.zeros(mid_mm.shape[:-1])
+        interior = np.zeros(mid_mm.shape[:-1]) if with_interior else None
         for m in range(3):
             sel = fam == m
             if not np.any(sel):
                 continue
             A = self.affine[m]
             q = mid_mm[sel] @ A[:, :2].T + A[:, 2]
-            qi_y = inside_mm[sel] @ A[1, :2] + A[1, 2]
-            plus = qi_y > q[:, 1]
-            e_plus = bilinear(self.inward_plus[m], q[:, 0], q[:, 1])
-            e_minus = bilinear(self.inward_minus[m], q[:, 0], q[:, 1])
-            edge[sel] = np.where(plus, e_plus, e_minus)
-            step = self.config.interior_inset_mm * np.where(plus, 1.0, -1.0) * self.across_px_per_mm
-            interior[sel] = bilinear(self.evidence[m], q[:, 0], q[:, 1] + step)
+            plus = (inside_mm[sel] @ A[1, :2] + A[1, 2]) > q[:, 1]
+            e = np.empty(len(q))
+            e[plus] = bilinear(self.inward_plus[m], q[plus, 0], q[plus, 1])
+            e[~plus] = bilinear(self.inward_minus[m], q[~plus, 0], q[~plus, 1])
+            edge[sel] = e
+            if interior is not None:
+                step = self.config.interior_inset_mm * np.where(plus, 1.0, -1.0) * self.across_px_per_mm
+                interior[sel] = bilinear(self.evidence[m], q[:, 0], q[:, 1] + step)
         return edge, interior
 
 
@@ -520,7 +522,7 @@ def refine_hexagons(
         shifts = np.stack([sx.ravel(), sy.ravel()], axis=1)  # (K, 2)
         trial = best[:, None, :] + shifts[None]  # (N, K, 2)
         off = trial[:, :, None, None, :]
-        e, _ = maps.scores_at(mid[:, None] + off, inside[:, None] + off, family)  # (N, K, 6, 3)
+        e, _ = maps.scores_at(mid[:, None] + off, inside[:, None] + off, family, with_interior=False)  # (N, K, 6, 3)
         score = e.sum(axis=(2, 3))
         k = np.argmax(score, axis=1)
         best = trial[np.arange(len(c)), k]

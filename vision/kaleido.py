@@ -91,6 +91,11 @@ class KaleidoVisionConfig:
         flagged as ambiguous.
     off_lattice_mm : float
         A board whose own best position departs this far from its neighbours' is flagged.
+    max_lattice_inconsistency_mm : float
+        Above this the three line families' miss of a common lattice is flagged.
+    lattice_fit_mm_per_px : float
+        Resolution at which the lattice's rotation and offset are fitted (the boards' own
+        positions are then refined at ``mm_per_px``).
     lattice : LatticeFitConfig
     cells : CellConfig
     palette_rgb : tuple[tuple[str, tuple[float, float, float]], ...] or None
@@ -117,6 +122,8 @@ class KaleidoVisionConfig:
     min_present_cells: int = 4
     min_coset_margin: int = 4
     off_lattice_mm: float = 6.0
+    max_lattice_inconsistency_mm: float = 2.0
+    lattice_fit_mm_per_px: float = 2.0
     lattice: LatticeFitConfig = LatticeFitConfig()
     cells: CellConfig = CellConfig()
     palette_rgb: tuple[tuple[str, tuple[float, float, float]], ...] | None = None
@@ -231,104 +238,227 @@ def detect_kaleido(
     CannotJudge
         No board frames in view.
     """
+    timer = timer or StageTimer()
+    with timer.stage("lattice"):
+        view = top_view(image_rgb, cal, config, region_mm, mask_markers)
+        lattice, view = fit_board_lattice(view, config)
+        maps = side_maps(view.norm, view.origin_mm, view.mm_per_px, lattice, config.lattice)
+    with timer.stage("boards"):
+        found = find_boards(view, lattice, maps, config)
+    with timer.stage("cells"):
+        boards, flags = read_boards(view, lattice, found, config)
+    state = KaleidoState(boards=boards, edge_mm=config.edge_mm, frame="markers", flags=found.flags + flags)
+    return KaleidoDetection(state=state, lattice=lattice, region_mm=view.region_mm,
+                            board_shift_mm=found.shift_mm[found.order], cell_present=found.present[found.order])
+
+
+@dataclass(frozen=True)
+class TopView:
+    """The table seen from above, colour-normalised.
+
+    Attributes
+    ----------
+    norm : ndarray, shape (H, W, 3), float32
+        Colours with marker black 0 and paper white 1.
+    valid : ndarray, shape (H, W), bool
+        Inside the photo.
+    vote : ndarray, shape (H, W), bool
+        Allowed to vote for the lattice (valid, not a marker).
+    region_mm : (x0, y0, x1, y1)
+        Table rectangle shown; pixel (col, row) is table mm ``region_mm[:2] + (col, row) * mm_per_px``.
+    mm_per_px : float
+    """
+
+    norm: np.ndarray
+    valid: np.ndarray
+    vote: np.ndarray
+    region_mm: tuple[float, float, float, float]
+    mm_per_px: float
+
+    @property
+    def origin_mm(self) -> tuple[float, float]:
+        return (self.region_mm[0], self.region_mm[1])
+
+    def crop(self, r0: int, r1: int, c0: int, c1: int) -> TopView:
+        """Rows r0:r1 and columns c0:c1 of this view."""
+        s = self.mm_per_px
+        x0, y0 = self.origin_mm
+        return TopView(self.norm[r0:r1, c0:c1], self.valid[r0:r1, c0:c1], self.vote[r0:r1, c0:c1],
+                       (x0 + c0 * s, y0 + r0 * s, x0 + c1 * s, y0 + r1 * s), s)
+
+
+@dataclass(frozen=True)
+class FoundBoards:
+    """Board candidates on the lattice and which of them are boards.
+
+    Attributes
+    ----------
+    vertices_mm : ndarray, shape (N, 2)
+        Lattice vertices tried as board centres.
+    shift_mm : ndarray, shape (N, 2)
+        Each candidate's own offset from its vertex.
+    present : ndarray, shape (N, 6), bool
+        Holes whose edges were seen.
+    coset : ndarray, shape (N,), int
+        Vertex class (a - b) mod 3; board centres are one class.
+    best_coset : int
+    accepted : ndarray, shape (N,), bool
+        Enough holes to be a board.
+    order : ndarray, shape (B,), int
+        The boards (candidates of the best coset, accepted), top to bottom.
+    flags : tuple[Flag, ...]
+    """
+
+    vertices_mm: np.ndarray
+    shift_mm: np.ndarray
+    present: np.ndarray
+    coset: np.ndarray
+    best_coset: int
+    accepted: np.ndarray
+    order: np.ndarray
+    flags: tuple[Flag, ...] = ()
+
+
+def top_view(image_rgb: np.ndarray, cal, config: KaleidoVisionConfig,
+             region_mm: tuple[float, float, float, float] | None = None, mask_markers: bool = True) -> TopView:
+    """The photographed table around the markers, rectified at the boards' top-face height.
+
+    Raises
+    ------
+    CannotJudge
+        The photo shows none of the table.
+    """
     import cv2
 
-    timer = timer or StageTimer()
     s = config.mm_per_px
-    with timer.stage("lattice"):
-        h, w = image_rgb.shape[:2]
-        region = region_mm if region_mm is not None else _search_region(cal, (w, h), config)
-        mapx, mapy = _rectify_maps(cal, s, region, config.top_z_mm, config.map_step_mm)
-        top = cv2.remap(image_rgb, mapx, mapy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-        valid = cv2.remap(np.full((h, w), 255, np.uint8), mapx, mapy, cv2.INTER_LINEAR,
-                          borderMode=cv2.BORDER_CONSTANT, borderValue=0) > 128
-        valid = cv2.erode(valid.astype(np.uint8), np.ones((3, 3), np.uint8),
-                          iterations=config.valid_erode_px).astype(bool)
-        norm = _normalise(cal, image_rgb, top, valid)
-        vote = valid.copy()
-        if mask_markers:
-            _mask_markers(vote, region, s, config)
-        grad = gradients(norm, config.lattice, s)
-        if not vote.any():
-            raise CannotJudge("the photo shows none of the table around the markers")
-        edges = strong_edges(grad, vote, config.lattice)
-        lattice, peak = fit_lattice(grad, vote, (region[0], region[1]), s, config.edge_mm, config.lattice, edges)
-        if peak < config.min_orientation_peak:
-            raise CannotJudge("no Kaleido board frames found: no lattice of straight edges in the photo")
-        r0, r1, c0, c1 = _lattice_window(edges, vote.shape, lattice, s, config)
-        region = (region[0] + c0 * s, region[1] + r0 * s, region[0] + c1 * s, region[1] + r1 * s)
-        norm, valid, vote = norm[r0:r1, c0:c1], valid[r0:r1, c0:c1], vote[r0:r1, c0:c1]
-        maps = side_maps(norm, (region[0], region[1]), s, lattice, config.lattice)
+    h, w = image_rgb.shape[:2]
+    region = region_mm if region_mm is not None else _search_region(cal, (w, h), config)
+    mapx, mapy = _rectify_maps(cal, s, region, config.top_z_mm, config.map_step_mm)
+    top = cv2.remap(image_rgb, mapx, mapy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    valid = cv2.remap(np.full((h, w), 255, np.uint8), mapx, mapy, cv2.INTER_LINEAR,
+                      borderMode=cv2.BORDER_CONSTANT, borderValue=0) > 128
+    valid = cv2.erode(valid.astype(np.uint8), np.ones((3, 3), np.uint8),
+                      iterations=config.valid_erode_px).astype(bool)
+    norm = _normalise(cal, image_rgb, top, valid)
+    vote = valid.copy()
+    if mask_markers:
+        _mask_markers(vote, region, s, config)
+    if not vote.any():
+        raise CannotJudge("the photo shows none of the table around the markers")
+    return TopView(norm, valid, vote, tuple(float(v) for v in region), s)
 
-    with timer.stage("boards"):
-        ab = lattice.vertices_in(region, margin_mm=config.edge_mm * 0.5)
-        V = lattice.vertex(ab)
-        if len(V):
-            inside = bilinear(vote.astype(np.float32), (V[:, 0] - region[0]) / s, (V[:, 1] - region[1]) / s) > 0.5
-            ab, V = ab[inside], V[inside]
-        if len(V) == 0:
-            raise CannotJudge("no Kaleido boards found in the photographed table area")
-        shift, edge, interior = refine_hexagons(V, maps, config.edge_mm, config.search_mm, config.step_mm)
-        weakest = edge.min(axis=2)
-        ratio = weakest / (interior.mean(axis=2) + config.cell_floor)
-        present = (ratio >= config.cell_ratio) & (weakest >= config.min_cell_edge)  # (N, 6)
-        n_present = present.sum(axis=1)
-        coset = (ab[:, 0] - ab[:, 1]) % 3
-        accepted = n_present >= config.min_present_cells
-        # board centres are the coset whose hexagons are all-or-nothing: centred on a board corner a
-        # hexagon holds 2 or 4 holes of the boards meeting there (impurity = holes to add or remove)
-        impurity = np.minimum(n_present, 6 - n_present)
-        impure = [int(impurity[coset == c].sum()) for c in range(3)]
-        best = int(np.argmin(impure))
-        chosen = np.nonzero((coset == best) & accepted)[0]
-        if len(chosen) == 0:
-            raise CannotJudge("no Kaleido boards found: no hexagon of six holes on the lattice")
-        order = chosen[np.lexsort((V[chosen, 0], V[chosen, 1]))]
-        flags: list[Flag] = []
-        runner_up = min(impure[c] for c in range(3) if c != best)
-        if runner_up - impure[best] < config.min_coset_margin:
-            flags.append(Flag("board_layout_ambiguous", "board centres are hard to tell from board corners here: "
-                              "check the board outlines on the picture", {"impurity": impure}))
-        near = _near_boards(V, chosen, config.edge_mm)
-        partial = (coset == best) & ~accepted & (n_present >= 1) & near
-        if partial.any():
-            flags.append(Flag("boards_partly_seen", f"{int(partial.sum())} place(s) next to the boards show some "
-                              "holes but not a whole board (covered, cut off or off the lattice): boards may be "
-                              "missing from this judgement", {"holes": int(n_present[partial].sum())}))
-        if lattice.consistency_mm > 2.0:
-            flags.append(Flag("lattice_inconsistent", f"the three edge directions miss a common lattice by "
-                              f"{lattice.consistency_mm:.1f} mm", {"consistency_mm": round(lattice.consistency_mm, 2)}))
 
-    with timer.stage("cells"):
-        centres = V[order] + shift[order]
-        tris = hexagon_cells(centres, lattice.rotation_deg, config.edge_mm)
-        table_tris = _table_cells(V, shift, coset, best, accepted, present, lattice, config)
-        norm4 = np.concatenate([norm, valid[..., None].astype(np.float32)], axis=2)
-        feats = sample_cells(norm4, (region[0], region[1]), s, tris.reshape(-1, 3, 2), config.cells)
-        table_feats = sample_cells(norm4, (region[0], region[1]), s, table_tris, config.cells)
-        palette = dict(config.palette_rgb) if config.palette_rgb is not None else tile_palette_from_components()
-        names, conf = classify_cells(feats, table_feats, palette, config.cells)
-        names = np.asarray(names, dtype=object).reshape(-1, 6)
-        conf = np.asarray(conf).reshape(-1, 6)
-        boards = []
-        offsets = _relative_shifts(V[order], shift[order], config.edge_mm)
-        for bi in range(len(order)):
-            off = float(offsets[bi])
-            boards.append(BoardReading(
-                centre_mm=(float(centres[bi, 0]), float(centres[bi, 1])),
-                rotation_deg=float(lattice.rotation_deg),
-                cells=tuple(None if n == "empty" else str(n) for n in names[bi]),
-                confidences=tuple(float(c) for c in conf[bi]),
-                on_lattice=off <= config.off_lattice_mm,
-                lattice_offset_mm=off,
-            ))
-        if len(table_feats) == 0:
-            flags.append(Flag("no_table_sample", "no free table seen next to the boards: empty holes were judged "
-                              "without the table's own colour"))
+def fit_board_lattice(view: TopView, config: KaleidoVisionConfig) -> tuple[Lattice, TopView]:
+    """The triangle lattice of the board frames, fitted on a ``lattice_fit_mm_per_px`` copy of the
+    view, and the view cropped to the edges along that lattice.
 
-    state = KaleidoState(boards=tuple(boards), edge_mm=config.edge_mm, frame="markers", flags=tuple(flags))
-    return KaleidoDetection(state=state, lattice=lattice, region_mm=region, board_shift_mm=shift[order],
-                            cell_present=present[order])
+    Raises
+    ------
+    CannotJudge
+        No lattice of straight edges.
+    """
+    import cv2
+
+    f = max(1, int(round(config.lattice_fit_mm_per_px / view.mm_per_px)))
+    norm, vote = view.norm, view.vote
+    if f > 1:
+        size = (norm.shape[1] // f, norm.shape[0] // f)
+        norm = cv2.resize(norm[: size[1] * f, : size[0] * f], size, interpolation=cv2.INTER_AREA)
+        vote = cv2.resize(vote[: size[1] * f, : size[0] * f].astype(np.float32), size,
+                          interpolation=cv2.INTER_AREA) > 0.999
+    s = view.mm_per_px * f
+    origin = (view.origin_mm[0] + 0.5 * (f - 1) * view.mm_per_px, view.origin_mm[1] + 0.5 * (f - 1) * view.mm_per_px)
+    grad = gradients(norm, config.lattice, s)
+    edges = strong_edges(grad, vote, config.lattice)
+    lattice, peak = fit_lattice(grad, vote, origin, s, config.edge_mm, config.lattice, edges)
+    if peak < config.min_orientation_peak:
+        raise CannotJudge("no Kaleido board frames found: no lattice of straight edges in the photo")
+    r0, r1, c0, c1 = _lattice_window(edges, vote.shape, lattice, s, config)
+    if (r0, r1, c0, c1) == (0, vote.shape[0], 0, vote.shape[1]):
+        return lattice, view
+    return lattice, view.crop(r0 * f, min(r1 * f + f, view.norm.shape[0]), c0 * f, min(c1 * f + f, view.norm.shape[1]))
+
+
+def find_boards(view: TopView, lattice: Lattice, maps, config: KaleidoVisionConfig) -> FoundBoards:
+    """Every lattice vertex tried as a board centre; the board-centre coset explaining the most holes.
+
+    Raises
+    ------
+    CannotJudge
+        No hexagon of holes on the lattice.
+    """
+    s, region = view.mm_per_px, view.region_mm
+    ab = lattice.vertices_in(region, margin_mm=config.edge_mm * 0.5)
+    V = lattice.vertex(ab)
+    if len(V):
+        inside = bilinear(view.vote.astype(np.float32), (V[:, 0] - region[0]) / s, (V[:, 1] - region[1]) / s) > 0.5
+        ab, V = ab[inside], V[inside]
+    if len(V) == 0:
+        raise CannotJudge("no Kaleido boards found in the photographed table area")
+    shift, edge, interior = refine_hexagons(V, maps, config.edge_mm, config.search_mm, config.step_mm)
+    weakest = edge.min(axis=2)
+    ratio = weakest / (interior.mean(axis=2) + config.cell_floor)
+    present = (ratio >= config.cell_ratio) & (weakest >= config.min_cell_edge)  # (N, 6)
+    n_present = present.sum(axis=1)
+    coset = (ab[:, 0] - ab[:, 1]) % 3
+    accepted = n_present >= config.min_present_cells
+    # board centres are the coset whose hexagons are all-or-nothing: centred on a board corner a
+    # hexagon holds 2 or 4 holes of the boards meeting there (impurity = holes to add or remove)
+    impurity = np.minimum(n_present, 6 - n_present)
+    impure = [int(impurity[coset == c].sum()) for c in range(3)]
+    best = int(np.argmin(impure))
+    chosen = np.nonzero((coset == best) & accepted)[0]
+    if len(chosen) == 0:
+        raise CannotJudge("no Kaleido boards found: no hexagon of six holes on the lattice")
+    order = chosen[np.lexsort((V[chosen, 0], V[chosen, 1]))]
+    flags: list[Flag] = []
+    runner_up = min(impure[c] for c in range(3) if c != best)
+    if runner_up - impure[best] < config.min_coset_margin:
+        flags.append(Flag("board_layout_ambiguous", "board centres are hard to tell from board corners here: "
+                          "check the board outlines on the picture", {"impurity": impure}))
+    near = _near_boards(V, chosen, config.edge_mm)
+    partial = (coset == best) & ~accepted & (n_present >= 1) & near
+    if partial.any():
+        flags.append(Flag("boards_partly_seen", f"{int(partial.sum())} place(s) next to the boards show some "
+                          "holes but not a whole board (covered, cut off or off the lattice): boards may be "
+                          "missing from this judgement", {"holes": int(n_present[partial].sum())}))
+    if lattice.consistency_mm > config.max_lattice_inconsistency_mm:
+        flags.append(Flag("lattice_inconsistent", f"the three edge directions miss a common lattice by "
+                          f"{lattice.consistency_mm:.1f} mm", {"consistency_mm": round(lattice.consistency_mm, 2)}))
+    return FoundBoards(V, shift, present, coset, best, accepted, order, tuple(flags))
+
+
+def read_boards(view: TopView, lattice: Lattice, found: FoundBoards,
+                config: KaleidoVisionConfig) -> tuple[tuple[BoardReading, ...], tuple[Flag, ...]]:
+    """Each board's six holes read against the tile palette and the bare table beside the boards."""
+    V, shift, order = found.vertices_mm, found.shift_mm, found.order
+    centres = V[order] + shift[order]
+    tris = hexagon_cells(centres, lattice.rotation_deg, config.edge_mm)
+    table_tris = _table_cells(V, shift, found.coset, found.best_coset, found.accepted, found.present, lattice, config)
+    norm4 = np.concatenate([view.norm, view.valid[..., None].astype(np.float32)], axis=2)
+    feats = sample_cells(norm4, view.origin_mm, view.mm_per_px, tris.reshape(-1, 3, 2), config.cells)
+    table_feats = sample_cells(norm4, view.origin_mm, view.mm_per_px, table_tris, config.cells)
+    palette = dict(config.palette_rgb) if config.palette_rgb is not None else tile_palette_from_components()
+    names, conf = classify_cells(feats, table_feats, palette, config.cells)
+    names = np.asarray(names, dtype=object).reshape(-1, 6)
+    conf = np.asarray(conf).reshape(-1, 6)
+    offsets = _relative_shifts(V[order], shift[order], config.edge_mm)
+    boards = tuple(
+        BoardReading(
+            centre_mm=(float(centres[bi, 0]), float(centres[bi, 1])),
+            rotation_deg=float(lattice.rotation_deg),
+            cells=tuple(None if n == "empty" else str(n) for n in names[bi]),
+            confidences=tuple(float(c) for c in conf[bi]),
+            on_lattice=float(offsets[bi]) <= config.off_lattice_mm,
+            lattice_offset_mm=float(offsets[bi]),
+        )
+        for bi in range(len(order))
+    )
+    flags = []
+    if len(table_feats) == 0:
+        flags.append(Flag("no_table_sample", "no free table seen next to the boards: empty holes were judged "
+                          "without the table's own colour"))
+    return boards, tuple(flags)
 
 
 def _lattice_window(edges: StrongEdges, shape: tuple[int, int], lattice: Lattice, s: float,
