@@ -9,7 +9,7 @@ what an empty hole shows).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -96,6 +96,18 @@ class KaleidoVisionConfig:
     lattice_fit_mm_per_px : float
         Resolution at which the lattice's rotation and offset are fitted (the boards' own
         positions are then refined at ``mm_per_px``).
+    off_lattice_clearance_mm : float
+        Strong edges farther than a board's circumradius plus this from every board read are
+        evidence of boards off the lattice.
+    off_lattice_min_edge_mm : float
+        Off the lattice, boards are searched only in windows where those edges add up to at
+        least this length (a board's 6 outer and 12 hole sides are about 1000 mm of edges).
+    off_lattice_window_mm : float
+        Half-side of those windows, mm.
+    off_lattice_max_windows : int
+        At most this many windows are searched.
+    off_lattice_angle_bins : int
+        Edge direction bins over 180 degrees for telling a board's three directions (a multiple of 3).
     lattice : LatticeFitConfig
     cells : CellConfig
     palette_rgb : tuple[tuple[str, tuple[float, float, float]], ...] or None
@@ -124,6 +136,11 @@ class KaleidoVisionConfig:
     off_lattice_mm: float = 6.0
     max_lattice_inconsistency_mm: float = 2.0
     lattice_fit_mm_per_px: float = 2.0
+    off_lattice_clearance_mm: float = 4.0
+    off_lattice_min_edge_mm: float = 900.0
+    off_lattice_window_mm: float = 60.0
+    off_lattice_max_windows: int = 3
+    off_lattice_angle_bins: int = 36
     lattice: LatticeFitConfig = LatticeFitConfig()
     cells: CellConfig = CellConfig()
     palette_rgb: tuple[tuple[str, tuple[float, float, float]], ...] | None = None
@@ -240,13 +257,16 @@ def detect_kaleido(
     """
     timer = timer or StageTimer()
     with timer.stage("lattice"):
-        view = top_view(image_rgb, cal, config, region_mm, mask_markers)
-        lattice, view = fit_board_lattice(view, config)
+        full_view = top_view(image_rgb, cal, config, region_mm, mask_markers)
+        fit = fit_board_lattice(full_view, config)
+        lattice, view = fit.lattice, fit.view
         maps = side_maps(view.norm, view.origin_mm, view.mm_per_px, lattice, config.lattice)
     with timer.stage("boards"):
         found = find_boards(view, lattice, maps, config)
     with timer.stage("cells"):
         boards, flags = read_boards(view, lattice, found, config)
+    with timer.stage("off_lattice"):
+        boards += find_off_lattice_boards(full_view, fit, boards, config)
     state = KaleidoState(boards=boards, edge_mm=config.edge_mm, frame="markers", flags=found.flags + flags)
     return KaleidoDetection(state=state, lattice=lattice, region_mm=view.region_mm,
                             board_shift_mm=found.shift_mm[found.order], cell_present=found.present[found.order])
@@ -348,7 +368,36 @@ def top_view(image_rgb: np.ndarray, cal, config: KaleidoVisionConfig,
     return TopView(norm, valid, vote, tuple(float(v) for v in region), s)
 
 
-def fit_board_lattice(view: TopView, config: KaleidoVisionConfig) -> tuple[Lattice, TopView]:
+@dataclass(frozen=True)
+class LatticeFit:
+    """The board lattice and the evidence it was fitted to.
+
+    Attributes
+    ----------
+    lattice : Lattice
+    view : TopView
+        The top view cropped to the edges along the lattice.
+    edges : StrongEdges
+        The strong edge pixels of the coarse view the lattice was fitted on.
+    edges_origin_mm : (float, float)
+        Table position of that coarse view's pixel (0, 0).
+    edges_mm_per_px : float
+    """
+
+    lattice: Lattice
+    view: TopView
+    edges: StrongEdges
+    edges_origin_mm: tuple[float, float]
+    edges_mm_per_px: float
+
+    def edges_mm(self) -> np.ndarray:
+        """Positions (N, 2) of the strong edge pixels, table mm."""
+        e = self.edges
+        return np.column_stack([self.edges_origin_mm[0] + e.cols * self.edges_mm_per_px,
+                                self.edges_origin_mm[1] + e.rows * self.edges_mm_per_px])
+
+
+def fit_board_lattice(view: TopView, config: KaleidoVisionConfig) -> LatticeFit:
     """The triangle lattice of the board frames, fitted on a ``lattice_fit_mm_per_px`` copy of the
     view, and the view cropped to the edges along that lattice.
 
@@ -374,9 +423,101 @@ def fit_board_lattice(view: TopView, config: KaleidoVisionConfig) -> tuple[Latti
     if peak < config.min_orientation_peak:
         raise CannotJudge("no Kaleido board frames found: no lattice of straight edges in the photo")
     r0, r1, c0, c1 = _lattice_window(edges, vote.shape, lattice, s, config)
-    if (r0, r1, c0, c1) == (0, vote.shape[0], 0, vote.shape[1]):
-        return lattice, view
-    return lattice, view.crop(r0 * f, min(r1 * f + f, view.norm.shape[0]), c0 * f, min(c1 * f + f, view.norm.shape[1]))
+    if (r0, r1, c0, c1) != (0, vote.shape[0], 0, vote.shape[1]):
+        view = view.crop(r0 * f, min(r1 * f + f, view.norm.shape[0]), c0 * f, min(c1 * f + f, view.norm.shape[1]))
+    return LatticeFit(lattice, view, edges, origin, s)
+
+
+def find_off_lattice_boards(view: TopView, fit: LatticeFit, boards: tuple[BoardReading, ...],
+                            config: KaleidoVisionConfig) -> tuple[BoardReading, ...]:
+    """Boards that do not sit on the common lattice (pushed away, turned), read and marked
+    ``on_lattice=False`` so that the judgement flags them instead of leaving them out.
+
+    The strong edges outside every board read so far are binned; where a board-sized window holds
+    as many of them as a board shows, those edges are fitted with a lattice of their own, and where
+    that lattice has whole hexagons of holes, they are boards too.
+    """
+    pts = fit.edges_mm()
+    keep = np.ones(len(pts), dtype=bool)
+    radius = config.edge_mm + config.off_lattice_clearance_mm
+    for b in boards:
+        keep &= np.hypot(pts[:, 0] - b.centre_mm[0], pts[:, 1] - b.centre_mm[1]) > radius
+    min_px = config.off_lattice_min_edge_mm / fit.edges_mm_per_px
+    extra: list[BoardReading] = []
+    if keep.sum() < min_px:
+        return ()
+    e = fit.edges
+    rest = StrongEdges(rows=e.rows[keep], cols=e.cols[keep], angle=e.angle[keep], weight=e.weight[keep])
+    for centre in _dense_windows(pts[keep], rest.angle, min_px, config):
+        near = np.abs(pts[keep] - centre).max(axis=1) <= config.off_lattice_window_mm
+        local = StrongEdges(rows=rest.rows[near], cols=rest.cols[near], angle=rest.angle[near],
+                            weight=rest.weight[near])
+        lattice, peak = fit_lattice(None, None, fit.edges_origin_mm, fit.edges_mm_per_px, config.edge_mm,
+                                    config.lattice, local)
+        if peak < config.min_orientation_peak:
+            continue
+        s, (x0, y0, _, _) = view.mm_per_px, view.region_mm
+        half = config.off_lattice_window_mm + config.edge_mm
+        c0, c1 = int(max(0, (centre[0] - half - x0) / s)), int(min(view.norm.shape[1], (centre[0] + half - x0) / s))
+        r0, r1 = int(max(0, (centre[1] - half - y0) / s)), int(min(view.norm.shape[0], (centre[1] + half - y0) / s))
+        if c1 - c0 < config.edge_mm / s or r1 - r0 < config.edge_mm / s:
+            continue
+        sub = view.crop(r0, r1, c0, c1)
+        try:
+            found = find_boards(sub, lattice, side_maps(sub.norm, sub.origin_mm, s, lattice, config.lattice), config)
+        except CannotJudge:
+            continue
+        for b in read_boards(sub, lattice, found, config)[0]:
+            if all(np.hypot(b.centre_mm[0] - o.centre_mm[0], b.centre_mm[1] - o.centre_mm[1]) > config.edge_mm
+                   for o in (*boards, *extra)):
+                extra.append(replace(b, on_lattice=False, lattice_offset_mm=_offset_from(fit.lattice, b.centre_mm)))
+    return tuple(extra)
+
+
+def _dense_windows(pts_mm: np.ndarray, angle: np.ndarray, min_count: float,
+                   config: KaleidoVisionConfig) -> list[np.ndarray]:
+    """Centres (mm) of up to ``off_lattice_max_windows`` non-overlapping square windows (half-side
+    ``off_lattice_window_mm``) whose edges run in three directions 60 degrees apart, each with at
+    least a third of ``min_count`` points (a board; a striped or checked table has fewer
+    directions), richest first.
+
+    Parameters
+    ----------
+    pts_mm : ndarray, shape (N, 2)
+    angle : ndarray, shape (N,)
+        Gradient direction of each point modulo pi, radians.
+    """
+    import cv2
+
+    bin_mm = config.off_lattice_window_mm / 1.5
+    n_ang = config.off_lattice_angle_bins  # over 180 degrees; a multiple of 3
+    lo = pts_mm.min(axis=0)
+    idx = np.floor((pts_mm - lo) / bin_mm).astype(int)
+    a = np.floor(angle / np.pi * n_ang).astype(int) % n_ang
+    hist = np.zeros((idx[:, 1].max() + 1, idx[:, 0].max() + 1, n_ang), np.float32)
+    np.add.at(hist, (idx[:, 1], idx[:, 0], a), 1.0)
+    # angle bins spread by one to either side (edges within a few degrees of a direction)
+    hist = hist + np.roll(hist, 1, axis=2) + np.roll(hist, -1, axis=2)
+    window = np.stack([cv2.boxFilter(hist[..., k], -1, (3, 3), normalize=False, borderType=cv2.BORDER_CONSTANT)
+                       for k in range(n_ang)], axis=2)
+    third = n_ang // 3
+    trio = np.minimum(np.minimum(window[..., :third], window[..., third:2 * third]), window[..., 2 * third:])
+    score = trio.max(axis=2)
+    out = []
+    for _ in range(config.off_lattice_max_windows):
+        r, c = np.unravel_index(int(np.argmax(score)), score.shape)
+        if score[r, c] < min_count / 3.0:
+            break
+        out.append(lo + (np.array([c, r]) + 0.5) * bin_mm)
+        score[max(0, r - 1):r + 2, max(0, c - 1):c + 2] = 0.0
+    return out
+
+
+def _offset_from(lattice: Lattice, xy_mm: tuple[float, float]) -> float:
+    """Distance from a point to the nearest vertex of a lattice, mm."""
+    ab = np.round(lattice.coords(np.asarray(xy_mm)[None]))
+    cand = ab + np.array([[0, 0], [1, 0], [0, 1], [-1, 0], [0, -1], [1, -1], [-1, 1]])
+    return float(np.linalg.norm(lattice.vertex(cand) - np.asarray(xy_mm), axis=1).min())
 
 
 def find_boards(view: TopView, lattice: Lattice, maps, config: KaleidoVisionConfig) -> FoundBoards:
@@ -388,10 +529,18 @@ def find_boards(view: TopView, lattice: Lattice, maps, config: KaleidoVisionConf
         No hexagon of holes on the lattice.
     """
     s, region = view.mm_per_px, view.region_mm
-    ab = lattice.vertices_in(region, margin_mm=config.edge_mm * 0.5)
+    ab = lattice.vertices_in(region, margin_mm=-config.edge_mm)
     V = lattice.vertex(ab)
     if len(V):
-        inside = bilinear(view.vote.astype(np.float32), (V[:, 0] - region[0]) / s, (V[:, 1] - region[1]) / s) > 0.5
+        # a candidate shows its centre or one of its holes' centres: a board cut by the photo's edge
+        # is tried too, so that its visible holes are explained (or flagged), never ignored
+        probe = np.concatenate([V[:, None], hexagon_cells(V, lattice.rotation_deg, config.edge_mm).mean(axis=2)],
+                               axis=1)  # (N, 7, 2)
+        col, row = (probe[..., 0] - region[0]) / s, (probe[..., 1] - region[1]) / s
+        h, w = view.vote.shape
+        seen = (bilinear(view.vote.astype(np.float32), col, row) > 0.5) & (col >= 0) & (col <= w - 1) \
+            & (row >= 0) & (row <= h - 1)
+        inside = seen.any(axis=1)
         ab, V = ab[inside], V[inside]
     if len(V) == 0:
         raise CannotJudge("no Kaleido boards found in the photographed table area")

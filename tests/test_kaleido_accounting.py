@@ -1,0 +1,77 @@
+"""Every Kaleido board seen is on the lattice or flagged (issue 10): a board pushed off the common lattice,
+half a board masked out of the photo, a board cut by the edge of what the detector sees."""
+
+from __future__ import annotations
+
+import copy
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.table import calibrate_from_markers
+from geometry.hexboards import board_corners
+from scoring.kaleido import KaleidoContext, adjudicate
+from synth.kaleido import SceneConfig, render_given, render_scene, sample_scene
+from vision.kaleido import KaleidoVisionConfig, _search_region, detect_kaleido
+
+
+def _judge(img, truth, **kwargs):
+    det = detect_kaleido(img, calibrate_from_markers(img), **kwargs)
+    players = tuple((k, tuple(v)) for k, v in truth["context"]["players"].items())
+    return det, adjudicate(det.state, KaleidoContext(players=players))
+
+
+def _outermost(scene: dict) -> tuple[int, np.ndarray]:
+    """Index of the board farthest from the cluster's middle, and the unit direction to it."""
+    c = np.array([b["centre_mm"] for b in scene["boards"]])
+    d = c - c.mean(axis=0)
+    i = int(np.argmax(np.linalg.norm(d, axis=1)))
+    return i, d[i] / np.linalg.norm(d[i])
+
+
+@pytest.mark.parametrize("seed", [3, 6])
+def test_a_board_off_the_lattice_is_read_and_flagged(seed):
+    scene = sample_scene(np.random.default_rng(seed), SceneConfig(boards=(4, 8)))
+    i, away = _outermost(scene)
+    board = scene["boards"][i]
+    board["centre_mm"] = [float(v) for v in np.asarray(board["centre_mm"]) + 20.0 * away]
+    board["rotation_deg"] += 17.0
+    img, truth, _ = render_given(scene, np.random.default_rng(seed + 1))
+    det, out = _judge(img, truth)
+    assert len(det.state.boards) == len(scene["boards"])
+    off = [b for b in det.state.boards if not b.on_lattice]
+    assert len(off) == 1 and np.hypot(*(np.asarray(off[0].centre_mm) - board["centre_mm"])) < 6.0
+    assert "off_lattice" in [f["code"] for f in out["flags"]]
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_half_a_board_masked_in_the_photo_is_flagged(seed):
+    scene = sample_scene(np.random.default_rng(seed), SceneConfig(boards=(4, 8)))
+    img, truth, photo = render_given(copy.deepcopy(scene), np.random.default_rng(seed + 2))
+    det, out = _judge(img, truth)
+    assert len(det.state.boards) == len(scene["boards"]) and "boards_partly_seen" not in [
+        f["code"] for f in out["flags"]
+    ]
+    i, _ = _outermost(scene)
+    b = scene["boards"][i]
+    corners = board_corners(b["centre_mm"], b["rotation_deg"], scene["edge_mm"])
+    half = np.vstack([np.asarray(b["centre_mm"])[None], corners[0:4]])  # three of its six holes
+    px = photo.project(np.column_stack([half, np.full(len(half), 2.0)]))
+    top_rows = img[5:40, img.shape[1] // 2 - 50 : img.shape[1] // 2 + 50].reshape(-1, 3)
+    masked = img.copy()
+    cv2.fillPoly(masked, [np.round(px).astype(np.int32)], tuple(int(v) for v in np.median(top_rows, axis=0)))
+    det, out = _judge(masked, truth)
+    assert "boards_partly_seen" in [f["code"] for f in out["flags"]]
+
+
+@pytest.mark.parametrize("seed", [1002, 1004])
+def test_a_board_cut_by_the_searched_area_is_flagged(seed):
+    img, truth, _ = render_scene(seed)
+    cal = calibrate_from_markers(img)
+    centres = np.array([b["centre_mm"] for b in truth["scene"]["boards"]])
+    x_cut = float(centres[:, 0].max() - 10.0)  # through the right-most board, its centre left out
+    region = _search_region(cal, (img.shape[1], img.shape[0]), KaleidoVisionConfig())
+    det, out = _judge(img, truth, region_mm=(region[0], region[1], x_cut, region[3]))
+    assert len(det.state.boards) < len(centres)
+    assert "boards_partly_seen" in [f["code"] for f in out["flags"]]
