@@ -132,3 +132,13 @@ def test_bad_set_folder_is_one_line_exit_2(tmp_path, capsys):
     assert ev.main(["--set", str(tmp_path)]) == 2
     assert "no truth/ folder" in capsys.readouterr().err
     assert ev.main(["--set", str(tmp_path), "--device", "fax"]) == 2
+
+
+def test_a_set_still_rendering_skips_or_reports_missing_photos(tmp_path):
+    root = make_set(tmp_path / "set", seeds=(3,))
+    doc = json.loads((root / "truth" / "kaleido" / "kaleido_fast_3.json").read_text())
+    (root / "truth" / "kaleido" / "kaleido_later.json").write_text(json.dumps({**doc, "name": "kaleido_later"}))
+    assert [it.name for it in ev.load_items(root, skip_missing=True)] == ["kaleido_fast_3"]
+    res = ev.evaluate(ev.load_items(root), ("none",))
+    assert {r.item.name: r.outcome for r in res} == {"kaleido_fast_3": "exact", "kaleido_later": "error"}
+    assert "image missing" in [r for r in res if r.item.name == "kaleido_later"][0].got

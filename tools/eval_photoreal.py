@@ -130,7 +130,12 @@ class Outcome:
 
 
 def load_items(
-    set_dir: Path, games: tuple[str, ...] = GAMES, categories: tuple[str, ...] = (), name_part: str = "", limit: int = 0
+    set_dir: Path,
+    games: tuple[str, ...] = GAMES,
+    categories: tuple[str, ...] = (),
+    name_part: str = "",
+    limit: int = 0,
+    skip_missing: bool = False,
 ) -> list[Item]:
     """The set's truth files (sorted by game, then name), filtered.
 
@@ -145,6 +150,9 @@ def load_items(
         Keep only names containing this.
     limit : int
         At most this many items per game (0: all).
+    skip_missing : bool
+        Leave out truth files whose photos are not there (a set still being rendered); otherwise
+        they are judged as errors ("image missing").
     """
     items: list[Item] = []
     for game in games:
@@ -157,7 +165,10 @@ def load_items(
             if name_part and name_part not in tp.stem:
                 continue
             names = doc.get("images") or [tp.stem + ".jpg"]
-            items.append(Item(game, tp.stem, cat, doc, tuple(set_dir / "images" / game / x for x in names)))
+            images = tuple(set_dir / "images" / game / x for x in names)
+            if skip_missing and not all(p.exists() for p in images):
+                continue
+            items.append(Item(game, tp.stem, cat, doc, images))
             n += 1
             if limit and n >= limit:
                 break
@@ -427,6 +438,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per photo with --cli")
     ap.add_argument("--report", type=Path, help="write every row and the summary as JSON here")
     ap.add_argument("--max-wrong", type=int, default=None, help="exit 1 when more items are WRONG")
+    ap.add_argument(
+        "--skip-missing", action="store_true", help="leave out truth files whose photos are not rendered yet"
+    )
     ap.add_argument("-v", "--verbose", action="store_true", help="print the flags of every row")
     a = ap.parse_args(argv)
     devices = DEVICES if a.device == "all" else tuple(d.strip() for d in a.device.split(",") if d.strip())
@@ -437,7 +451,10 @@ def main(argv: list[str] | None = None) -> int:
     if not (a.set / "truth").is_dir():
         sys.stderr.write(f"error: {a.set} has no truth/ folder (expected SET/truth/<game>/*.json)\n")
         return 2
-    items = load_items(a.set, tuple(a.game or GAMES), tuple(a.category), a.name, a.limit)
+    items = load_items(a.set, tuple(a.game or GAMES), tuple(a.category), a.name, a.limit, a.skip_missing)
+    if a.skip_missing:
+        n_all = len(load_items(a.set, tuple(a.game or GAMES), tuple(a.category), a.name, a.limit))
+        print(f"{len(items)} of {n_all} truth files have their photos ({n_all - len(items)} left out)", flush=True)
     if not items:
         sys.stderr.write(f"error: no truth files in {a.set} for the games/categories asked\n")
         return 2
