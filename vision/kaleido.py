@@ -108,6 +108,16 @@ class KaleidoVisionConfig:
         At most this many windows are searched.
     off_lattice_angle_bins : int
         Edge direction bins over 180 degrees for telling a board's three directions (a multiple of 3).
+    neighbour_steps : float
+        Boards within this many board steps (edge * sqrt 3, centre to centre) are the neighbours a
+        board's own shift is compared with (``off_lattice_mm``).
+    partial_near_steps : float
+        A place with some holes but no whole board is flagged when it lies within this many board
+        steps of a board.
+    table_sample_steps : float
+        Bare-table triangles are sampled within this many board steps of the boards.
+    fallback_black_pct, fallback_white_pct : float
+        Without a colour reference, these percentiles of the view stand for black and white.
     lattice : LatticeFitConfig
     cells : CellConfig
     palette_rgb : tuple[tuple[str, tuple[float, float, float]], ...] or None
@@ -141,6 +151,11 @@ class KaleidoVisionConfig:
     off_lattice_window_mm: float = 60.0
     off_lattice_max_windows: int = 3
     off_lattice_angle_bins: int = 36
+    neighbour_steps: float = 2.1
+    partial_near_steps: float = 1.05
+    table_sample_steps: float = 2.0
+    fallback_black_pct: float = 1.0
+    fallback_white_pct: float = 99.5
     lattice: LatticeFitConfig = LatticeFitConfig()
     cells: CellConfig = CellConfig()
     palette_rgb: tuple[tuple[str, tuple[float, float, float]], ...] | None = None
@@ -210,7 +225,8 @@ def _rectify_maps(cal, s: float, region, z_mm: float, step_mm: float) -> tuple[n
     return mapx, mapy
 
 
-def _normalise(cal, image_rgb: np.ndarray, top: np.ndarray, valid: np.ndarray) -> np.ndarray:
+def _normalise(cal, image_rgb: np.ndarray, top: np.ndarray, valid: np.ndarray,
+               config: KaleidoVisionConfig) -> np.ndarray:
     """Top-down view -> float32 colours with marker black 0 and paper white 1 per channel."""
     colour = getattr(cal, "colour", None)
     if colour is not None and hasattr(colour, "normalise"):
@@ -219,8 +235,8 @@ def _normalise(cal, image_rgb: np.ndarray, top: np.ndarray, valid: np.ndarray) -
     px = top[valid].reshape(-1, 3).astype(np.float32)
     if len(px) == 0:
         px = top.reshape(-1, 3).astype(np.float32)
-    black = np.percentile(px, 1.0, axis=0)
-    white = np.percentile(px, 99.5, axis=0)
+    black = np.percentile(px, config.fallback_black_pct, axis=0)
+    white = np.percentile(px, config.fallback_white_pct, axis=0)
     return ((top.astype(np.float32) - black) / np.maximum(white - black, 1.0)).astype(np.float32)
 
 
@@ -359,7 +375,7 @@ def top_view(image_rgb: np.ndarray, cal, config: KaleidoVisionConfig,
                       borderMode=cv2.BORDER_CONSTANT, borderValue=0) > 128
     valid = cv2.erode(valid.astype(np.uint8), np.ones((3, 3), np.uint8),
                       iterations=config.valid_erode_px).astype(bool)
-    norm = _normalise(cal, image_rgb, top, valid)
+    norm = _normalise(cal, image_rgb, top, valid, config)
     vote = valid.copy()
     if mask_markers:
         _mask_markers(vote, region, s, config)
@@ -565,7 +581,7 @@ def find_boards(view: TopView, lattice: Lattice, maps, config: KaleidoVisionConf
     if runner_up - impure[best] < config.min_coset_margin:
         flags.append(Flag("board_layout_ambiguous", "board centres are hard to tell from board corners here: "
                           "check the board outlines on the picture", {"impurity": impure}))
-    near = _near_boards(V, chosen, config.edge_mm)
+    near = _near_boards(V, chosen, config)
     partial = (coset == best) & ~accepted & (n_present >= 1) & near
     if partial.any():
         flags.append(Flag("boards_partly_seen", f"{int(partial.sum())} place(s) next to the boards show some "
@@ -591,7 +607,7 @@ def read_boards(view: TopView, lattice: Lattice, found: FoundBoards,
     names, conf = classify_cells(feats, table_feats, palette, config.cells)
     names = np.asarray(names, dtype=object).reshape(-1, 6)
     conf = np.asarray(conf).reshape(-1, 6)
-    offsets = _relative_shifts(V[order], shift[order], config.edge_mm)
+    offsets = _relative_shifts(V[order], shift[order], config)
     boards = tuple(
         BoardReading(
             centre_mm=(float(centres[bi, 0]), float(centres[bi, 1])),
@@ -625,7 +641,7 @@ def _lattice_window(edges: StrongEdges, shape: tuple[int, int], lattice: Lattice
     return (max(0, r0 - pad), min(shape[0], r1 + pad), max(0, c0 - pad), min(shape[1], c1 + pad))
 
 
-def _relative_shifts(vertices: np.ndarray, shifts: np.ndarray, edge_mm: float) -> np.ndarray:
+def _relative_shifts(vertices: np.ndarray, shifts: np.ndarray, config: KaleidoVisionConfig) -> np.ndarray:
     """How far each board's own best position departs from its neighbours' (B,), mm.
 
     Lens and perspective errors shift neighbouring boards alike; a board that does not lie edge to
@@ -636,18 +652,18 @@ def _relative_shifts(vertices: np.ndarray, shifts: np.ndarray, edge_mm: float) -
         return out
     d = np.linalg.norm(vertices[:, None] - vertices[None], axis=2)
     for i in range(len(vertices)):
-        nb = (d[i] > 1e-6) & (d[i] <= edge_mm * np.sqrt(3.0) * 2.1)
+        nb = (d[i] > 1e-6) & (d[i] <= config.edge_mm * np.sqrt(3.0) * config.neighbour_steps)
         ref = np.median(shifts[nb], axis=0) if nb.any() else np.median(shifts, axis=0)
         out[i] = np.linalg.norm(shifts[i] - ref)
     return out
 
 
-def _near_boards(V: np.ndarray, chosen: np.ndarray, edge_mm: float) -> np.ndarray:
+def _near_boards(V: np.ndarray, chosen: np.ndarray, config: KaleidoVisionConfig) -> np.ndarray:
     """Lattice vertices (N,) within one board step of an accepted board."""
     if len(chosen) == 0:
         return np.zeros(len(V), dtype=bool)
     d = np.linalg.norm(V[:, None] - V[chosen][None], axis=2).min(axis=1)
-    return d <= edge_mm * np.sqrt(3.0) * 1.05
+    return d <= config.edge_mm * np.sqrt(3.0) * config.partial_near_steps
 
 
 def _mask_markers(vote: np.ndarray, region, s: float, config: KaleidoVisionConfig) -> None:
@@ -680,7 +696,7 @@ def _table_cells(V, shift, coset, best, accepted, present, lattice: Lattice, con
     if len(others) == 0:
         return np.zeros((0, 3, 2))
     d = np.linalg.norm(V[others][:, None] - V[board_idx][None], axis=2).min(axis=1)
-    near = others[d <= 2.0 * config.edge_mm * np.sqrt(3.0) + 1.0]
+    near = others[d <= config.table_sample_steps * config.edge_mm * np.sqrt(3.0) + 1.0]
     tris = hexagon_cells(V[near], lattice.rotation_deg, config.edge_mm)  # (M, 6, 3, 2)
     keep = ~present[near]
     return tris[keep]
