@@ -511,21 +511,35 @@ def refine_hexagons(
     """
     c = np.asarray(centres_mm, dtype=np.float64).reshape(-1, 2)
     base = hexagon_cells(c, maps.rotation_deg, edge_mm)  # (N, 6, 3, 2)
-    # every side's midpoint, inner point and family at zero shift: a shift moves the first two alike
-    mid = 0.5 * (base + np.roll(base, -1, axis=-2))  # (N, 6, 3, 2)
-    inside = np.broadcast_to(base.mean(axis=-2, keepdims=True), base.shape)
-    family = maps.family_of(base[0], np.roll(base[0], -1, axis=-2))  # (6, 3), the same for every hexagon
+    # every side's midpoint, inner point and family at zero shift: a shift moves the first two alike,
+    # and which family a side belongs to and on which side of it the hole lies is the same for every
+    # hexagon, so the sides are grouped by (family, side) once and sampled group by group
+    mid_sides = 0.5 * (base + np.roll(base, -1, axis=-2))  # (N, 6, 3, 2)
+    inside_sides = np.broadcast_to(base.mean(axis=-2, keepdims=True), base.shape)
+    mid = mid_sides.reshape(len(c), 18, 2)
+    inside = inside_sides.reshape(len(c), 18, 2)
+    family = maps.family_of(base[0], np.roll(base[0], -1, axis=-2)).ravel()  # (18,)
+    groups = []
+    for m in range(3):
+        A = maps.affine[m]
+        for plus in (True, False):
+            cols = [j for j in range(18) if family[j] == m
+                    and ((inside[0, j] @ A[1, :2]) > (mid[0, j] @ A[1, :2])) == plus]
+            if cols:
+                image = maps.inward_plus[m] if plus else maps.inward_minus[m]
+                groups.append((np.array(cols), A, image))
     best = np.zeros((len(c), 2))
     for step, half in ((step_mm, search_mm), (step_mm / 3.0, step_mm)):
         g = np.arange(-half, half + 1e-9, step)
         sx, sy = np.meshgrid(g, g, indexing="ij")
         shifts = np.stack([sx.ravel(), sy.ravel()], axis=1)  # (K, 2)
         trial = best[:, None, :] + shifts[None]  # (N, K, 2)
-        off = trial[:, :, None, None, :]
-        e, _ = maps.scores_at(mid[:, None] + off, inside[:, None] + off, family, with_interior=False)  # (N, K, 6, 3)
-        score = e.sum(axis=(2, 3))
+        score = np.zeros(trial.shape[:2])
+        for cols, A, image in groups:
+            q = (mid[:, None, cols] + trial[:, :, None]) @ A[:, :2].T + A[:, 2]  # (N, K, G, 2)
+            score += bilinear(image, q[..., 0], q[..., 1]).sum(axis=2)
         k = np.argmax(score, axis=1)
         best = trial[np.arange(len(c)), k]
     off = best[:, None, None, :]
-    e, it = maps.scores_at(mid + off, inside + off, family)
+    e, it = maps.scores_at(mid_sides + off, inside_sides + off, family.reshape(6, 3))
     return best, e, it
