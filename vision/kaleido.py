@@ -138,9 +138,9 @@ class KaleidoVisionConfig:
     window_min_edges: int = 50
     search_mm: float = 9.0
     step_mm: float = 3.0
-    cell_ratio: float = 3.0
+    cell_ratio: float = 2.0
     cell_floor: float = 0.01
-    min_cell_edge: float = 0.03
+    min_cell_edge: float = 0.02
     min_present_cells: int = 4
     min_coset_margin: int = 4
     off_lattice_mm: float = 6.0
