@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from judge.games import get_game
+from synth.kaleido import render_scene
 from tools import eval_photoreal as ev
 from tools.device_sim import DEVICES, simulate
 
@@ -19,11 +19,10 @@ SEEDS = (3, 5)
 def make_set(root: Path, seeds=SEEDS, tamper: int | None = None) -> Path:
     """SET/truth/kaleido/*.json + SET/images/kaleido/*.jpg from fast renders; ``tamper``: that seed's
     truth gets one point more for its first player (so the judge cannot be exact on it)."""
-    spec = get_game("kaleido")
     (root / "truth" / "kaleido").mkdir(parents=True)
     (root / "images" / "kaleido").mkdir(parents=True)
     for seed in seeds:
-        img, truth = spec.render(seed)
+        img, truth, _ = render_scene(seed)
         name = f"kaleido_fast_{seed}"
         cv2.imwrite(str(root / "images" / "kaleido" / f"{name}.jpg"), cv2.cvtColor(img, cv2.COLOR_RGB2BGR))
         exp = dict(truth["expected"])

@@ -10,9 +10,10 @@ kit's sets, e.g. ``../shared/photoreal-dev`` or ``/work/photoreal/acc_a``): a tr
 lists its photos (a CMYK! table: one per player; Ingenious / Genial: before, after), otherwise the photo
 is ``<name>.jpg``.
 
-Each item is judged by the product's own pipeline in this process (the game registry's spec +
-``judge.pipeline.judge_images``, exactly what ``cli.py judge`` runs), or with ``--cli`` by running
-``cli.py judge`` as a subprocess, and compared with the truth by the kit's rules (``tools/photoreal_compare.py``).
+Each item is judged by the product's own pipeline in this process (the game registry's plugin,
+``judge.registry.game``, + ``judge.pipeline.judge_images``, exactly what ``cli.py judge`` runs),
+or with ``--cli`` by running ``cli.py judge`` as a subprocess, and compared with the truth by the
+kit's rules (``tools/photoreal_compare.py``).
 Every item gets one outcome:
 
 - ``exact``: right by the kit's rules (Carrotain borderline: contested; stacked: verdict + stacking flag).
@@ -203,14 +204,14 @@ class Verdict:
 
 def judge_in_process(game: str, context: dict, photos: list[np.ndarray], names: list[str]) -> Verdict:
     """The product's pipeline in this process (what ``cli.py judge`` runs, without the ledger)."""
-    from judge.errors import BadInput, CannotJudge
-    from judge.games import get_game
+    from core.errors import BadInput, CannotJudge
     from judge.pipeline import judge_images
+    from judge.registry import game as game_plugin
 
     t0 = time.perf_counter()
     try:
-        spec = get_game(game)
-        j = judge_images(spec, list(zip(photos, names, strict=True)), context)
+        plugin = game_plugin(game)  # the registry: every registered game, built-in or added
+        j = judge_images(plugin, list(zip(photos, names, strict=True)), context)
         out = json.loads(json.dumps(j.result, ensure_ascii=False))  # exactly what the CLI would print
         return Verdict(out, 0, "", (time.perf_counter() - t0) * 1000)
     except CannotJudge as exc:
