@@ -11,6 +11,8 @@ import pytest
 
 from calibration.table import calibrate_from_markers
 from geometry.hexboards import board_corners
+from judge.games import Frame
+from judge.games.kaleido import SPEC
 from scoring.kaleido import KaleidoContext, adjudicate
 from synth.kaleido import SceneConfig, render_given, render_scene, sample_scene
 from vision.kaleido import KaleidoVisionConfig, _search_region, detect_kaleido
@@ -74,4 +76,16 @@ def test_a_board_cut_by_the_searched_area_is_flagged(seed):
     region = _search_region(cal, (img.shape[1], img.shape[0]), KaleidoVisionConfig())
     det, out = _judge(img, truth, region_mm=(region[0], region[1], x_cut, region[3]))
     assert len(det.state.boards) < len(centres)
-    assert "boards_partly_seen" in [f["code"] for f in out["flags"]]
+    (flag,) = [f for f in out["flags"] if f["code"] == "boards_partly_seen"]
+    # the flag says where: one of its places is the cut board (drawn on the overlay)
+    cut = centres[int(np.argmax(centres[:, 0]))]
+    assert min(np.hypot(*(np.asarray(p["centre_mm"]) - cut)) for p in flag["places"]) < 12.0
+    # the overlay outlines each place in red (a board frame is drawn white, an off-lattice board orange)
+    frame = Frame(image_rgb=img, calibration=cal)
+    ctx = SPEC.parse_context(truth["context"])
+    ov = SPEC.overlay(frame, det.state, SPEC.adjudicate(det.state, ctx))
+    place = flag["places"][0]
+    ring = cal.mm_to_px(board_corners(place["centre_mm"], place["rotation_deg"], 60.0))
+    x, y = np.round(ring[0]).astype(int)
+    patch = ov[y - 3 : y + 4, x - 3 : x + 4].reshape(-1, 3).astype(int)
+    assert ((patch[:, 0] > 200) & (patch[:, 1] < 60) & (patch[:, 2] < 60)).any()

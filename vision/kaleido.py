@@ -584,9 +584,12 @@ def find_boards(view: TopView, lattice: Lattice, maps, config: KaleidoVisionConf
     near = _near_boards(V, chosen, config)
     partial = (coset == best) & ~accepted & (n_present >= 1) & near
     if partial.any():
+        places = [{"centre_mm": [round(float(v), 1) for v in V[i] + shift[i]],
+                   "rotation_deg": round(float(lattice.rotation_deg), 2), "holes": int(n_present[i])}
+                  for i in np.nonzero(partial)[0]]
         flags.append(Flag("boards_partly_seen", f"{int(partial.sum())} place(s) next to the boards show some "
                           "holes but not a whole board (covered, cut off or off the lattice): boards may be "
-                          "missing from this judgement", {"holes": int(n_present[partial].sum())}))
+                          "missing from this judgement", {"holes": int(n_present[partial].sum()), "places": places}))
     if lattice.consistency_mm > config.max_lattice_inconsistency_mm:
         flags.append(Flag("lattice_inconsistent", f"the three edge directions miss a common lattice by "
                           f"{lattice.consistency_mm:.1f} mm", {"consistency_mm": round(lattice.consistency_mm, 2)}))
