@@ -89,3 +89,22 @@ def test_a_board_cut_by_the_searched_area_is_flagged(seed):
     x, y = np.round(ring[0]).astype(int)
     patch = ov[y - 3 : y + 4, x - 3 : x + 4].reshape(-1, 3).astype(int)
     assert ((patch[:, 0] > 200) & (patch[:, 1] < 60) & (patch[:, 2] < 60)).any()
+
+
+def test_a_board_found_by_the_second_fit_is_placed_against_the_common_lattice():
+    from scoring.kaleido import BoardReading
+    from vision.hexlattice import Lattice
+    from vision.kaleido import _placed_on
+
+    lattice = Lattice(origin_mm=np.array([10.0, 20.0]), rotation_deg=12.0, edge_mm=60.0)
+    cfg = KaleidoVisionConfig()
+    main = tuple(BoardReading(tuple(lattice.vertex([ab])[0]), 12.0, ("red",) * 6) for ab in ([0, 0], [3, 0]))
+    # (1, 1) is of the board centres' coset (a - b = 0 mod 3), (1, 0) a corner where boards meet
+    missed = BoardReading(tuple(lattice.vertex([[1, 1]])[0] + [1.0, -1.5]), 12.4, ("blue",) * 6)
+    assert _placed_on(lattice, main, missed, cfg).on_lattice
+    corner = BoardReading(tuple(lattice.vertex([[1, 0]])[0]), 12.2, ("blue",) * 6)
+    assert _placed_on(lattice, main, corner, cfg) is None
+    turned = BoardReading(tuple(lattice.vertex([[1, 1]])[0]), 29.0, ("blue",) * 6)
+    pushed = BoardReading(tuple(lattice.vertex([[1, 1]])[0] + [20.0, 0.0]), 12.0, ("blue",) * 6)
+    assert not _placed_on(lattice, main, turned, cfg).on_lattice
+    assert not _placed_on(lattice, main, pushed, cfg).on_lattice

@@ -108,6 +108,12 @@ class KaleidoVisionConfig:
         At most this many windows are searched.
     off_lattice_angle_bins : int
         Edge direction bins over 180 degrees for telling a board's three directions (a multiple of 3).
+    relattice_max_deg : float
+        A board found by the second lattice fit counts as on the common lattice when it sits on a
+        board-centre vertex of it and is turned by at most this much, degrees.
+    min_board_gap_steps : float
+        A board found by the second fit closer than this many board steps to another overlaps it and
+        is not a board.
     neighbour_steps : float
         Boards within this many board steps (edge * sqrt 3, centre to centre) are the neighbours a
         board's own shift is compared with (``off_lattice_mm``).
@@ -151,6 +157,8 @@ class KaleidoVisionConfig:
     off_lattice_window_mm: float = 60.0
     off_lattice_max_windows: int = 3
     off_lattice_angle_bins: int = 36
+    relattice_max_deg: float = 1.0
+    min_board_gap_steps: float = 0.9
     neighbour_steps: float = 2.1
     partial_near_steps: float = 1.05
     table_sample_steps: float = 2.0
@@ -483,11 +491,33 @@ def find_off_lattice_boards(view: TopView, fit: LatticeFit, boards: tuple[BoardR
             found = find_boards(sub, lattice, side_maps(sub.norm, sub.origin_mm, s, lattice, config.lattice), config)
         except CannotJudge:
             continue
+        apart = config.edge_mm * np.sqrt(3.0) * config.min_board_gap_steps
         for b in read_boards(sub, lattice, found, config)[0]:
-            if all(np.hypot(b.centre_mm[0] - o.centre_mm[0], b.centre_mm[1] - o.centre_mm[1]) > config.edge_mm
-                   for o in (*boards, *extra)):
-                extra.append(replace(b, on_lattice=False, lattice_offset_mm=_offset_from(fit.lattice, b.centre_mm)))
+            placed = _placed_on(fit.lattice, boards, b, config)
+            if placed is not None and all(
+                    np.hypot(b.centre_mm[0] - o.centre_mm[0], b.centre_mm[1] - o.centre_mm[1]) > apart
+                    for o in (*boards, *extra)):
+                extra.append(placed)
     return tuple(extra)
+
+
+def _placed_on(lattice: Lattice, boards: tuple[BoardReading, ...], b: BoardReading,
+               config: KaleidoVisionConfig) -> BoardReading | None:
+    """A board found by the second lattice fit, placed against the common lattice.
+
+    On a board-centre vertex of it (within ``off_lattice_mm``, turned by at most
+    ``relattice_max_deg``): a board the first pass missed, on the lattice. On another vertex of it:
+    the corner where boards meet (its six "holes" belong to them), None. Elsewhere: off the lattice
+    (flagged by the judgement).
+    """
+    offset, coset = _lattice_place(lattice, b.centre_mm)
+    turn = abs((b.rotation_deg - lattice.rotation_deg + 30.0) % 60.0 - 30.0)
+    if offset > config.off_lattice_mm or turn > config.relattice_max_deg:
+        return replace(b, on_lattice=False, lattice_offset_mm=offset)
+    centre_cosets = {_lattice_place(lattice, o.centre_mm)[1] for o in boards if o.on_lattice}
+    if centre_cosets == {coset}:
+        return replace(b, on_lattice=True, lattice_offset_mm=offset)
+    return None
 
 
 def _dense_windows(pts_mm: np.ndarray, angle: np.ndarray, min_count: float,
@@ -529,11 +559,13 @@ def _dense_windows(pts_mm: np.ndarray, angle: np.ndarray, min_count: float,
     return out
 
 
-def _offset_from(lattice: Lattice, xy_mm: tuple[float, float]) -> float:
-    """Distance from a point to the nearest vertex of a lattice, mm."""
-    ab = np.round(lattice.coords(np.asarray(xy_mm)[None]))
+def _lattice_place(lattice: Lattice, xy_mm) -> tuple[float, int]:
+    """Distance from a point to the nearest vertex of a lattice (mm), and that vertex's coset (a - b) mod 3."""
+    ab = np.round(lattice.coords(np.asarray(xy_mm, dtype=np.float64)[None]))
     cand = ab + np.array([[0, 0], [1, 0], [0, 1], [-1, 0], [0, -1], [1, -1], [-1, 1]])
-    return float(np.linalg.norm(lattice.vertex(cand) - np.asarray(xy_mm), axis=1).min())
+    d = np.linalg.norm(lattice.vertex(cand) - np.asarray(xy_mm, dtype=np.float64), axis=1)
+    k = int(np.argmin(d))
+    return float(d[k]), int((cand[k, 0] - cand[k, 1]) % 3)
 
 
 def find_boards(view: TopView, lattice: Lattice, maps, config: KaleidoVisionConfig) -> FoundBoards:
