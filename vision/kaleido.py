@@ -140,7 +140,7 @@ class KaleidoVisionConfig:
     valid_erode_px: int = 3
     min_orientation_peak: float = 2.0
     window_quantile: float = 0.01
-    window_margin_mm: float = 90.0
+    window_margin_mm: float = 65.0
     window_min_edges: int = 50
     search_mm: float = 9.0
     step_mm: float = 3.0
