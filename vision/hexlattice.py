@@ -536,7 +536,8 @@ def refine_hexagons(
         trial = best[:, None, :] + shifts[None]  # (N, K, 2)
         score = np.zeros(trial.shape[:2])
         for cols, A, image in groups:
-            q = (mid[:, None, cols] + trial[:, :, None]) @ A[:, :2].T + A[:, 2]  # (N, K, G, 2)
+            # turned-image positions: the sides' own (N, G) plus the shift's (N, K), added (A is affine)
+            q = (mid[:, cols] @ A[:, :2].T + A[:, 2])[:, None] + (trial @ A[:, :2].T)[:, :, None]  # (N, K, G, 2)
             score += bilinear(image, q[..., 0], q[..., 1]).sum(axis=2)
         k = np.argmax(score, axis=1)
         best = trial[np.arange(len(c)), k]
