@@ -236,8 +236,16 @@ def _rectify_maps(cal, s: float, region, z_mm: float, step_mm: float) -> tuple[n
 def _normalise(cal, image_rgb: np.ndarray, top: np.ndarray, valid: np.ndarray,
                config: KaleidoVisionConfig) -> np.ndarray:
     """Top-down view -> float32 colours with marker black 0 and paper white 1 per channel."""
+    import cv2
+
     colour = getattr(cal, "colour", None)
     if colour is not None and hasattr(colour, "normalise"):
+        # the reference's map is per channel and affine: read it off at 0 and 1, apply it in one OpenCV pass
+        probe = np.asarray(colour.normalise(np.array([[0.0, 0.0, 0.0], [1.0, 1.0, 1.0], [255.0, 128.0, 7.0]])),
+                           dtype=np.float64)
+        offset, scale = probe[0], probe[1] - probe[0]
+        if np.allclose(probe[2], offset + scale * [255.0, 128.0, 7.0], rtol=1e-4, atol=1e-4):
+            return cv2.transform(top.astype(np.float32), np.column_stack([np.diag(scale), offset]))
         return np.asarray(colour.normalise(top), dtype=np.float32)
     # no colour reference yet: the view's own dark and bright ends stand in for it
     px = top[valid].reshape(-1, 3).astype(np.float32)
