@@ -1,0 +1,160 @@
+"""Ingenious from photos: the board's pose, then every cell (empty or a tile half's colour).
+
+The board (2 mm cardboard) is found on its printed face (z = 2 mm) from the markers' table frame
+(``vision.hexboard``); tiles are 4 mm thick, so their top faces (z = 6 mm) are read on a top view of
+that plane, which puts every tile face back over its own cell at any camera tilt. The printed start
+symbols are read on the board face and must agree with the pose.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from components import DEFAULT_PATH
+from geometry.hexgrid import Cell, HexBoardPose, cells_within
+from scoring.ingenious import FULL_RADIUS, START_CELLS, Board
+from vision.hexboard import BoardFit, HexBoardConfig, HexBoardSpec, TopView, find_board, refine, top_view
+from vision.hexboard_cells import HUE_DEG, CellReadConfig, CellReading, read_cells
+
+COMPONENTS_PATH = DEFAULT_PATH.with_name("ingenious.json")
+
+
+@dataclass(frozen=True)
+class IngeniousVisionConfig:
+    """Tunables of the Ingenious reader.
+
+    Attributes
+    ----------
+    board : HexBoardConfig
+    cells : CellReadConfig
+    board_top_mm : float
+        Printed board face above the table (2 mm cardboard).
+    tile_top_mm : float
+        Tile top faces above the table (board + 4 mm tiles).
+    hue_deg : dict colour -> degrees
+        Symbol hue prototypes (``vision.hexboard_cells.HUE_DEG``; a profile may replace them).
+    pitch_mm : float
+    centre_hint_mm : (float, float)
+        Usual board centre in the marker layout (components: 640 x 560 mm layout, centre 320, 280).
+    max_refine_shift_mm : float
+        A pose refined on the next photo may move this far before the full search runs again.
+    """
+
+    board: HexBoardConfig = HexBoardConfig()
+    cells: CellReadConfig = CellReadConfig()
+    board_top_mm: float = 2.0
+    tile_top_mm: float = 6.0
+    hue_deg: tuple[tuple[str, float], ...] = tuple(HUE_DEG.items())
+    pitch_mm: float = 31.0
+    centre_hint_mm: tuple[float, float] = (320.0, 280.0)
+    max_refine_shift_mm: float = 12.0
+
+    def spec(self) -> HexBoardSpec:
+        return HexBoardSpec(self.pitch_mm, FULL_RADIUS, self.board_top_mm, dict(START_CELLS), self.centre_hint_mm)
+
+
+@dataclass(frozen=True)
+class BoardReading:
+    """Everything read from one photo.
+
+    Attributes
+    ----------
+    pose : HexBoardPose
+    cells : dict Cell -> CellReading
+        Every cell of the physical board (radius 7) except the printed symbols.
+    symbols : dict Cell -> CellReading
+        The printed symbol cells, read on the board face.
+    landmarks_read : int
+        Printed symbols read as their colour.
+    flags : tuple of str
+        Doubts about the pose.
+    refined : bool
+        The pose was refined from a prior one (not searched from scratch).
+    """
+
+    pose: HexBoardPose
+    cells: dict[Cell, CellReading]
+    symbols: dict[Cell, CellReading]
+    landmarks_read: int
+    flags: tuple[str, ...] = field(default_factory=tuple)
+    refined: bool = False
+
+    def board(self) -> Board:
+        """The tile hexes read (doubtful ones included with their best colour)."""
+        return Board.of({c: r.colour for c, r in self.cells.items() if r.colour is not None})
+
+    def doubtful(self) -> dict[Cell, str]:
+        """Cells whose reading is in doubt, with the reason."""
+        return {c: r.doubt for c, r in self.cells.items() if r.doubt}
+
+
+BOARD_CELLS = tuple(c for c in cells_within(FULL_RADIUS) if c not in START_CELLS)
+
+
+def _protos(config: IngeniousVisionConfig) -> dict[str, float]:
+    return dict(config.hue_deg)
+
+
+def landmark_reader(config: IngeniousVisionConfig):
+    """A function (view, centres_mm) -> colours, for ``find_board``."""
+    protos = _protos(config)
+
+    def read(view: TopView, centres_mm: np.ndarray) -> list[str | None]:
+        return [r.colour if not r.doubt else None for r in read_cells(view, centres_mm, protos, config.cells)]
+
+    return read
+
+
+def locate(image_rgb: np.ndarray, calibration, config: IngeniousVisionConfig = IngeniousVisionConfig(),
+           prior: HexBoardPose | None = None) -> tuple[HexBoardPose, int, tuple[str, ...], bool, TopView]:
+    """The board pose: refined from ``prior`` when given (and still confirmed), else searched.
+
+    Returns
+    -------
+    pose, landmarks read, flags, refined, the board-face top view used
+    """
+    spec = config.spec()
+    read = landmark_reader(config)
+    lm_cells = np.array(list(START_CELLS), dtype=np.float64)
+    if prior is not None:
+        pose, _contrast, view = refine(image_rgb, calibration, spec, prior, config.board)
+        shift = float(np.linalg.norm(np.subtract(pose.centre_mm, prior.centre_mm)))
+        got = read(view, pose.cell_centres_mm(lm_cells))
+        n_ok = sum(1 for g, w in zip(got, START_CELLS.values(), strict=True) if g == w)
+        if n_ok >= config.board.min_landmarks and shift <= config.max_refine_shift_mm:
+            return pose, n_ok, (), True, view
+    fit: BoardFit = find_board(image_rgb, calibration, spec, read, config.board)
+    return fit.pose, fit.landmarks_read, fit.flags, False, fit.view
+
+
+def read_board(image_rgb: np.ndarray, calibration, config: IngeniousVisionConfig = IngeniousVisionConfig(),
+               prior: HexBoardPose | None = None) -> BoardReading:
+    """Locate the board and read every cell of one photo.
+
+    Parameters
+    ----------
+    image_rgb : ndarray, shape (H, W, 3), uint8
+    calibration : TableCalibration
+        From the markers (the table frame and the camera pose for the tile height).
+    config : IngeniousVisionConfig
+    prior : HexBoardPose, optional
+        The pose found on the other photo of the pair (only refined here).
+    """
+    pose, n_ok, flags, refined, face = locate(image_rgb, calibration, config, prior)
+    protos = _protos(config)
+    half = FULL_RADIUS * config.pitch_mm + config.pitch_mm
+    tiles = top_view(image_rgb, calibration, pose.centre_mm, half, config.tile_top_mm, config.board.mm_per_px)
+    cells = np.array(BOARD_CELLS, dtype=np.float64)
+    readings = read_cells(tiles, pose.cell_centres_mm(cells), protos, config.cells)
+    lm = np.array(list(START_CELLS), dtype=np.float64)
+    sym = read_cells(face, pose.cell_centres_mm(lm), protos, config.cells)
+    return BoardReading(
+        pose=pose,
+        cells=dict(zip(BOARD_CELLS, readings, strict=True)),
+        symbols=dict(zip(START_CELLS, sym, strict=True)),
+        landmarks_read=n_ok,
+        flags=tuple(flags),
+        refined=refined,
+    )
