@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Table Judge command line.
 
-    python cli.py judge --game {carrotain,kaleido,cmyk} [--context CTX.json] [--calibration CAL.json]
+    python cli.py judge --game {carrotain,kaleido,cmyk,ingenious} [--context CTX.json] [--calibration CAL.json]
                         [--overlay OUT.png] [--ledger PATH | --no-ledger] IMAGE [IMAGE ...]
     python cli.py score --game G [--context CTX.json] STATE.json
     python cli.py detect --game G [--context CTX.json] IMAGE [IMAGE ...]
@@ -121,7 +121,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
     game = get_game(args.game)
     ctx = parse_context(game, _read_json(args.context, "context"))
-    frames = [make_frame(img, src) for img, src in _load_images(args.images)]
+    layout = game.marker_layout() if game.marker_layout is not None else None
+    frames = [make_frame(img, src, layout=layout) for img, src in _load_images(args.images)]
     state = game.detect(frames, ctx, StageTimer())
     _emit(state.to_json())
     return 0

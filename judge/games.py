@@ -17,7 +17,7 @@ from calibration.table import TableCalibration
 from judge.errors import BadInput
 from judge.timing import StageTimer
 
-GAME_NAMES = ("carrotain", "kaleido", "cmyk")
+GAME_NAMES = ("carrotain", "kaleido", "cmyk", "ingenious")
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,8 @@ class GameSpec:
         Seeded synthetic photo (RGB uint8) and its ground truth (JSON-able, with ``context``).
     images : str
         How many photos ``judge`` takes, for help texts: e.g. ``"1 (or before + challenge)"``.
+    marker_layout : callable() -> MarkerLayout, optional
+        The game's own marker layout (default: the components' common layout).
     """
 
     name: str
@@ -77,6 +79,7 @@ class GameSpec:
     overlay: Callable[[Frame, Any, dict], np.ndarray]
     render: Callable[[int], tuple[np.ndarray, dict]]
     images: str = "1"
+    marker_layout: Callable[[], Any] | None = None
 
 
 def get_game(name: str) -> GameSpec:

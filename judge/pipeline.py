@@ -34,7 +34,7 @@ class Judgement:
     result: dict
 
 
-def make_frame(image_rgb: np.ndarray, source: str = "", profile: Any = None) -> Frame:
+def make_frame(image_rgb: np.ndarray, source: str = "", profile: Any = None, layout: Any = None) -> Frame:
     """Calibrate one photo from its markers; a photo without markers keeps the reason instead.
 
     Parameters
@@ -44,9 +44,13 @@ def make_frame(image_rgb: np.ndarray, source: str = "", profile: Any = None) -> 
         Where the photo came from, for the ledger.
     profile : CalibrationProfile, optional
         A saved calibration profile (marker layout, lens, registered colours).
+    layout : MarkerLayout, optional
+        The game's marker layout (a profile's layout wins).
     """
     try:
-        kwargs = {"profile": profile} if profile is not None else {}
+        kwargs: dict[str, Any] = {"profile": profile} if profile is not None else {}
+        if layout is not None and profile is None:
+            kwargs["layout"] = layout
         cal = calibrate_from_markers(image_rgb, **kwargs)
         return Frame(image_rgb=image_rgb, calibration=cal, source=source, profile=profile)
     except CalibrationError as exc:
@@ -82,7 +86,8 @@ def judge_images(
     with timer.stage("context"):
         ctx = parse_context(game, context)
     with timer.stage("calibration"):
-        frames = tuple(make_frame(img, src, profile) for img, src in images)
+        layout = game.marker_layout() if game.marker_layout is not None else None
+        frames = tuple(make_frame(img, src, profile, layout) for img, src in images)
     state = game.detect(list(frames), ctx, timer)
     with timer.stage("rules"):
         result = adjudicate(game, state, ctx)

@@ -3,14 +3,13 @@ first round, swap, end, ranking, and random boards against an independent brute-
 
 from __future__ import annotations
 
-import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from geometry.hexgrid import cells_within, nearest_cells, ring
+from components import load_components
+from geometry.hexgrid import cells_within, centres_board_mm, nearest_cells, ring
 from scoring.ingenious import (
     COLOURS,
     START_CELLS,
@@ -73,8 +72,7 @@ def test_lines_stop_at_the_board_in_play():
 
 
 def test_start_cells_agree_with_components():
-    path = Path(__file__).resolve().parents[1] / "components" / "ingenious.json"
-    printed = {tuple(c["qr"]): c["colour"] for c in json.loads(path.read_text())["board"]["start_cells"]}
+    printed = {tuple(c["qr"]): c["colour"] for c in load_components()["ingenious"]["board"]["start_cells"]}
     assert printed == START_CELLS
 
 
@@ -293,8 +291,6 @@ def test_random_boards_match_brute_force(seed):
 
 def test_nearest_cells_round_trip():
     cells = np.array(cells_within(7))
-    from geometry.hexgrid import centres_board_mm
-
     xy = centres_board_mm(cells, 31.0) + np.random.default_rng(1).uniform(-8, 8, (len(cells), 2))
     got, dist = nearest_cells(xy, 31.0)
     assert (got == cells).all() and (dist < 12).all()

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from geometry.hexgrid import SQRT3, Cell, HexBoardPose, cells_within, centres_board_mm
+from geometry.hexgrid import SQRT3, Cell, HexBoardPose, cells_within, centres_board_mm, nearest_cells
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,12 @@ class HexBoardConfig:
     min_landmarks : int
         Landmarks that must read their colour for a confident pose.
     refine_step_deg : float
-        Rotation steps tried by ``refine``.
+        Rotation steps of the contrast search.
+    rotation_span_deg, refine_span_deg : float
+        The contrast search covers +- this around the gradient estimate (first photo) or the
+        prior pose (next photos).
+    rotation_stride, fold_stride : int
+        Every this many view pixels (each way) are used for the rotation and the fold.
     """
 
     mm_per_px: float = 1.0
@@ -86,6 +91,10 @@ class HexBoardConfig:
     centre_search_cells: int = 3
     min_landmarks: int = 5
     refine_step_deg: float = 0.25
+    rotation_span_deg: float = 2.5
+    refine_span_deg: float = 0.75
+    rotation_stride: int = 2
+    fold_stride: int = 2
 
 
 @dataclass(frozen=True)
@@ -133,11 +142,14 @@ def rotation_mod60(gray: np.ndarray, mask: np.ndarray | None = None) -> tuple[fl
     """
     gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+    z = gx + 1j * gy  # |g| e^(i phi)
     w = gx * gx + gy * gy
     if mask is not None:
+        z = z * mask
         w = w * mask
-    phi = np.arctan2(gy, gx)
-    s = np.sum(w * np.exp(6j * phi))
+    z2 = z * z
+    z6 = z2 * z2 * z2  # |g|^6 e^(6 i phi); weight |g|^2 e^(6 i phi) = z6 / |g|^4
+    s = np.sum(z6 / (w * w + 1e-12))
     total = float(w.sum()) or 1.0
     # pointy-top cells: edge normals at 0, 60, ... degrees in the board frame
     deg = float(np.degrees(np.angle(s)) / 6.0) % 60.0
@@ -223,32 +235,38 @@ class TopView:
 
     Attributes
     ----------
-    image : ndarray, shape (H, W, 3), float32 0..1
+    image : ndarray, shape (H, W, 3), uint8 RGB
+    gray : ndarray, shape (H, W), float32 0..255
     origin_mm : (x0, y0)
         Table position of pixel (0, 0)'s centre.
     mm_per_px : float
     z_mm : float
-    valid : ndarray, shape (H, W), bool
-        Pixels inside the photo.
     """
 
     image: np.ndarray
+    gray: np.ndarray
     origin_mm: tuple[float, float]
     mm_per_px: float
     z_mm: float
-    valid: np.ndarray
+
+    @property
+    def valid(self) -> np.ndarray:
+        """Pixels inside the photo, shape (H, W), bool."""
+        return self.gray > 0
 
     def to_px(self, xy_mm: np.ndarray) -> np.ndarray:
         """Table mm (N, 2) -> view pixel coordinates (N, 2) (x = column, y = row)."""
         return (np.asarray(xy_mm, dtype=np.float64) - np.asarray(self.origin_mm)) / self.mm_per_px
 
-    def pixel_mm(self) -> np.ndarray:
-        """Table mm of every pixel, shape (H, W, 2)."""
-        h, w = self.valid.shape
-        xs = self.origin_mm[0] + self.mm_per_px * np.arange(w)
-        ys = self.origin_mm[1] + self.mm_per_px * np.arange(h)
-        gx, gy = np.meshgrid(xs, ys)
-        return np.stack([gx, gy], axis=-1)
+    def pixel_mm(self, stride: int = 1) -> np.ndarray:
+        """Table mm of every ``stride``-th pixel each way, shape (H', W', 2)."""
+        h, w = self.gray.shape
+        xs = self.origin_mm[0] + self.mm_per_px * np.arange(0, w, stride)
+        ys = self.origin_mm[1] + self.mm_per_px * np.arange(0, h, stride)
+        out = np.empty((len(ys), len(xs), 2))
+        out[..., 0] = xs[None, :]
+        out[..., 1] = ys[:, None]
+        return out
 
 
 def top_view(image_rgb: np.ndarray, calibration, centre_mm, half_mm: float, z_mm: float, mm_per_px: float) -> TopView:
@@ -256,37 +274,54 @@ def top_view(image_rgb: np.ndarray, calibration, centre_mm, half_mm: float, z_mm
     x0, y0 = float(centre_mm[0]) - half_mm, float(centre_mm[1]) - half_mm
     region = (x0, y0, x0 + 2 * half_mm, y0 + 2 * half_mm)
     img = calibration.rectify(image_rgb, mm_per_px, region, z_mm=z_mm)
-    f = img.astype(np.float32) / 255.0
-    valid = img.max(axis=2) > 0
-    return TopView(f, (x0, y0), mm_per_px, z_mm, valid)
+    gray = cv2.cvtColor(img, cv2.COLOR_RGB2GRAY).astype(np.float32)
+    return TopView(img, gray, (x0, y0), mm_per_px, z_mm)
 
 
 def _gray(view: TopView) -> np.ndarray:
-    return view.image.mean(axis=2)
+    return view.gray
 
 
 def lattice_fit(view: TopView, spec: HexBoardSpec, centre_guess_mm, config: HexBoardConfig,
-                rotation_deg: float | None = None) -> tuple[np.ndarray, float, float]:
+                rotation_deg: float | None = None, span_deg: float | None = None) -> tuple[np.ndarray, float, float]:
     """Rotation (mod 60) and one lattice node near ``centre_guess_mm`` from a top view.
+
+    The rotation (from the gradients, or ``rotation_deg``) is refined by the fold's template
+    contrast over ``+- span_deg``.
 
     Returns
     -------
     node_mm : ndarray, shape (2,)
-    rotation_deg : float in [0, 60)
+    rotation_deg : float
     contrast : float
     """
     gray = _gray(view)
-    xy = view.pixel_mm()
-    d = np.linalg.norm(xy - np.asarray(centre_guess_mm, dtype=np.float64), axis=-1)
-    mask = view.valid & (d < config.fold_radius_frac * spec.extent_mm)
     if rotation_deg is None:
-        rotation_deg, _ = rotation_mod60(gray, mask)
+        small = cv2.resize(gray, None, fx=1.0 / config.rotation_stride, fy=1.0 / config.rotation_stride,
+                           interpolation=cv2.INTER_AREA)
+        rotation_deg, _ = rotation_mod60(small, small > 0)
+        span = config.rotation_span_deg if span_deg is None else span_deg
+    else:
+        span = config.refine_span_deg if span_deg is None else span_deg
+    st = config.fold_stride
+    g = gray[::st, ::st]
+    xy = view.pixel_mm(st)
+    d = np.linalg.norm(xy - np.asarray(centre_guess_mm, dtype=np.float64), axis=-1)
+    mask = (g > 0) & (d < config.fold_radius_frac * spec.extent_mm)
+    gm, xym = g[mask], xy[mask]
     template = _fold_template(config.fold_bins, spec.pitch_mm, config)
-    folded = fold(gray[mask], xy[mask], centre_guess_mm, rotation_deg, spec.pitch_mm, config.fold_bins)
-    (fq, fr), contrast = lattice_offset(folded, template)
-    pose = HexBoardPose((float(centre_guess_mm[0]), float(centre_guess_mm[1])), rotation_deg, spec.pitch_mm)
+    steps = np.arange(-span, span + 1e-9, config.refine_step_deg) if span > 0 else np.zeros(1)
+    best = None
+    for dr in steps:
+        rot = rotation_deg + float(dr)
+        folded = fold(gm, xym, centre_guess_mm, rot, spec.pitch_mm, config.fold_bins)
+        off, contrast = lattice_offset(folded, template)
+        if best is None or contrast > best[2]:
+            best = (off, rot, contrast)
+    (fq, fr), rot, contrast = best
+    pose = HexBoardPose((float(centre_guess_mm[0]), float(centre_guess_mm[1])), rot, spec.pitch_mm)
     node = pose.cell_centres_mm(np.array([[fq, fr]]))[0]
-    return node, rotation_deg, contrast
+    return node, rot % 360.0, contrast
 
 
 def find_board(
@@ -348,7 +383,7 @@ def _resolve(view, spec, node, rot60, contrast, read_landmarks, config) -> Board
     if scores[best] < config.min_landmarks:
         flags.append(f"only {scores[best]} of the {n} printed symbols read where the board should have them: "
                      "board position uncertain")
-    if runner >= scores[best] - 1 and scores[best] > 0:
+    if runner >= scores[best] and scores[best] > 0:
         flags.append(f"two board positions read {scores[best]} and {runner} printed symbols: ambiguous")
     return BoardFit(cands[best], int(scores[best]), runner, contrast, tuple(flags), view)
 
@@ -366,16 +401,10 @@ def refine(
     """
     view = top_view(image_rgb, calibration, prior.centre_mm, spec.extent_mm + spec.pitch_mm, spec.top_mm,
                     config.mm_per_px)
-    gray_rot, _ = rotation_mod60(_gray(view), view.valid)
-    # keep the prior's 60-degree turn: the nearest equivalent of the measured rotation
-    turn = round((prior.rotation_deg - gray_rot) / 60.0)
-    rot = (gray_rot + 60.0 * turn) % 360.0
-    node, _, contrast = lattice_fit(view, spec, prior.centre_mm, config, rotation_deg=rot)
+    node, rot, contrast = lattice_fit(view, spec, prior.centre_mm, config, rotation_deg=prior.rotation_deg)
     # the node nearest the prior centre
     p = HexBoardPose((float(node[0]), float(node[1])), rot, spec.pitch_mm)
     local = p.to_board(np.asarray([prior.centre_mm]))[0]
-    from geometry.hexgrid import nearest_cells
-
     cell, _ = nearest_cells(local[None], spec.pitch_mm)
     centre = p.cell_centres_mm(cell)[0]
     return HexBoardPose((float(centre[0]), float(centre[1])), rot, spec.pitch_mm), contrast, view

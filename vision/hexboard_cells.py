@@ -25,7 +25,7 @@ OUTER_FILL = {
     "orange": (0.0, 0.55),
     "yellow": (0.0, 0.55),
     "green": (0.38, 0.86),
-    "blue": (0.8, 1.01),
+    "blue": (0.6, 1.01),
     "purple": (0.38, 0.86),
 }
 HOLLOW = {"blue"}
@@ -44,8 +44,6 @@ class CellReadConfig:
     ----------
     face_ring_mm : (float, float)
         Ring around the symbol used as the cell's white reference.
-    face_top_frac : float
-        The brightest fraction of the ring's pixels is averaged for the reference.
     symbol_r_mm : float
         Symbols are 20 mm across: pixels within this radius are the symbol's disc.
     centre_r_mm : float
@@ -67,7 +65,6 @@ class CellReadConfig:
     """
 
     face_ring_mm: tuple[float, float] = (11.0, 13.5)
-    face_top_frac: float = 0.5
     symbol_r_mm: float = 10.0
     centre_r_mm: float = 2.5
     outer_ring_mm: tuple[float, float] = (6.8, 9.2)
@@ -127,8 +124,6 @@ class CellReading:
     shape: str
     face: float
     doubt: str = ""
-    m6: float = 0.0
-    m12: float = 0.0
 
     def to_json(self) -> dict:
         return {
@@ -199,51 +194,47 @@ def read_cells(
     h, w = view.valid.shape
     xs = np.clip(c_px[:, None, 0] + off[None, :, 0], 0, w - 1)
     ys = np.clip(c_px[:, None, 1] + off[None, :, 1], 0, h - 1)
-    pix = view.image[ys, xs]  # (N, P, 3)
-    inside = view.valid[ys, xs]
+    pix = view.image[ys, xs].astype(np.float32) * (1.0 / 255.0)  # (N, P, 3)
+    inside = view.gray[ys, xs] > 0
     ring = (r >= config.face_ring_mm[0]) & (r <= config.face_ring_mm[1])
     ring_pix = pix[:, ring]  # (N, R, 3)
     bright = ring_pix.sum(axis=2)
-    k = max(1, int(config.face_top_frac * ring_pix.shape[1]))
-    top = np.argsort(-bright, axis=1)[:, :k]
-    white = np.take_along_axis(ring_pix, top[..., None], axis=1).mean(axis=1)  # (N, 3)
+    top = bright >= bright.mean(axis=1, keepdims=True)  # the brighter part of the ring: the face
+    white = (ring_pix * top[..., None]).sum(axis=1) / np.maximum(top.sum(axis=1), 1)[:, None]  # (N, 3)
     white = np.maximum(white, 1e-3)
-    norm = pix / white[:, None, :]
-    chroma = norm.max(axis=2) - norm.min(axis=2)
     disc = r <= config.symbol_r_mm
-    centre = r <= config.centre_r_mm
-    outer = (r >= config.outer_ring_mm[0]) & (r <= config.outer_ring_mm[1])
+    centre = r[disc] <= config.centre_r_mm
+    outer = (r[disc] >= config.outer_ring_mm[0]) & (r[disc] <= config.outer_ring_mm[1])
+    dnorm = pix[:, disc] / white[:, None, :]  # (N, D, 3)
+    chroma = dnorm.max(axis=2) - dnorm.min(axis=2)
     sym = chroma > config.chroma_min
-    fill = sym[:, disc].mean(axis=1)
+    n_sym = sym.sum(axis=1)
+    fill = n_sym / disc.sum()
     # shape on the symbol's own scale: a pixel is 'inside' when its chroma exceeds half the symbol's
-    strong = np.percentile(np.where(disc[None], chroma, 0.0), config.strong_percentile, axis=1)
-    rel = chroma / np.maximum(strong, 1e-3)[:, None]
-    shape_px = rel > config.shape_level
+    k = int(round(config.strong_percentile / 100.0 * (chroma.shape[1] - 1)))
+    strong = np.partition(chroma, k, axis=1)[:, k]
+    shape_px = chroma > config.shape_level * np.maximum(strong, 1e-3)[:, None]
     c_fill = shape_px[:, centre].mean(axis=1)
     o_fill = shape_px[:, outer].mean(axis=1)
-    ang = np.arctan2(off[outer, 1], off[outer, 0])
-    w_out = np.clip(rel[:, outer], 0.0, 1.0)
-    tot = np.maximum(w_out.sum(axis=1), 1e-6)
-    m6 = np.abs((w_out * np.exp(6j * ang)[None]).sum(axis=1)) / tot
-    m12 = np.abs((w_out * np.exp(12j * ang)[None]).sum(axis=1)) / tot
+    mean_rgb = (dnorm * sym[..., None]).sum(axis=1) / np.maximum(n_sym, 1)[:, None]
+    hue = np.where(n_sym >= 3, hue_deg(mean_rgb), 0.0)
     names = list(hue_protos)
     proto = np.array([hue_protos[n] for n in names])
+    dist = np.abs((proto[None, :] - hue[:, None] + 180.0) % 360.0 - 180.0)  # (N, 6)
+    order = np.argsort(dist, axis=1)
+    d0 = np.take_along_axis(dist, order[:, :1], axis=1)[:, 0]
+    d1 = np.take_along_axis(dist, order[:, 1:2], axis=1)[:, 0]
+    margin = d1 - d0
+    face_all = white.mean(axis=1)
+    all_inside = inside.all(axis=1)
     out = []
     for i in range(len(centres_mm)):
-        face = float(white[i].mean())
-        if not inside[i].all():
+        face = float(face_all[i])
+        if not all_inside[i]:
             out.append(CellReading(None, 0.0, 0.0, 0.0, 0.0, 0.0, "", face, "outside the photo"))
             continue
-        m = sym[i] & disc
-        if m.sum() >= 3:
-            mean_rgb = norm[i][m].mean(axis=0)
-            hue = float(hue_deg(mean_rgb)[0])
-        else:
-            hue = 0.0
-        dist = np.abs((proto - hue + 180.0) % 360.0 - 180.0)
-        order = np.argsort(dist)
-        margin = float(dist[order[1]] - dist[order[0]])
         f = float(fill[i])
+        cf, of, h_i = float(c_fill[i]), float(o_fill[i]), float(hue[i])
         doubt = ""
         if face < config.min_face:
             doubt = "dark cell face (shadow or hand)"
@@ -253,16 +244,15 @@ def read_cells(
             if f > config.fill_doubt[0] and not doubt:
                 doubt = f"faint colour ({f:.2f} of the symbol disc)"
         else:
-            colour = names[int(order[0])]
-            shape = shape_family(float(c_fill[i]), float(o_fill[i]))
+            colour = names[int(order[i, 0])]
+            shape = shape_family(cf, of)
             if f < config.fill_doubt[1] and not doubt:
                 doubt = f"weak symbol ({f:.2f} of the symbol disc)"
-            elif dist[order[0]] > config.hue_max_deg and not doubt:
-                doubt = f"hue {hue:.0f} deg is far from every symbol colour"
-            elif margin < config.hue_margin_deg and not doubt:
-                doubt = f"hue {hue:.0f} deg between {names[int(order[0])]} and {names[int(order[1])]}"
-            elif not shape_agrees(colour, float(c_fill[i]), float(o_fill[i])) and not doubt:
+            elif d0[i] > config.hue_max_deg and not doubt:
+                doubt = f"hue {h_i:.0f} deg is far from every symbol colour"
+            elif margin[i] < config.hue_margin_deg and not doubt:
+                doubt = f"hue {h_i:.0f} deg between {colour} and {names[int(order[i, 1])]}"
+            elif not shape_agrees(colour, cf, of) and not doubt:
                 doubt = f"colour reads {colour} but the symbol's shape reads {shape}"
-        out.append(CellReading(colour, f, hue, margin, float(c_fill[i]), float(o_fill[i]), shape, face, doubt,
-                               float(m6[i]), float(m12[i])))
+        out.append(CellReading(colour, f, h_i, float(margin[i]), cf, of, shape, face, doubt))
     return out

@@ -12,13 +12,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from components import DEFAULT_PATH
 from geometry.hexgrid import Cell, HexBoardPose, cells_within
 from scoring.ingenious import FULL_RADIUS, START_CELLS, Board
 from vision.hexboard import BoardFit, HexBoardConfig, HexBoardSpec, TopView, find_board, refine, top_view
 from vision.hexboard_cells import HUE_DEG, CellReadConfig, CellReading, read_cells
-
-COMPONENTS_PATH = DEFAULT_PATH.with_name("ingenious.json")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,185 @@
+"""Ingenious glue: context parsing, detection (before/after photos), judgement, overlay, renders."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from calibration.markers import MarkerLayout
+from components import load_components
+from geometry.hexgrid import HexBoardPose, hexagon_board_mm
+from judge.errors import BadInput, CannotJudge
+from judge.games import Frame, GameSpec
+from judge.timing import StageTimer
+from scoring.flags import Flag
+from scoring.ingenious_judge import IngeniousContext, IngeniousState, adjudicate
+
+SYMBOL_DRAW_RGB = {
+    "red": (225, 40, 45), "orange": (245, 135, 20), "yellow": (245, 210, 20), "green": (40, 160, 70),
+    "blue": (40, 95, 215), "purple": (140, 60, 175),
+}
+
+
+def marker_layout() -> MarkerLayout:
+    """The Ingenious marker layout (640 x 560 mm around the radius-7 board, components)."""
+    comp = load_components()
+    cal = comp["ingenious"]["calibration"]
+    base = comp["calibration"]
+    return MarkerLayout(
+        dictionary=base["aruco_dictionary"],
+        side_mm=float(base["marker_side_mm"]),
+        centres_mm={int(k): (float(v[0]), float(v[1])) for k, v in cal["marker_centres_mm"].items()},
+    )
+
+
+def parse_context(obj: dict | None) -> IngeniousContext:
+    """Validate an Ingenious context (``BadInput`` naming the field)."""
+    try:
+        return IngeniousContext.from_json(obj)
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+
+
+def _calibrated(frame: Frame):
+    """The frame's table calibration (made in the Ingenious marker layout by the pipeline)."""
+    if frame.calibration is None:
+        raise CannotJudge(f"{frame.source or 'photo'}: no table frame from the markers ({frame.calibration_error}); "
+                          "Ingenious needs the four markers of its 640 x 560 mm layout")
+    return frame.calibration
+
+
+def detect(frames: list[Frame], ctx: IngeniousContext, timer: StageTimer) -> IngeniousState:
+    """Photos (before, after; or after alone with ``placed``) -> what the camera read.
+
+    Raises
+    ------
+    BadInput
+        Not a photo pair (and no ``placed``), or photos of different sizes.
+    CannotJudge
+        No table frame, or no board found.
+    """
+    from vision.ingenious import read_board
+
+    if len(frames) not in (1, 2):
+        raise BadInput(f"ingenious takes 2 photos (before, after) or 1 with 'placed' in the context, not {len(frames)}")
+    if len(frames) == 1 and ctx.placed is None:
+        raise BadInput("one photo needs the context field 'placed' ([[q, r], [q, r]]); or give before and after")
+    if len(frames) == 2 and frames[0].image_rgb.shape != frames[1].image_rgb.shape:
+        raise BadInput("the before and after photos differ in size: not a photo pair from one camera")
+    readings = []
+    prior = None
+    for k, frame in enumerate(frames):
+        cal = _calibrated(frame)
+        with timer.stage(f"board_{k + 1}" if len(frames) > 1 else "board"):
+            rd = read_board(frame.image_rgb, cal, prior=prior)
+        readings.append(rd)
+        prior = rd.pose
+    notes = []
+    vflags = []
+    doubtful: dict = {}
+    for k, rd in enumerate(readings):
+        name = ("before", "after")[k] if len(readings) == 2 else "after"
+        notes.append(f"{name}: board centre ({rd.pose.centre_mm[0]:.1f}, {rd.pose.centre_mm[1]:.1f}) mm, "
+                     f"rotation {rd.pose.rotation_deg:.1f} deg, {rd.landmarks_read}/6 printed symbols read"
+                     + (" (pose refined from the before photo)" if rd.refined else ""))
+        for f in rd.flags:
+            vflags.append(Flag("board_pose", f"{name} photo: {f}"))
+        for c, why in rd.doubtful().items():
+            doubtful.setdefault(c, f"{name}: {why}")
+    after = readings[-1]
+    return IngeniousState(
+        after=after.board(),
+        before=readings[0].board() if len(readings) == 2 else None,
+        doubtful=doubtful,
+        notes=tuple(notes),
+        vision_flags=tuple(vflags),
+        pose=after.pose.to_json(),
+    )
+
+
+def state_from_json(obj: dict) -> IngeniousState:
+    if not isinstance(obj, dict) or "after" not in obj:
+        raise BadInput('state: expected an Ingenious state with "after" (and "before")')
+    return IngeniousState.from_json(obj)
+
+
+def judge(state: IngeniousState, ctx: IngeniousContext) -> dict:
+    return adjudicate(state, ctx)
+
+
+def overlay(frame: Frame, state: IngeniousState, result: dict) -> np.ndarray:
+    """The board outline, every tile hex read, the placed hexes, each counted line with its count,
+    and '?' on every cell in doubt. Returns a new RGB uint8 image."""
+    img = frame.image_rgb.copy()
+    if state.pose is None:
+        return img
+    try:
+        cal = _calibrated(frame)
+    except CannotJudge:
+        return img
+    pose = HexBoardPose.from_json(state.pose)
+    s = max(1, int(round(max(img.shape[:2]) / 1000)))
+    tile_z = 6.0
+
+    def px(cells, z=tile_z):
+        return cal.mm_to_px_at_height(pose.cell_centres_mm(np.asarray(cells, dtype=np.float64)), z)
+
+    def hex_px(cell, z=tile_z, scale=1.0):
+        centre_board = pose.to_board(pose.cell_centres_mm(np.asarray([cell], dtype=np.float64)))[0]
+        corners = hexagon_board_mm(centre_board, scale * pose.pitch_mm / np.sqrt(3.0))
+        return np.round(cal.mm_to_px_at_height(pose.to_table(corners), z)).astype(np.int32)
+
+    for h in result.get("board", []):
+        c = px([h["qr"]])[0]
+        cv2.circle(img, (int(c[0]), int(c[1])), 4 * s, SYMBOL_DRAW_RGB.get(h["colour"], (128, 128, 128)), -1,
+                   cv2.LINE_AA)
+        cv2.circle(img, (int(c[0]), int(c[1])), 4 * s, (0, 0, 0), 1, cv2.LINE_AA)
+    for h in result.get("placed", []):
+        cv2.polylines(img, [hex_px(h["qr"], scale=0.95)], True, (255, 255, 255), 3 * s, cv2.LINE_AA)
+        cv2.polylines(img, [hex_px(h["qr"], scale=0.95)], True, (255, 0, 200), s, cv2.LINE_AA)
+    for ln in result.get("lines", []):
+        pts = px([ln["start"]] + ln["cells"])
+        p = np.round(pts).astype(np.int32)
+        col = SYMBOL_DRAW_RGB.get(ln["colour"], (255, 255, 255))
+        cv2.polylines(img, [p], False, (255, 255, 255), 5 * s, cv2.LINE_AA)
+        cv2.polylines(img, [p], False, col, 2 * s, cv2.LINE_AA)
+        end = p[-1]
+        text = str(ln["count"])
+        cv2.putText(img, text, (int(end[0]) + 6 * s, int(end[1]) - 6 * s), cv2.FONT_HERSHEY_SIMPLEX, 0.7 * s,
+                    (0, 0, 0), 4 * s, cv2.LINE_AA)
+        cv2.putText(img, text, (int(end[0]) + 6 * s, int(end[1]) - 6 * s), cv2.FONT_HERSHEY_SIMPLEX, 0.7 * s,
+                    (255, 255, 255), s, cv2.LINE_AA)
+    for c in state.doubtful:
+        p = px([c])[0]
+        cv2.putText(img, "?", (int(p[0]) - 5 * s, int(p[1]) + 6 * s), cv2.FONT_HERSHEY_SIMPLEX, 0.8 * s,
+                    (255, 0, 0), 2 * s, cv2.LINE_AA)
+    bad = [c for f in result.get("flags", []) for c in f.get("cells", []) if isinstance(c, list) and len(c) == 2]
+    for c in bad:
+        cv2.polylines(img, [hex_px(c, scale=1.0)], True, (255, 40, 40), 2 * s, cv2.LINE_AA)
+    return img
+
+
+def render(seed: int) -> tuple[np.ndarray, dict]:
+    """Seeded synthetic after photo and its truth (context with ``placed``: one photo is judged)."""
+    from synth.ingenious import render_pair
+
+    pair = render_pair(seed)
+    truth = dict(pair.truth)
+    ctx = dict(truth["context"])
+    ctx["placed"] = [h["qr"] for h in truth["expected"].get("placed", [])] if not truth["expected"].get(
+        "flagged") else ctx.get("placed")
+    truth["context"] = ctx
+    return pair.after_rgb, truth
+
+
+SPEC = GameSpec(
+    name="ingenious",
+    parse_context=parse_context,
+    detect=detect,
+    state_from_json=state_from_json,
+    adjudicate=judge,
+    overlay=overlay,
+    render=render,
+    images="2 (before, after) or 1 with 'placed' in the context",
+    marker_layout=marker_layout,
+)
