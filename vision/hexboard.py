@@ -76,6 +76,9 @@ class HexBoardConfig:
         Landmarks that must read their colour for a confident pose.
     refine_step_deg : float
         Rotation steps of the contrast search.
+    rotation_radius_frac : float
+        The rotation is measured on the board only: pixels this fraction of its extent around the hint
+        (the table's grain or cloth weave must not count).
     rotation_span_deg, refine_span_deg : float
         The contrast search covers +- this around the gradient estimate (first photo) or the
         prior pose (next photos).
@@ -92,6 +95,7 @@ class HexBoardConfig:
     min_landmarks: int = 5
     refine_step_deg: float = 0.25
     rotation_span_deg: float = 2.5
+    rotation_radius_frac: float = 0.7
     refine_span_deg: float = 0.75
     rotation_stride: int = 2
     fold_stride: int = 2
@@ -299,7 +303,10 @@ def lattice_fit(view: TopView, spec: HexBoardSpec, centre_guess_mm, config: HexB
     if rotation_deg is None:
         small = cv2.resize(gray, None, fx=1.0 / config.rotation_stride, fy=1.0 / config.rotation_stride,
                            interpolation=cv2.INTER_AREA)
-        rotation_deg, _ = rotation_mod60(small, small > 0)
+        xy_s = view.pixel_mm(config.rotation_stride)[: small.shape[0], : small.shape[1]]
+        near = np.linalg.norm(xy_s - np.asarray(centre_guess_mm, dtype=np.float64), axis=-1)
+        inside = (small > 0) & (near < config.rotation_radius_frac * spec.extent_mm)
+        rotation_deg, _ = rotation_mod60(small, inside)
         span = config.rotation_span_deg if span_deg is None else span_deg
     else:
         span = config.refine_span_deg if span_deg is None else span_deg
