@@ -24,16 +24,16 @@ OUTER_FILL = {
     "red": (0.72, 1.01),
     "orange": (0.0, 0.55),
     "yellow": (0.0, 0.55),
-    "green": (0.38, 0.86),
+    "green": (0.3, 0.95),
     "blue": (0.6, 1.01),
-    "purple": (0.38, 0.86),
+    "purple": (0.25, 0.85),
 }
 HOLLOW = {"blue"}
 
 # Hue of each symbol over the tile face as photographed (opponent-space angle, degrees): the
 # component colours through a camera's tone curve; measured on rendered tune photos. A profile may
 # replace them (a user's own tiles).
-HUE_DEG = {"red": 356.0, "orange": 20.0, "yellow": 47.0, "green": 145.0, "blue": 220.0, "purple": 284.0}
+HUE_DEG = {"red": 356.0, "orange": 22.0, "yellow": 47.0, "green": 145.0, "blue": 220.0, "purple": 284.0}
 
 
 @dataclass(frozen=True)
@@ -199,7 +199,7 @@ def read_cells(
     ring = (r >= config.face_ring_mm[0]) & (r <= config.face_ring_mm[1])
     ring_pix = pix[:, ring]  # (N, R, 3)
     bright = ring_pix.sum(axis=2)
-    top = bright >= bright.mean(axis=1, keepdims=True)  # the brighter part of the ring: the face
+    top = bright >= bright.mean(axis=1, keepdims=True) - 1e-4  # the brighter part of the ring: the face
     white = (ring_pix * top[..., None]).sum(axis=1) / np.maximum(top.sum(axis=1), 1)[:, None]  # (N, 3)
     white = np.maximum(white, 1e-3)
     disc = r <= config.symbol_r_mm
