@@ -159,7 +159,19 @@ def _placement(state: IngeniousState, ctx: IngeniousContext) -> tuple[tuple[Hex,
     radius = ctx.radius
     if state.before is not None:
         chk = check_placement(state.before, state.after, radius)
-        return chk.placed, list(chk.flags), state.before
+        if chk.valid or not state.doubtful:
+            return chk.placed, list(chk.flags), state.before
+        # the cells read with doubt (a hand, glare) left out: is the rest one clean placement?
+        drop = set(state.doubtful)
+        keep_b = Board.of({c: v for c, v in state.before.cells().items() if c not in drop})
+        keep_a = Board.of({c: v for c, v in state.after.cells().items() if c not in drop})
+        clean = check_placement(keep_b, keep_a, radius)
+        if not clean.valid:
+            return chk.placed, list(chk.flags), state.before
+        unread = [list(c) for c in sorted(drop)]
+        note = Flag("contested", "the placement is clean only with the cells in doubt left out of the comparison: "
+                    "check them", {"cells": unread})
+        return clean.placed, [note], state.before
     cells = state.after.cells()
     assert ctx.placed is not None
     missing = [list(c) for c in ctx.placed if c not in cells]

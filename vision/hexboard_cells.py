@@ -50,6 +50,13 @@ class CellReadConfig:
         Radius of the centre zone (filled for every symbol but the ring).
     outer_ring_mm : (float, float)
         Zone of the symbol's outer part (full for disc/hexagon/ring, broken for sun/star/flower).
+    noise_factor : float
+        The symbol threshold is at least this many times the face ring's median chroma (noise).
+    foreign_face : float
+        Relative chroma of a cell's face against the median face above which the cell is covered by
+        something else (a hand): doubt.
+    checker : bool
+        Sample every other pixel (a checkerboard): half the work, the same fractions.
     chroma_min : float
         A pixel belongs to the symbol when its chroma over the white reference exceeds this.
     fill_occupied : float
@@ -70,6 +77,9 @@ class CellReadConfig:
     outer_ring_mm: tuple[float, float] = (6.8, 9.2)
     chroma_min: float = 0.1
     strong_percentile: float = 90.0
+    checker: bool = True
+    noise_factor: float = 3.0
+    foreign_face: float = 0.22
     shape_level: float = 0.5
     fill_occupied: float = 0.16
     fill_doubt: tuple[float, float] = (0.08, 0.24)
@@ -158,12 +168,14 @@ def shape_agrees(colour: str, centre_fill: float, outer_fill: float) -> bool:
     return lo <= outer_fill <= hi
 
 
-def _offsets(mm_per_px: float, r_max: float) -> tuple[np.ndarray, np.ndarray]:
+def _offsets(mm_per_px: float, r_max: float, checker: bool = False) -> tuple[np.ndarray, np.ndarray]:
     n = int(np.ceil(r_max / mm_per_px))
     d = np.arange(-n, n + 1)
     dx, dy = np.meshgrid(d, d)
     r = np.hypot(dx, dy) * mm_per_px
     keep = r <= r_max
+    if checker:
+        keep &= (dx + dy) % 2 == 0
     return np.stack([dx[keep], dy[keep]], axis=1), r[keep]
 
 
@@ -189,7 +201,7 @@ def read_cells(
     """
     if len(centres_mm) == 0:
         return []
-    off, r = _offsets(view.mm_per_px, config.face_ring_mm[1])
+    off, r = _offsets(view.mm_per_px, config.face_ring_mm[1], config.checker)
     c_px = np.round(view.to_px(centres_mm)).astype(np.int64)
     h, w = view.valid.shape
     xs = np.clip(c_px[:, None, 0] + off[None, :, 0], 0, w - 1)
@@ -207,7 +219,16 @@ def read_cells(
     outer = (r[disc] >= config.outer_ring_mm[0]) & (r[disc] <= config.outer_ring_mm[1])
     dnorm = pix[:, disc] / white[:, None, :]  # (N, D, 3)
     chroma = dnorm.max(axis=2) - dnorm.min(axis=2)
-    sym = chroma > config.chroma_min
+    # sensor noise: the chroma of the face ring itself (achromatic) sets each cell's threshold
+    rnorm = ring_pix[:, ::2] / white[:, None, :]
+    ring_chroma = rnorm.max(axis=2) - rnorm.min(axis=2)
+    noise = np.median(ring_chroma, axis=1)
+    thr = np.maximum(config.chroma_min, config.noise_factor * noise)
+    sym = chroma > thr[:, None]
+    # a face far from the board's and tiles' near-neutral faces is a hand or an object over the cell
+    ref = np.median(white, axis=0)
+    rel_face = white / np.maximum(ref, 1e-3)[None, :]
+    foreign = (rel_face.max(axis=1) - rel_face.min(axis=1)) / np.maximum(rel_face.max(axis=1), 1e-3)
     n_sym = sym.sum(axis=1)
     fill = n_sym / disc.sum()
     # shape on the symbol's own scale: a pixel is 'inside' when its chroma exceeds half the symbol's
@@ -238,6 +259,8 @@ def read_cells(
         doubt = ""
         if face < config.min_face:
             doubt = "dark cell face (shadow or hand)"
+        elif foreign[i] > config.foreign_face:
+            doubt = "the cell's face is not board or tile colour (a hand or an object over it?)"
         if f < config.fill_occupied:
             colour = None
             shape = ""
