@@ -15,7 +15,7 @@ from judge.errors import BadInput, CannotJudge
 from judge.games import GAME_NAMES, get_game
 from judge.images import decode_image
 from judge.pipeline import adjudicate, judge_images, state_from_json
-from ui import carrotain_session, cmyk_session, kaleido_session
+from ui import carrotain_session, cmyk_session, ingenious_page, kaleido_session
 from ui.editor import apply_tables, state_tables
 from ui.forms import FORMS
 from ui.history import open_ledger, show_history
@@ -27,6 +27,7 @@ SESSION_PANELS = {
     "carrotain": carrotain_session.session_panel,
     "kaleido": kaleido_session.session_panel,
     "cmyk": cmyk_session.session_panel,
+    "ingenious": ingenious_page.session_panel,
 }
 
 
@@ -41,6 +42,9 @@ def photos_for(game: str) -> tuple[list[Photo], dict | None]:
             if st.checkbox("Use a before photo", key="use-before"):
                 before = photo_input(game, key="before", label="Before photo")
         photos = ([before] if before else []) + [photo_input(game, key="photo", label="Challenge photo")]
+    elif game == "ingenious":
+        photos = [photo_input(game, key="before", label="Before the move"),
+                  photo_input(game, key="photo", label="After the move")]
     else:
         photos = [photo_input(game, key="photo", label="Table photo")]
     sample_ctx = next((p.context for p in photos if p is not None and p.context), None)

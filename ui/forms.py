@@ -94,4 +94,11 @@ def cmyk_context(default: dict | None) -> dict:
     return ctx
 
 
-FORMS = {"carrotain": carrotain_context, "kaleido": kaleido_context, "cmyk": cmyk_context}
+def ingenious_context(default: dict | None) -> dict:
+    from ui.ingenious_page import ingenious_context as form
+
+    return form(default)
+
+
+FORMS = {"carrotain": carrotain_context, "kaleido": kaleido_context, "cmyk": cmyk_context,
+         "ingenious": ingenious_context}

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-TITLES = {"carrotain": "Carrotain (星をなくしたキャロテイン)", "kaleido": "Kaleido (かれいど)", "cmyk": "CMYK!"}
+TITLES = {"carrotain": "Carrotain (星をなくしたキャロテイン)", "kaleido": "Kaleido (かれいど)", "cmyk": "CMYK!",
+          "ingenious": "Ingenious (頭脳絶好調)"}
 
 
 def show_carrotain(result: dict) -> None:
@@ -46,7 +47,13 @@ def show_cmyk(result: dict) -> None:
         st.table(rows)
 
 
-SHOW = {"carrotain": show_carrotain, "kaleido": show_kaleido, "cmyk": show_cmyk}
+def show_ingenious(result: dict) -> None:
+    from ui.ingenious_page import show_ingenious as show
+
+    show(result)
+
+
+SHOW = {"carrotain": show_carrotain, "kaleido": show_kaleido, "cmyk": show_cmyk, "ingenious": show_ingenious}
 
 
 def show_result(game: str, result: dict) -> None:
