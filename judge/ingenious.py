@@ -40,12 +40,15 @@ def parse_context(obj: dict | None) -> IngeniousContext:
         raise BadInput(str(exc)) from None
 
 
-def _calibrated(frame: Frame):
-    """The frame's table calibration (made in the Ingenious marker layout by the pipeline)."""
-    if frame.calibration is None:
-        raise CannotJudge(f"{frame.source or 'photo'}: no table frame from the markers ({frame.calibration_error}); "
-                          "Ingenious needs the four markers of its 640 x 560 mm layout")
-    return frame.calibration
+def _markerless(frame: Frame):
+    """The board's rim as the frame when the markers are missing; CannotJudge when that fails too."""
+    from vision.ingenious import read_board_markerless
+
+    got = read_board_markerless(frame.image_rgb)
+    if got is None:
+        raise CannotJudge(f"{frame.source or 'photo'}: no table frame from the markers ({frame.calibration_error}) "
+                          "and no board rim with its printed symbols found (markerless fallback)")
+    return got[0]
 
 
 def detect(frames: list[Frame], ctx: IngeniousContext, timer: StageTimer) -> IngeniousState:
@@ -69,11 +72,13 @@ def detect(frames: list[Frame], ctx: IngeniousContext, timer: StageTimer) -> Ing
     readings = []
     prior = None
     for k, frame in enumerate(frames):
-        cal = _calibrated(frame)
         with timer.stage(f"board_{k + 1}" if len(frames) > 1 else "board"):
-            rd = read_board(frame.image_rgb, cal, prior=prior)
+            if frame.calibration is None:
+                rd = _markerless(frame)
+            else:
+                rd = read_board(frame.image_rgb, frame.calibration, prior=prior)
         readings.append(rd)
-        prior = rd.pose
+        prior = rd.pose if frame.calibration is not None else None
     notes = []
     vflags = []
     doubtful: dict = {}
@@ -83,7 +88,7 @@ def detect(frames: list[Frame], ctx: IngeniousContext, timer: StageTimer) -> Ing
                      f"rotation {rd.pose.rotation_deg:.1f} deg, {rd.landmarks_read}/6 printed symbols read"
                      + (" (pose refined from the before photo)" if rd.refined else ""))
         for f in rd.flags:
-            vflags.append(Flag("board_pose", f"{name} photo: {f}"))
+            vflags.append(Flag("markerless" if f.startswith("markerless") else "board_pose", f"{name} photo: {f}"))
         for c, why in rd.doubtful().items():
             doubtful.setdefault(c, f"{name}: {why}")
     after = readings[-1]
@@ -113,10 +118,15 @@ def overlay(frame: Frame, state: IngeniousState, result: dict) -> np.ndarray:
     img = frame.image_rgb.copy()
     if state.pose is None:
         return img
-    try:
-        cal = _calibrated(frame)
-    except CannotJudge:
-        return img
+    if frame.calibration is not None:
+        cal = frame.calibration
+    else:
+        from vision.ingenious import read_board_markerless
+
+        got = read_board_markerless(frame.image_rgb)
+        if got is None:
+            return img
+        cal = got[1]
     pose = HexBoardPose.from_json(state.pose)
     s = max(1, int(round(max(img.shape[:2]) / 1000)))
     tile_z = 6.0

@@ -111,3 +111,19 @@ def test_empty_cells_read_empty():
     view = TopView(img, img.mean(axis=2).astype(np.float32), (0.0, 0.0), 1.0, 6.0)
     got = read_cells(view, np.array([[20.0, 20.0], [60.0, 20.0], [100.0, 20.0]]), HUE_DEG)
     assert [r.colour for r in got] == [None, None, None]
+
+
+def test_markerless_fallback_from_the_board_rim(pairs):
+    p = pairs[0]
+    imgs = []
+    for rgb in (p.before_rgb, p.after_rgb):
+        img = rgb.copy()
+        for cs in p.after_photo.marker_corners_px.values():
+            c = np.asarray(cs)
+            m = c.mean(axis=0)
+            cv2.fillConvexPoly(img, np.round((c - m) * 1.8 + m).astype(np.int32), (120, 110, 100))
+        imgs.append(img)
+    out = judge_images(get_game("ingenious"), [(imgs[0], "b"), (imgs[1], "a")], p.truth["context"]).result
+    assert "markerless" in {f["code"] for f in out["flags"]}
+    assert sorted(map(str, out["placed"])) == sorted(map(str, p.truth["expected"]["placed"]))
+    assert out["move_points"] == p.truth["expected"]["move_points"]

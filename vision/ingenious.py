@@ -8,7 +8,7 @@ symbols are read on the board face and must agree with the pose.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -37,6 +37,8 @@ class IngeniousVisionConfig:
         Usual board centre in the marker layout (components: 640 x 560 mm layout, centre 320, 280).
     max_refine_shift_mm : float
         A pose refined on the next photo may move this far before the full search runs again.
+    rim_mm : float
+        Width of the board's printed rim (components), for the markerless fallback.
     """
 
     board: HexBoardConfig = HexBoardConfig()
@@ -47,6 +49,7 @@ class IngeniousVisionConfig:
     pitch_mm: float = 31.0
     centre_hint_mm: tuple[float, float] = (320.0, 280.0)
     max_refine_shift_mm: float = 12.0
+    rim_mm: float = 16.0
 
     def spec(self) -> HexBoardSpec:
         return HexBoardSpec(self.pitch_mm, FULL_RADIUS, self.board_top_mm, dict(START_CELLS), self.centre_hint_mm)
@@ -155,3 +158,36 @@ def read_board(image_rgb: np.ndarray, calibration, config: IngeniousVisionConfig
         flags=tuple(flags),
         refined=refined,
     )
+
+
+def read_board_markerless(image_rgb: np.ndarray, config: IngeniousVisionConfig = IngeniousVisionConfig()
+                          ) -> tuple[BoardReading, object] | None:
+    """No markers: the board's rim gives the frame (see ``vision.hexboard_markerless``).
+
+    Returns the reading and the plane calibration it used, or None when no rim hexagon is found or
+    no turn puts the printed symbols on their colours.
+    """
+    from vision.hexboard_markerless import board_outline_mm, candidate_frames, rim_corners_px
+
+    corners = rim_corners_px(image_rgb)
+    if corners is None:
+        return None
+    h, w = image_rgb.shape[:2]
+    outline = board_outline_mm(FULL_RADIUS, config.pitch_mm, config.rim_mm)
+    read = landmark_reader(config)
+    lm = np.array(list(START_CELLS), dtype=np.float64)
+    pose0 = HexBoardPose(config.centre_hint_mm, 0.0, config.pitch_mm)
+    best = None
+    for cal in candidate_frames(corners, outline, config.centre_hint_mm, (w, h)):
+        view = top_view(image_rgb, cal, config.centre_hint_mm, FULL_RADIUS * config.pitch_mm + config.pitch_mm,
+                        config.board_top_mm, config.board.mm_per_px)
+        got = read(view, pose0.cell_centres_mm(lm))
+        n_ok = sum(1 for g, want in zip(got, START_CELLS.values(), strict=True) if g == want)
+        if best is None or n_ok > best[0]:
+            best = (n_ok, cal)
+    if best is None or best[0] < config.board.min_landmarks - 1:
+        return None
+    cal = best[1]
+    reading = read_board(image_rgb, cal, config, prior=pose0)
+    flags = reading.flags + ("markerless: the frame comes from the board's rim, tile heights are ignored",)
+    return replace(reading, flags=flags), cal
