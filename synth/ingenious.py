@@ -265,6 +265,7 @@ def sample_scene(rng: np.random.Generator, config: IngeniousSceneConfig = Ingeni
     mover = game.mover
     first_round = game.in_first_round
     invalid = None
+    moved_index = None
     move_tiles: list[dict] = []
     g2, extra = _play(rng, game, bag, 1)
     move_tiles += extra
@@ -274,13 +275,16 @@ def sample_scene(rng: np.random.Generator, config: IngeniousSceneConfig = Ingeni
             move_tiles += more
             invalid = "two_tiles"
         elif tiles:
-            t = tiles.pop(int(rng.integers(len(tiles))))
-            invalid = "moved_tile"
-            free = [p for p in free_pairs(Board.of({**game.board.cells(), **{tuple(c): "x" for m in move_tiles
-                                                                               for c in m["cells"]}}), 7)]
+            # an earlier tile slid to another place between the photos (its hexes gone, two new ones)
+            moved = int(rng.integers(len(tiles)))
+            t = tiles[moved]
+            taken = {**game.board.cells(), **{tuple(c): "red" for m in move_tiles for c in m["cells"]}}
+            free = free_pairs(Board.of(taken), radius_for(n, team))
             if free:
                 a, b = free[int(rng.integers(len(free)))]
                 move_tiles.append({"cells": [list(a), list(b)], "colours": t["colours"], "player": t["player"]})
+                invalid = "moved_tile"
+                moved_index = moved
     cx, cy = load_components()["ingenious"]["calibration"]["board_centre_mm"]
     jx, jy = config.centre_jitter_mm
     pose = HexBoardPose((float(cx + rng.uniform(-jx, jx)), float(cy + rng.uniform(-jy, jy))),
@@ -300,12 +304,19 @@ def sample_scene(rng: np.random.Generator, config: IngeniousSceneConfig = Ingeni
         "board": pose.to_json(),
         "tiles": tiles,
         "move_tiles": move_tiles,
+        "moved_tile": moved_index,
         "invalid": invalid,
     }
 
 
 def board_of(tiles: list[dict]) -> Board:
     return Board.of({tuple(c): col for t in tiles for c, col in zip(t["cells"], t["colours"], strict=True)})
+
+
+def after_tiles(scene: dict) -> list[dict]:
+    """The tiles on the after photo: the earlier ones (less a moved one) and the move's."""
+    moved = scene.get("moved_tile")
+    return [t for i, t in enumerate(scene["tiles"]) if i != moved] + scene["move_tiles"]
 
 
 @dataclass(frozen=True)
@@ -323,7 +334,7 @@ def expected_judgement(scene: dict) -> dict:
     from scoring.ingenious_judge import IngeniousContext, IngeniousState, adjudicate
 
     ctx = IngeniousContext.from_json(context_of(scene))
-    state = IngeniousState(after=board_of(scene["tiles"] + scene["move_tiles"]), before=board_of(scene["tiles"]))
+    state = IngeniousState(after=board_of(after_tiles(scene)), before=board_of(scene["tiles"]))
     out = adjudicate(state, ctx)
     out["flagged"] = scene["invalid"] is not None
     return out
@@ -349,7 +360,7 @@ def render_pair(seed: int, hard: bool = False, config: IngeniousSceneConfig = In
                              marker_layout=layout)
     before = render_photo([board, *tile_layers(pose, scene["tiles"])], cond, np.random.default_rng(seed + 1),
                           marker_layout=layout)
-    after = render_photo([board, *tile_layers(pose, scene["tiles"] + scene["move_tiles"])], cond,
+    after = render_photo([board, *tile_layers(pose, after_tiles(scene))], cond,
                          np.random.default_rng(seed + 2), marker_layout=layout)
     expected = expected_judgement(scene)
     truth = {"name": f"ingenious_synth_{seed}", "game": "ingenious",

@@ -43,11 +43,12 @@ def _truth_boards(doc: dict) -> tuple[dict, dict]:
                     cells[(int(c[0]), int(c[1]))] = col
             out.append(cells)
         return out[0], out[1]
-    before = {(int(c[0]), int(c[1])): col for t in sc["tiles"] for c, col in zip(t["cells"], t["colours"], strict=True)}
-    after = dict(before)
-    after.update({(int(c[0]), int(c[1])): col for t in sc["move_tiles"]
-                  for c, col in zip(t["cells"], t["colours"], strict=True)})
-    return before, after
+    from synth.ingenious import after_tiles
+
+    def cells(tiles):
+        return {(int(c[0]), int(c[1])): col for t in tiles for c, col in zip(t["cells"], t["colours"], strict=True)}
+
+    return cells(sc["tiles"]), cells(after_tiles(sc))
 
 
 def evaluate(items, verbose: bool = False) -> dict:
