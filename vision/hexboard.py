@@ -73,7 +73,9 @@ class HexBoardConfig:
     centre_search_cells : int
         Lattice nodes this many cells around the hint are tried as the centre cell.
     min_landmarks : int
-        Landmarks that must read their colour for a confident pose.
+        Landmarks that must read their colour for a confident pose ...
+    min_landmarks_clear, clear_margin : int
+        ... or at least this many, with every other candidate this many fewer.
     refine_step_deg : float
         Rotation steps of the contrast search.
     rotation_radius_frac : float
@@ -93,6 +95,8 @@ class HexBoardConfig:
     fold_radius_frac: float = 0.85
     centre_search_cells: int = 3
     min_landmarks: int = 5
+    min_landmarks_clear: int = 3
+    clear_margin: int = 2
     refine_step_deg: float = 0.25
     rotation_span_deg: float = 2.5
     rotation_radius_frac: float = 0.7
@@ -387,7 +391,9 @@ def _resolve(view, spec, node, rot60, contrast, read_landmarks, config) -> Board
     best = int(order[0])
     runner = int(scores[int(order[1])]) if len(order) > 1 else 0
     flags = []
-    if scores[best] < config.min_landmarks:
+    clear = scores[best] >= config.min_landmarks or (
+        scores[best] >= config.min_landmarks_clear and scores[best] - runner >= config.clear_margin)
+    if not clear:
         flags.append(f"only {scores[best]} of the {n} printed symbols read where the board should have them: "
                      "board position uncertain")
     if runner >= scores[best] and scores[best] > 0:
