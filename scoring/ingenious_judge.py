@@ -184,8 +184,72 @@ def _placement(state: IngeniousState, ctx: IngeniousContext) -> tuple[tuple[Hex,
     return placed, flags, before
 
 
+@dataclass(frozen=True)
+class IngeniousAdjudication:
+    """One placement judged; ``to_json`` is the CLI contract's judgement (``timings_ms`` excepted).
+
+    Attributes
+    ----------
+    placed : tuple of dict
+        ``{qr, colour}`` of the new hexes (two for a clean placement).
+    move_points : dict colour -> int
+        What the placement adds to the mover, after the cap.
+    colour_scores : dict player -> dict colour -> int
+        Everyone's scores after the move (partners share a board in the team game).
+    extra_placements : int
+        Thresholds reached in this placement ("Ingenious!").
+    board : tuple of dict
+        The tile hexes read after the move.
+    start_symbols : tuple of dict
+    lines : tuple of dict
+        Every counted line (start, direction, colour, count, cells, symbols).
+    ranking : tuple of str
+    ranking_detail : tuple of dict
+    scores : dict player -> int
+        Each player's lowest colour after the move.
+    flags : tuple of dict
+    explanation : tuple of str
+    game : str
+    """
+
+    placed: tuple
+    move_points: dict
+    colour_scores: dict
+    extra_placements: int
+    board: tuple
+    start_symbols: tuple
+    lines: tuple
+    ranking: tuple
+    ranking_detail: tuple
+    scores: dict
+    flags: tuple = ()
+    explanation: tuple = ()
+    game: str = "ingenious"
+
+    ORDER = ("game", "placed", "move_points", "colour_scores", "extra_placements", "board", "start_symbols", "lines",
+             "ranking", "ranking_detail", "scores", "flags", "explanation")
+
+    def to_json(self) -> dict:
+        out = {}
+        for k in self.ORDER:
+            v = getattr(self, k)
+            out[k] = list(v) if isinstance(v, tuple) else v
+        return out
+
+    @classmethod
+    def from_json(cls, obj: dict) -> IngeniousAdjudication:
+        """Inverse of :meth:`to_json` (fields outside the contract, such as ``timings_ms``, ignored)."""
+        kw = {k: (tuple(v) if isinstance(v, list) else v) for k, v in obj.items() if k in cls.ORDER}
+        return cls(**kw)
+
+
 def adjudicate(state: IngeniousState, ctx: IngeniousContext) -> dict:
     """The judgement of one placement in the CLI contract's fields (``timings_ms`` excepted)."""
+    return judge_placement(state, ctx).to_json()
+
+
+def judge_placement(state: IngeniousState, ctx: IngeniousContext) -> IngeniousAdjudication:
+    """The judgement of one placement, typed (see ``IngeniousAdjudication``)."""
     if state.before is None and ctx.placed is None:
         raise ValueError("one photo needs 'placed' in the context ([[q, r], [q, r]]); or give before and after")
     radius = ctx.radius
@@ -239,21 +303,20 @@ def adjudicate(state: IngeniousState, ctx: IngeniousContext) -> dict:
                           {"cells": [{"qr": list(c), "why": w} for c, w in sorted(state.doubtful.items())]}))
     ranking = rank(colour_scores)
     explanation += [f"decision: {d}" for d in DECISIONS]
-    return {
-        "game": "ingenious",
-        "placed": [h.to_json() for h in placed],
-        "move_points": move_points,
-        "colour_scores": colour_scores,
-        "extra_placements": extra,
-        "board": state.after.to_json(),
-        "start_symbols": [{"qr": list(c), "colour": v} for c, v in sorted(START_CELLS.items())],
-        "lines": lines,
-        "ranking": [r.name for r in ranking],
-        "ranking_detail": [r.to_json() for r in ranking],
-        "scores": {p: min(colour_scores[p][c] for c in COLOURS) for p in ctx.players},
-        "flags": [f.to_json() for f in flags],
-        "explanation": explanation,
-    }
+    return IngeniousAdjudication(
+        placed=tuple(h.to_json() for h in placed),
+        move_points=move_points,
+        colour_scores=colour_scores,
+        extra_placements=extra,
+        board=tuple(state.after.to_json()),
+        start_symbols=tuple({"qr": list(c), "colour": v} for c, v in sorted(START_CELLS.items())),
+        lines=tuple(lines),
+        ranking=tuple(r.name for r in ranking),
+        ranking_detail=tuple(r.to_json() for r in ranking),
+        scores={p: min(colour_scores[p][c] for c in COLOURS) for p in ctx.players},
+        flags=tuple(f.to_json() for f in flags),
+        explanation=tuple(explanation),
+    )
 
 
 # flags that make the change not one legal placement (never scored)
