@@ -184,6 +184,7 @@ def read_cells(
     centres_mm: np.ndarray,
     hue_protos: dict[str, float],
     config: CellReadConfig = CellReadConfig(),
+    groups: np.ndarray | None = None,
 ) -> list[CellReading]:
     """Read the symbol (or nothing) at each cell centre.
 
@@ -194,6 +195,9 @@ def read_cells(
     centres_mm : ndarray, shape (N, 2), table mm
     hue_protos : dict colour -> hue degrees (``prototypes``)
     config : CellReadConfig
+    groups : ndarray, shape (N,), int, optional
+        Cells whose bare faces look alike (a board's rings); each cell's face is compared with its
+        group's median face to find hands and objects.
 
     Returns
     -------
@@ -226,8 +230,11 @@ def read_cells(
     thr = np.maximum(config.chroma_min, config.noise_factor * noise)
     sym = chroma > thr[:, None]
     # a face far from the board's and tiles' near-neutral faces is a hand or an object over the cell
-    ref = np.median(white, axis=0)
-    rel_face = white / np.maximum(ref, 1e-3)[None, :]
+    groups = np.zeros(len(centres_mm), dtype=np.int64) if groups is None else np.asarray(groups)
+    ref = np.empty_like(white)
+    for g in np.unique(groups):
+        ref[groups == g] = np.median(white[groups == g], axis=0)
+    rel_face = white / np.maximum(ref, 1e-3)
     foreign = (rel_face.max(axis=1) - rel_face.min(axis=1)) / np.maximum(rel_face.max(axis=1), 1e-3)
     n_sym = sym.sum(axis=1)
     fill = n_sym / disc.sum()

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from geometry.hexgrid import Cell, HexBoardPose, cells_within
+from geometry.hexgrid import Cell, HexBoardPose, cells_within, ring
 from scoring.ingenious import FULL_RADIUS, START_CELLS, Board
 from vision.hexboard import BoardFit, HexBoardConfig, HexBoardSpec, TopView, find_board, refine, top_view
 from vision.hexboard_cells import HUE_DEG, CellReadConfig, CellReading, read_cells
@@ -147,7 +147,8 @@ def read_board(image_rgb: np.ndarray, calibration, config: IngeniousVisionConfig
     half = FULL_RADIUS * config.pitch_mm + config.pitch_mm
     tiles = top_view(image_rgb, calibration, pose.centre_mm, half, config.tile_top_mm, config.board.mm_per_px)
     cells = np.array(BOARD_CELLS, dtype=np.float64)
-    readings = read_cells(tiles, pose.cell_centres_mm(cells), protos, config.cells)
+    groups = np.array([min(ring(c), 5) for c in BOARD_CELLS])
+    readings = read_cells(tiles, pose.cell_centres_mm(cells), protos, config.cells, groups)
     lm = np.array(list(START_CELLS), dtype=np.float64)
     sym = read_cells(face, pose.cell_centres_mm(lm), protos, config.cells)
     return BoardReading(
