@@ -8,6 +8,7 @@ the cells in doubt); ``adjudicate`` gives the contract's fields.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from geometry.hexgrid import Cell, ring
 from scoring.flags import Flag
@@ -239,7 +240,8 @@ class IngeniousAdjudication:
     @classmethod
     def from_json(cls, obj: dict) -> IngeniousAdjudication:
         """Inverse of :meth:`to_json` (fields outside the contract, such as ``timings_ms``, ignored)."""
-        kw = {k: (tuple(v) if isinstance(v, list) else v) for k, v in obj.items() if k in cls.ORDER}
+        kw: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v) for k, v in obj.items()
+                              if k in cls.ORDER}
         return cls(**kw)
 
 

@@ -347,8 +347,8 @@ def context_of(scene: dict) -> dict:
 
 def render_pair(seed: int, hard: bool = False, config: IngeniousSceneConfig = IngeniousSceneConfig()) -> RenderedPair:
     """Seeded scene -> before and after photos and their truth."""
-    from judge.ingenious import marker_layout
     from synth.photo import render_photo, sample_conditions
+    from vision.ingenious import marker_layout
 
     rng = np.random.default_rng(seed)
     scene = sample_scene(rng, config)

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from geometry.hexgrid import HexBoardPose
-from judge.games import get_game
 from judge.pipeline import judge_images
+from judge.registry import game as get_game
 from synth.ingenious import IngeniousSceneConfig, draw_symbol, render_pair
 from vision.hexboard import TopView
 from vision.hexboard_cells import HUE_DEG, read_cells, shape_agrees
@@ -37,8 +37,7 @@ def test_pairs_judged_exactly(pairs):
 
 def test_pose_found_at_the_truth(pairs):
     from calibration.table import calibrate_from_markers
-    from judge.ingenious import marker_layout
-    from vision.ingenious import read_board
+    from vision.ingenious import marker_layout, read_board
 
     for p in pairs:
         truth = HexBoardPose.from_json(p.truth["scene"]["board"])

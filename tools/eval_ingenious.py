@@ -52,9 +52,9 @@ def _truth_boards(doc: dict) -> tuple[dict, dict]:
 
 
 def evaluate(items, verbose: bool = False) -> dict:
-    from judge.errors import BadInput, CannotJudge
-    from judge.games import get_game
+    from core.errors import BadInput, CannotJudge
     from judge.pipeline import judge_images
+    from judge.registry import game as get_game
     from scoring.ingenious import START_CELLS
     from vision.ingenious import BOARD_CELLS
 

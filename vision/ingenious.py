@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from geometry.hexgrid import Cell, HexBoardPose, cells_within, ring
-from scoring.ingenious import FULL_RADIUS, START_CELLS, Board
+from scoring.ingenious_state import FULL_RADIUS, START_CELLS, Board
 from vision.hexboard import BoardFit, HexBoardConfig, HexBoardSpec, TopView, find_board, refine, top_view
 from vision.hexboard_cells import HUE_DEG, CellReadConfig, CellReading, read_cells
 
@@ -88,6 +88,21 @@ class BoardReading:
     def doubtful(self) -> dict[Cell, str]:
         """Cells whose reading is in doubt, with the reason."""
         return {c: r.doubt for c, r in self.cells.items() if r.doubt}
+
+
+def marker_layout():
+    """The Ingenious marker layout (640 x 560 mm around the radius-7 board, components)."""
+    from calibration.markers import MarkerLayout
+    from components import load_components
+
+    comp = load_components()
+    cal = comp["ingenious"]["calibration"]
+    base = comp["calibration"]
+    return MarkerLayout(
+        dictionary=base["aruco_dictionary"],
+        side_mm=float(base["marker_side_mm"]),
+        centres_mm={int(k): (float(v[0]), float(v[1])) for k, v in cal["marker_centres_mm"].items()},
+    )
 
 
 BOARD_CELLS = tuple(c for c in cells_within(FULL_RADIUS) if c not in START_CELLS)

@@ -18,6 +18,9 @@ import streamlit as st
 
 from scoring.ingenious import COLOURS, Hex
 from scoring.ingenious_scores import CAP, TEAM_CAP, swap_right
+from ui.sources import Photo, photo_input
+
+GAME = "ingenious"
 
 DEFAULT_NAMES = ("Aki", "Ben", "Chika", "Dan")
 
@@ -35,7 +38,16 @@ def _ledger():
     return open_ledger()
 
 
-def ingenious_context(default: dict | None) -> dict:
+def photos() -> tuple[list[Photo], dict | None]:
+    """The photo before the move and the photo after it (the after photo alone needs 'placed')."""
+    before = photo_input(GAME, key="before", label="Before the move")
+    after = photo_input(GAME, key="photo", label="After the move")
+    got = [p for p in (before, after) if p is not None]
+    ctx = next((p.context for p in got if p.context), None)
+    return got, ctx
+
+
+def context_form(default: dict | None) -> dict:
     """Players (1 solo, 2-4, or the 2 v 2 team game); the mover, scores and first round come from the
     live game in the ledger when there is one, else from the form."""
     from ledger.ingenious import load_game
@@ -80,7 +92,7 @@ def score_bars(colour_scores: dict, team: bool = False) -> None:
     st.dataframe(rows, column_config=cfg, hide_index=True)
 
 
-def show_ingenious(result: dict) -> None:
+def result_panel(result: dict) -> None:
     """The move: placed hexes, points per colour, extra placements, scores after."""
     placed = ", ".join(f"{h['colour']} at ({h['qr'][0]},{h['qr'][1]})" for h in result.get("placed", []))
     moves = result.get("move_points", {})
@@ -161,3 +173,6 @@ def session_panel(led, context: dict, outcome: dict | None) -> None:
         st.download_button("Export the ledger (JSON)", Path(path).read_bytes(), file_name="table_judge_ledger.json",
                            mime="application/json", key="ig-export")
     st.caption("Moves recorded: " + json.dumps([r.summary.get("placed") for r in led.rounds(sid)])[:300])
+
+
+__all__ = ["context_form", "photos", "result_panel", "session_panel"]

@@ -1,35 +1,30 @@
-"""Ingenious glue: context parsing, detection (before/after photos), judgement, overlay, renders."""
+"""Ingenious's plugin: context, detection (before/after photos), the typed judgement, overlay."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import cv2
 import numpy as np
 
-from calibration.markers import MarkerLayout
-from components import load_components
+from core.errors import BadInput, CannotJudge
+from core.timing import StageTimer
 from geometry.hexgrid import HexBoardPose, hexagon_board_mm
-from judge.errors import BadInput, CannotJudge
-from judge.games import Frame, GameSpec
-from judge.timing import StageTimer
+from judge.plugin import Frame, GamePlugin
 from scoring.flags import Flag
-from scoring.ingenious_judge import IngeniousContext, IngeniousState, adjudicate
+from scoring.ingenious_judge import (
+    PLACEMENT_CODES,
+    IngeniousAdjudication,
+    IngeniousContext,
+    IngeniousState,
+    judge_placement,
+)
+from vision.ingenious import marker_layout
 
 SYMBOL_DRAW_RGB = {
     "red": (225, 40, 45), "orange": (245, 135, 20), "yellow": (245, 210, 20), "green": (40, 160, 70),
     "blue": (40, 95, 215), "purple": (140, 60, 175),
 }
-
-
-def marker_layout() -> MarkerLayout:
-    """The Ingenious marker layout (640 x 560 mm around the radius-7 board, components)."""
-    comp = load_components()
-    cal = comp["ingenious"]["calibration"]
-    base = comp["calibration"]
-    return MarkerLayout(
-        dictionary=base["aruco_dictionary"],
-        side_mm=float(base["marker_side_mm"]),
-        centres_mm={int(k): (float(v[0]), float(v[1])) for k, v in cal["marker_centres_mm"].items()},
-    )
 
 
 def parse_context(obj: dict | None) -> IngeniousContext:
@@ -108,16 +103,19 @@ def state_from_json(obj: dict) -> IngeniousState:
     return IngeniousState.from_json(obj)
 
 
-def judge(state: IngeniousState, ctx: IngeniousContext) -> dict:
-    return adjudicate(state, ctx)
+def adjudicate(state: IngeniousState, ctx: IngeniousContext) -> IngeniousAdjudication:
+    """The rules on what the photos showed (``scoring.ingenious_judge``); ValueError -> BadInput upstream."""
+    return judge_placement(state, ctx)
 
 
-def overlay(frame: Frame, state: IngeniousState, result: dict) -> np.ndarray:
-    """The board outline, every tile hex read, the placed hexes, each counted line with its count,
-    and '?' on every cell in doubt. Returns a new RGB uint8 image."""
+def annotate(frame: Frame, state: IngeniousState, adj: IngeniousAdjudication) -> np.ndarray:
+    """Every tile hex read, the placed hexes, each counted line with its count, '?' on every cell in
+    doubt and the flagged cells outlined, drawn from the judgement. Returns a new RGB uint8 image."""
+    result = adj.to_json()
     img = frame.image_rgb.copy()
     if state.pose is None:
         return img
+    cal: Any
     if frame.calibration is not None:
         cal = frame.calibration
     else:
@@ -169,27 +167,42 @@ def overlay(frame: Frame, state: IngeniousState, result: dict) -> np.ndarray:
     return img
 
 
-def render(seed: int) -> tuple[np.ndarray, dict]:
-    """Seeded synthetic after photo and its truth (context with ``placed``: one photo is judged)."""
-    from synth.ingenious import render_pair
-
-    pair = render_pair(seed)
-    truth = dict(pair.truth)
-    ctx = dict(truth["context"])
-    ctx["placed"] = [h["qr"] for h in truth["expected"].get("placed", [])] if not truth["expected"].get(
-        "flagged") else ctx.get("placed")
-    truth["context"] = ctx
-    return pair.after_rgb, truth
+def summary(result: dict) -> str:
+    """One line: the placement and its points, or why it was not scored."""
+    placed = " ".join(f"{h['colour']}({h['qr'][0]},{h['qr'][1]})" for h in result.get("placed", []))
+    pts = ", ".join(f"{c} +{v}" for c, v in result.get("move_points", {}).items()) or "no points"
+    bad = [f["code"] for f in result.get("flags", []) if f.get("code") in PLACEMENT_CODES]
+    if bad:
+        return f"not scored ({', '.join(bad)}): {placed or 'no new hex'}"
+    extra = result.get("extra_placements", 0)
+    return f"{placed}: {pts}" + (f", Ingenious! x{extra}" if extra else "")
 
 
-SPEC = GameSpec(
+def headline(result: dict) -> dict:
+    """The fields two judgements of the same pair must agree on."""
+    return {
+        "placed": sorted((h["qr"][0], h["qr"][1], h["colour"]) for h in result.get("placed", [])),
+        "move_points": dict(sorted(result.get("move_points", {}).items())),
+        "extra_placements": result.get("extra_placements", 0),
+        "not_scored": sorted(f["code"] for f in result.get("flags", []) if f.get("code") in PLACEMENT_CODES),
+    }
+
+
+PLUGIN = GamePlugin(
     name="ingenious",
+    title="Ingenious (頭脳絶好調)",
     parse_context=parse_context,
     detect=detect,
     state_from_json=state_from_json,
-    adjudicate=judge,
-    overlay=overlay,
-    render=render,
-    images="2 (before, after) or 1 with 'placed' in the context",
+    adjudicate=adjudicate,
+    adjudication_from_json=IngeniousAdjudication.from_json,
+    annotate=annotate,
+    summary=summary,
+    headline=headline,
+    photos="2 (before, after), or 1 (after) with 'placed' in the context",
+    ui_module="ui.games.ingenious",
+    camera_resolution="1080p",
+    order=40,
     marker_layout=marker_layout,
 )
+SPEC = PLUGIN
