@@ -368,3 +368,29 @@ def render_pair(seed: int, hard: bool = False, config: IngeniousSceneConfig = In
              "expected": expected, "render": {"renderer": "synth.photo", "hard": hard, "tilt_deg":
                                               float(cond.to_json().get("tilt_deg", 0.0) or 0.0)}}
     return RenderedPair(before.image_rgb, after.image_rgb, truth, after)
+
+
+def render_rack(seed: int, n_tiles: int = 6) -> tuple[np.ndarray, list[tuple[str, str]], object]:
+    """A photo of a rack: ``n_tiles`` tiles lying loose on the table inside the markers (no board).
+
+    Returns the photo (RGB uint8), the tiles (colour pairs, truth) and the renderer's photo.
+    """
+    from synth.photo import render_photo, sample_conditions
+    from vision.ingenious import marker_layout
+
+    rng = np.random.default_rng(seed)
+    bag = _tile_bag(rng)
+    rack = [bag.pop() for _ in range(n_tiles)]
+    pose = HexBoardPose((320.0 + float(rng.uniform(-20, 20)), 280.0 + float(rng.uniform(-20, 20))),
+                        float(rng.uniform(0, 360)), 31.0)
+    slots = [((3 * k - 4, -2), (3 * k - 3, -2)) for k in range(3)]
+    slots += [((3 * k - 5, 2), (3 * k - 4, 2)) for k in range(3)]
+    tiles = []
+    for (a, b), cols in zip(slots, rack, strict=False):
+        tiles.append({"cells": [list(a), list(b)], "colours": list(cols),
+                      "jitter": [float(rng.uniform(-3, 3)), float(rng.uniform(-3, 3)), float(rng.uniform(-20, 20))]})
+    layout = marker_layout()
+    cond = sample_conditions(rng, look_at_mm=tuple(pose.centre_mm), tilt_deg=(0.0, 30.0), marker_layout=layout)
+    layers = tile_layers(pose, tiles, TextureConfig(tile_top_mm=4.0, tile_side_mm=2.0))
+    photo = render_photo(layers, cond, np.random.default_rng(seed + 1), marker_layout=layout)
+    return photo.image_rgb, [tuple(t["colours"]) for t in tiles], photo

@@ -126,3 +126,36 @@ def test_markerless_fallback_from_the_board_rim(pairs):
     assert "markerless" in {f["code"] for f in out["flags"]}
     assert sorted(map(str, out["placed"])) == sorted(map(str, p.truth["expected"]["placed"]))
     assert out["move_points"] == p.truth["expected"]["move_points"]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_rack_photo_read_for_the_swap_right(seed):
+    from calibration.table import calibrate_from_markers
+    from scoring.ingenious_scores import swap_right
+    from synth.ingenious import render_rack
+    from vision.ingenious import marker_layout
+    from vision.ingenious_rack import read_rack
+
+    img, truth, _ = render_rack(seed)
+    rd = read_rack(img, calibrate_from_markers(img, layout=marker_layout()))
+    assert sorted(tuple(sorted(t)) for t in rd.tiles) == sorted(tuple(sorted(t)) for t in truth)
+    assert rd.doubts == ()
+    shown = {c for t in truth for c in t}
+    missing = [c for c in ("red", "orange", "yellow", "green", "blue", "purple") if c not in shown]
+    scores = dict.fromkeys(("red", "orange", "yellow", "green", "blue", "purple"), 5)
+    if missing:
+        scores[missing[0]] = 2
+        assert swap_right(scores, rd.tiles).allowed
+    scores[truth[0][0]] = 1
+    assert not swap_right(scores, rd.tiles).allowed
+
+
+def test_rack_with_a_missing_tile_is_doubted():
+    from calibration.table import calibrate_from_markers
+    from synth.ingenious import render_rack
+    from vision.ingenious import marker_layout
+    from vision.ingenious_rack import read_rack
+
+    img, truth, _ = render_rack(3, n_tiles=5)
+    rd = read_rack(img, calibrate_from_markers(img, layout=marker_layout()))
+    assert any("rack holds 6" in d for d in rd.doubts)

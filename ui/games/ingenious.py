@@ -116,6 +116,32 @@ def _placed_from(outcome: dict) -> tuple[Hex, ...]:
     return tuple(Hex.from_json(h) for h in res.get("placed", []))
 
 
+def _rack_from_photo() -> list[tuple[str, str]] | None:
+    """The rack read from an optional photo (markers in view, tiles loose on the table); None without one
+    or when it cannot be read completely (the doubts are shown)."""
+    from calibration.table import CalibrationError, calibrate_from_markers
+    from core.errors import BadInput
+    from judge.images import decode_image
+    from vision.ingenious import marker_layout
+    from vision.ingenious_rack import read_rack
+
+    photo = photo_input(GAME, key="rack", label="Rack photo")
+    if photo is None or photo.source.startswith("sample:"):
+        return None
+    try:
+        img = decode_image(photo.data, photo.source)
+        rd = read_rack(img, calibrate_from_markers(img, layout=marker_layout()))
+    except (CalibrationError, BadInput, ValueError) as exc:
+        st.warning(f"Rack photo not read: {exc}")
+        return None
+    st.write("Rack read: " + ", ".join(f"{a}/{b}" for a, b in rd.tiles))
+    for d in rd.doubts:
+        st.warning(d)
+    if rd.doubts or len(rd.tiles) != 6:
+        return None
+    return [(str(a), str(b)) for a, b in rd.tiles]
+
+
 def session_panel(led, context: dict, outcome: dict | None) -> None:
     """Start a game, record the judged (or corrected) move, undo, rack swap check, end and ranking, export."""
     from ledger.ingenious import load_game, record_move, start_game, undo_move
@@ -158,14 +184,17 @@ def session_panel(led, context: dict, outcome: dict | None) -> None:
         if c2.button("Undo the last move", key="ig-undo"):
             undo_move(led, sid)
             st.rerun()
-    with st.expander("Swap right: the rack after refilling (6 tiles)"):
-        rack = []
-        cols = st.columns(6)
-        for k in range(6):
-            a = cols[k].selectbox(f"tile {k + 1} a", COLOURS, key=f"ig-rack-{k}-a")
-            b = cols[k].selectbox(f"tile {k + 1} b", COLOURS, key=f"ig-rack-{k}-b")
-            rack.append((a, b))
+    with st.expander("Swap right: photograph the rack after refilling (6 tiles, optional)"):
         who = st.selectbox("Whose rack", game.players, key="ig-rack-who")
+        rack = _rack_from_photo()
+        if rack is None:
+            st.caption("Or enter the six tiles:")
+            rack = []
+            cols = st.columns(6)
+            for k in range(6):
+                a = cols[k].selectbox(f"tile {k + 1} a", COLOURS, key=f"ig-rack-{k}-a")
+                b = cols[k].selectbox(f"tile {k + 1} b", COLOURS, key=f"ig-rack-{k}-b")
+                rack.append((a, b))
         right = swap_right(game.player_scores()[who], rack)
         (st.success if right.allowed else st.info)(right.reason)
     with tempfile.TemporaryDirectory() as d:
