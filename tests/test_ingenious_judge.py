@@ -87,3 +87,20 @@ def test_team_partners_share_the_board():
 def test_bad_contexts_name_the_field(obj, word):
     with pytest.raises(ValueError, match=word):
         IngeniousContext.from_json(obj)
+
+
+def test_a_misread_cell_corrected_in_the_page_tables_rescores_the_move():
+    from ui.editor import apply_tables, state_tables
+
+    # the camera misread the line cell (0, 2) as orange: red scores 1
+    after = Board.of({(0, 1): "red", (0, 2): "orange", (2, 0): "blue", (0, 0): "red", (1, 0): "green"})
+    before = Board.of({(0, 1): "red", (0, 2): "orange", (2, 0): "blue"})
+    state = IngeniousState(after=after, before=before, doubtful={(0, 2): "hue between red and orange"})
+    assert judge_placement(state, ctx()).move_points == {"red": 1}
+    tables = state_tables(state.to_json())
+    for name in ("after", "before"):
+        for row in tables[name]:
+            if row["qr"] == "[0, 2]":
+                row["colour"] = "red"
+    fixed = IngeniousState.from_json(apply_tables(state.to_json(), tables))
+    assert judge_placement(fixed, ctx()).move_points == {"red": 2}
