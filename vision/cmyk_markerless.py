@@ -50,6 +50,9 @@ class MarkerlessConfig:
     band_percentile: float = 3.0
     search_margin_mm: float = 60.0
     seed: int = 0
+    #: Ink classes for finding the blob without a table frame: stricter than the framed reader's, since
+    #: here any ink-like pixel (a warm wood, a tinted cloth) joins the blob.
+    ink_min_saturation: float = 0.7
 
 
 @dataclass(frozen=True)
@@ -231,8 +234,9 @@ def lattice_calibration(image_rgb: np.ndarray, detect, config: MarkerlessConfig 
     black = np.percentile(image_rgb.reshape(-1, 3), config.black_percentile, axis=0)
     small = cv2.resize(image_rgb, None, fx=config.work_scale, fy=config.work_scale, interpolation=cv2.INTER_AREA)
     flat = small.reshape(-1, 3).astype(np.float32)
+    ink_cfg = rd.ReadConfig(ink_min_saturation=config.ink_min_saturation)
     lab0 = rd.classify_inks(rd.normalise(flat, black.astype(np.float32),
-                                         np.percentile(flat, config.white_percentile, axis=0)))
+                                         np.percentile(flat, config.white_percentile, axis=0)), ink_cfg)
     # the mosaic's blob; its own percentiles give the colour reference (marks' black ink, paper-white grounds)
     ink = (lab0.reshape(small.shape[:2]) >= 0).astype(np.uint8)
     ink = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((config.close_px, config.close_px), np.uint8))
@@ -246,7 +250,7 @@ def lattice_calibration(image_rgb: np.ndarray, detect, config: MarkerlessConfig 
     white = np.percentile(inside, config.white_percentile, axis=0)
     white = np.maximum(white, black + 20)
     ref = ColourRef(black_rgb=black.astype(np.float64), white_rgb=white.astype(np.float64))
-    lab = rd.classify_inks(rd.normalise(small, black.astype(np.float32), white.astype(np.float32)))
+    lab = rd.classify_inks(rd.normalise(small, black.astype(np.float32), white.astype(np.float32)), ink_cfg)
     lab = np.where(blob, lab, -1)
     gray = cv2.cvtColor(small, cv2.COLOR_RGB2GRAY).astype(np.float32)
     mask = cv2.dilate(blob.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(np.float32)
@@ -298,7 +302,8 @@ def lattice_calibration(image_rgb: np.ndarray, detect, config: MarkerlessConfig 
         from vision.cmyk import _Mapper
 
         view = _Mapper(cal, 0.0).rectify(image_rgb, mpp, region)
-        vlab = rd.classify_inks(rd.normalise(view, ref.black_rgb.astype(np.float32), ref.white_rgb.astype(np.float32)))
+        vlab = rd.classify_inks(rd.normalise(view, ref.black_rgb.astype(np.float32),
+                                             ref.white_rgb.astype(np.float32)), ink_cfg)
         pairs = _bands_shift(vlab, mpp, region[:2], det.frame, cells, rots, config.refine_window_mm,
                              config.band_percentile)
         if len(pairs) < config.refine_min_tiles:

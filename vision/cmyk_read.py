@@ -29,8 +29,9 @@ INK_HUES_256 = (140, 231, 38)
 class ReadConfig:
     """Tunables of tile reading."""
 
-    ink_min_chroma: float = 0.7
-    ink_min_value: float = 0.4
+    ink_min_saturation: float = 0.35
+    ink_min_chroma: float = 0.0
+    ink_min_value: float = 0.48
     ink_hue_tolerance_256: int = 14
     ground_sigma_levels: float = 0.55
     ground_sigma_min: float = 0.3
@@ -80,7 +81,11 @@ def normalise(rgb: np.ndarray, black_rgb: np.ndarray, white_rgb: np.ndarray) -> 
 
 
 def classify_inks(norm: np.ndarray, config: ReadConfig = ReadConfig()) -> np.ndarray:
-    """Per-pixel ink label from normalised colour, by hue and saturation.
+    """Per-pixel ink label from normalised colour, by hue, saturation and chroma.
+
+    Brightness-invariant: hue and saturation are measured on the colour scaled to its own maximum, so
+    a tile brighter than the markers' white (a lamp's hot spot) keeps its saturation instead of being
+    clipped to grey.
 
     Parameters
     ----------
@@ -93,13 +98,15 @@ def classify_inks(norm: np.ndarray, config: ReadConfig = ReadConfig()) -> np.nda
         0 cyan, 1 magenta, 2 yellow, -1 not an ink.
     """
     shape = norm.shape[:-1]
-    img = np.clip(np.asarray(norm, np.float32).reshape(-1, 1, 3) / 1.2, 0.0, 1.0)
-    hsv = cv2.cvtColor((img * 255).astype(np.uint8), cv2.COLOR_RGB2HSV_FULL).reshape(-1, 3)
+    x = np.clip(np.asarray(norm, np.float32).reshape(-1, 3), 0.0, None)
+    value = x.max(axis=1)
+    chroma = value - x.min(axis=1)
+    unit = x / np.maximum(value, 1e-6)[:, None]
+    hsv = cv2.cvtColor((unit * 255).astype(np.uint8).reshape(-1, 1, 3), cv2.COLOR_RGB2HSV_FULL).reshape(-1, 3)
     hue = hsv[:, 0].astype(np.int16)
-    sat = hsv[:, 1]
-    val = hsv[:, 2]
     out = np.full(len(hue), -1, np.int8)
-    ok = (sat >= config.ink_min_chroma * 255) & (val >= config.ink_min_value * 255)
+    ok = ((hsv[:, 1] >= config.ink_min_saturation * 255) & (value >= config.ink_min_value)
+          & (chroma >= config.ink_min_chroma))
     for k, h in enumerate(INK_HUES_256):
         dh = np.abs(((hue - h + 128) % 256) - 128)
         out[ok & (dh <= config.ink_hue_tolerance_256)] = k
