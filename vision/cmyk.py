@@ -68,6 +68,7 @@ class CmykVisionConfig:
     band_corner_clear_mm: float = 0.8
     band_luminance_percentile: float = 80.0
     unread_min_excess: float = 0.3
+    unread_min_saturation: float = 0.12
     unread_min_excess_hole: float = 0.6
     explained_margin_mm: float = 16.0
     unexplained_min_tile_share: float = 0.25
@@ -472,11 +473,10 @@ def _read_bands(image_rgb, mapper, frame, cands, black, white, config) -> _BandR
     local_up = np.concatenate([band_t["H"], band_t["P"], band_t["N"], ground_t])
     cols = mapper.sample(image_rgb, frame.to_table(_cell_points(cands, local_up, e)))
     cols = cols.reshape(len(cands), len(local_up), 3)
-    labs = rd.classify_inks(rd.normalise(cols, black.astype(np.float32), white.astype(np.float32)), config.read)
+    norm = rd.normalise(cols, black.astype(np.float32), white.astype(np.float32))
+    labs = rd.classify_inks(norm, config.read)
     o = np.cumsum([0] + nb + [len(ground_t)])
-    # per candidate, band direction and ink: how many samples vote for that ink, (C, 3, 3)
-    all_counts = np.stack([np.stack([(labs[:, o[d]:o[d + 1]] == ink).sum(axis=1) for ink in range(3)], axis=1)
-                           for d in range(3)], axis=1)
+    all_counts = _band_counts(labs, o, nb)
     share = all_counts / np.array(nb, float)[None, :, None]
     ink_frac = share.sum(axis=2).mean(axis=1)
     # a tile shows the three inks in one of the clockwise orders (a yellowish table shows one ink)
@@ -491,9 +491,18 @@ def _read_bands(image_rgb, mapper, frame, cands, black, white, config) -> _BandR
     # sampling, e.g. from an unmodelled lens, mixes neighbouring bands and ground in)
     purity = np.array([np.mean([share[k, d, rd.INKS.index(rd.ROTATIONS[rots[t]][d])] for d in range(3)])
                        for t, k in enumerate(occ)])
-    unread = _unread_cells(cands, occ, rots, share, config)
+    # faint inks (washed out by glare, partly covered) still count as tile colour for completeness
+    faint = rd.classify_inks(norm, replace(config.read, ink_min_saturation=config.unread_min_saturation))
+    faint_share = _band_counts(faint, o, nb) / np.array(nb, float)[None, :, None]
+    unread = _unread_cells(cands, occ, rots, faint_share, config)
     return _BandReading(cells=[cands[k] for k in occ], occupied=occ, colours=cols, offsets=o, counts=counts,
                         rotation_ll=rot_ll, rotations=rots, purity=purity, unread=unread)
+
+
+def _band_counts(labs: np.ndarray, offsets: np.ndarray, nb: list) -> np.ndarray:
+    """Per candidate, band direction and ink: how many samples vote for that ink, shape (C, 3, 3)."""
+    return np.stack([np.stack([(labs[:, offsets[d]:offsets[d + 1]] == ink).sum(axis=1) for ink in range(3)], axis=1)
+                     for d in range(3)], axis=1)
 
 
 def _unread_cells(cands: list, occupied: list, rotations: np.ndarray, share: np.ndarray,
@@ -502,7 +511,7 @@ def _unread_cells(cands: list, occupied: list, rotations: np.ndarray, share: np.
 
     A read neighbour fixes which ink the shared edge carries, and so the rotation (the clockwise
     C-M-Y order) a legal tile in the cell must have; the cell counts as unread when its other (free)
-    bands show those inks, on average ``unread_min_excess`` more than the bare table does (a hole,
+    bands show those inks, one of them at least ``unread_min_excess`` more than the bare table does (a hole,
     every band shared: ``unread_min_excess_hole`` over all three). The bare
     table's shares come from candidates away from every read tile (a wood table may pass as yellow,
     a cloth as magenta); the shared band is ignored (the neighbour's ink bleeds across the edge).
@@ -536,7 +545,7 @@ def _unread_cells(cands: list, occupied: list, rotations: np.ndarray, share: np.
                     continue
                 free = [f for f in range(3) if not near[k][f]] or [0, 1, 2]
                 ex = [max(0.0, share[k, f, rd.INKS.index(rot[f])] - table[rd.INKS.index(rot[f])]) for f in free]
-                best = max(best, float(np.mean(ex)))
+                best = max(best, float(np.max(ex)))
         # a hole (every band shared) needs full bands: the neighbours' inks bleed into all three
         if best >= (config.unread_min_excess if not all(near[k]) else config.unread_min_excess_hole):
             out.append(cell)
