@@ -193,6 +193,20 @@ def colour_reference(image: np.ndarray, cal, config: CmykVisionConfig) -> tuple[
 
 
 @dataclass(frozen=True)
+class _InkTables:
+    """This frame's ink look-up tables (``vision.cmyk_read.ink_table``): the reader's, and a faint one
+    (lower saturation) that only tells where tile colour is left unread."""
+
+    strict: np.ndarray
+    faint: np.ndarray
+
+
+def _ink_tables(black: np.ndarray, white: np.ndarray, config: CmykVisionConfig) -> _InkTables:
+    strict, faint = rd.ink_tables(black, white, config.read, (config.unread_min_saturation,))
+    return _InkTables(strict, faint)
+
+
+@dataclass(frozen=True)
 class _CoarseView:
     """The coarse top view's tile evidence and its placement on the table."""
 
@@ -240,7 +254,7 @@ def tile_evidence(lab: np.ndarray, mm_per_px: float, window_mm: float, min_share
     return out
 
 
-def _find_mosaic_region(image, mapper, black, white, config) -> tuple[tuple, np.ndarray, _CoarseView] | None:
+def _find_mosaic_region(image, mapper, inks: _InkTables, config) -> tuple[tuple, np.ndarray, _CoarseView] | None:
     """The table region holding the mosaic (``(x0, y0, x1, y1)`` mm), its centre and the coarse view."""
     from calibration.markers import MarkerLayout
 
@@ -253,7 +267,7 @@ def _find_mosaic_region(image, mapper, black, white, config) -> tuple[tuple, np.
         x1, y1 = cs.max(axis=0) + config.search_margin_mm
     mpp = config.coarse_mm_per_px
     view = mapper.rectify(image, mpp, (x0, y0, x1, y1))
-    lab = rd.classify_inks(rd.normalise(view, black.astype(np.float32), white.astype(np.float32)), config.read)
+    lab = rd.classify_table(view, inks.strict)
     evidence = tile_evidence(lab, mpp, config.evidence_window_mm, config.evidence_min_share)
     n, comp, stats, _ = cv2.connectedComponentsWithStats(evidence.astype(np.uint8))
     min_area = config.min_tile_area_share * config.edge_mm ** 2 / mpp ** 2
@@ -380,18 +394,19 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
     mapper = _Mapper(calibration, config.thickness_mm)
     with timer.stage("tiles"):
         black, white = colour_reference(image_rgb, calibration, config)
-        found = _find_mosaic_region(image_rgb, mapper, black, white, config)
+        inks = _ink_tables(black, white, config)
+        found = _find_mosaic_region(image_rgb, mapper, inks, config)
         if found is None:
             return None
         region, centre, coarse = found
     with timer.stage("lattice"):
-        located = _locate_lattice(image_rgb, mapper, black, white, region, centre, horizontal_deg, config)
+        located = _locate_lattice(image_rgb, mapper, inks, region, centre, horizontal_deg, config)
         if located is None:
             return None
         frame, flags = located
         cands = _candidate_cells(frame, region, config)
     with timer.stage("edges"):
-        bands = _read_bands(image_rgb, mapper, frame, cands, black, white, config)
+        bands = _read_bands(image_rgb, mapper, frame, cands, inks, config)
         if not bands.cells:
             return None
     with timer.stage("marks"):
@@ -403,12 +418,13 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
     with timer.stage("complete"):
         flags.extend(_completeness_flags(mapper, frame, coarse, tiles, bands.unread, config))
         e = config.edge_mm
-        outlines = {t.cell: mapper.to_px(frame.to_table(tl.cell_vertices(*t.cell, e))) for t in tiles}
+        px = mapper.to_px(frame.to_table(np.concatenate([tl.cell_vertices(*t.cell, e) for t in tiles])))
+        outlines = {t.cell: px[3 * k:3 * k + 3] for k, t in enumerate(tiles)}
     return MosaicDetection(state=MosaicState(tiles=tuple(tiles), flags=tuple(flags)), frame=frame,
                            tile_outlines_px=outlines)
 
 
-def _locate_lattice(image_rgb, mapper, black, white, region, centre, horizontal_deg,
+def _locate_lattice(image_rgb, mapper, inks: _InkTables, region, centre, horizontal_deg,
                     config) -> tuple[LatticeFrame, list[Flag]] | None:
     """Fit one lattice to the tiles' ink bands in a fine top view and choose its frame (rows, up)."""
     flags: list[Flag] = []
@@ -416,7 +432,7 @@ def _locate_lattice(image_rgb, mapper, black, white, region, centre, horizontal_
     mapper.prepare((region[0] - pad, region[1] - pad, region[2] + pad, region[3] + pad), config.map_grid_mm)
     mpp = config.fine_mm_per_px
     view = mapper.rectify(image_rgb, mpp, region)
-    lab = rd.classify_inks(rd.normalise(view, black.astype(np.float32), white.astype(np.float32)), config.read)
+    lab = rd.classify_table(view, inks.strict)
     area = tile_evidence(lab, mpp, config.evidence_window_mm, config.evidence_min_share)
     lab = np.where(area, lab, -1)
     masks = {ink: lab == k for k, ink in enumerate(rd.INKS)}
@@ -464,7 +480,7 @@ def _cell_points(cells, local_up: np.ndarray, edge_mm: float) -> np.ndarray:
     return np.concatenate(pts)
 
 
-def _read_bands(image_rgb, mapper, frame, cands, black, white, config) -> _BandReading:
+def _read_bands(image_rgb, mapper, frame, cands, inks: _InkTables, config) -> _BandReading:
     """Sample every candidate's bands: which cells hold tiles, and each tile's rotation (edge inks)."""
     e = config.edge_mm
     band_t, ground_t = _triangle_samples(e, config.sample_step_mm, config.band_inner_mm, config.band_outer_mm,
@@ -473,8 +489,7 @@ def _read_bands(image_rgb, mapper, frame, cands, black, white, config) -> _BandR
     local_up = np.concatenate([band_t["H"], band_t["P"], band_t["N"], ground_t])
     cols = mapper.sample(image_rgb, frame.to_table(_cell_points(cands, local_up, e)))
     cols = cols.reshape(len(cands), len(local_up), 3)
-    norm = rd.normalise(cols, black.astype(np.float32), white.astype(np.float32))
-    labs = rd.classify_inks(norm, config.read)
+    labs = rd.classify_table(cols, inks.strict)
     o = np.cumsum([0] + nb + [len(ground_t)])
     all_counts = _band_counts(labs, o, nb)
     share = all_counts / np.array(nb, float)[None, :, None]
@@ -492,7 +507,7 @@ def _read_bands(image_rgb, mapper, frame, cands, black, white, config) -> _BandR
     purity = np.array([np.mean([share[k, d, rd.INKS.index(rd.ROTATIONS[rots[t]][d])] for d in range(3)])
                        for t, k in enumerate(occ)])
     # faint inks (washed out by glare, partly covered) still count as tile colour for completeness
-    faint = rd.classify_inks(norm, replace(config.read, ink_min_saturation=config.unread_min_saturation))
+    faint = rd.classify_table(cols, inks.faint)
     faint_share = _band_counts(faint, o, nb) / np.array(nb, float)[None, :, None]
     unread = _unread_cells(cands, occ, rots, faint_share, config)
     return _BandReading(cells=[cands[k] for k in occ], occupied=occ, colours=cols, offsets=o, counts=counts,
@@ -577,17 +592,18 @@ def _read_marks(image_rgb, mapper, frame, centre, bands: _BandReading, black, co
     mamp = mamp.reshape(len(cells), 3, 6)
     black_lin = rd.srgb_to_linear(black / 255.0)
     o = bands.offsets
+    cols = bands.colours[bands.occupied]
+    band_lin = np.stack([np.median(rd.srgb_to_linear(cols[:, o[d]:o[d + 1]] / 255.0), axis=1) for d in range(3)],
+                        axis=1)  # (T, 3 bands, 3)
+    ground_lin = rd.srgb_to_linear(cols[:, o[3]:o[4]] / 255.0)
+    inks = np.array([[rd.INKS.index(rd.ROTATIONS[r][d]) for d in range(3)] for r in bands.rotations])
+    gest, dark_lum = rd.ground_levels_batch(ground_lin, band_lin, inks, black_lin)
     out = []
-    for t, k in enumerate(bands.occupied):
-        rot = rd.ROTATIONS[bands.rotations[t]]
-        cols = bands.colours[k]
-        band_lin = np.stack([np.median(rd.srgb_to_linear(cols[o[d]:o[d + 1]] / 255.0), axis=0) for d in range(3)])
-        ground_lin = rd.srgb_to_linear(cols[o[3]:o[4]] / 255.0)
-        inks = np.array([rd.INKS.index(rot[d]) for d in range(3)])
-        gest, dark_lum = rd.ground_levels(ground_lin, band_lin, inks, black_lin)
+    for t in range(len(cells)):
+        r = int(bands.rotations[t])
         p = rd.posterior(bands.rotation_ll[t])
-        out.append(rd.TileEvidence(rotation=int(bands.rotations[t]), rotation_confidence=float(p[bands.rotations[t]]),
-                                   ground_est=gest, mark_ll=mll[t], mark_amp=mamp[t], dark_luminance=dark_lum))
+        out.append(rd.TileEvidence(rotation=r, rotation_confidence=float(p[r]), ground_est=gest[t], mark_ll=mll[t],
+                                   mark_amp=mamp[t], dark_luminance=float(dark_lum[t])))
     return out
 
 
@@ -685,9 +701,9 @@ def _completeness_flags(mapper, frame: LatticeFrame, coarse: _CoarseView, tiles:
     """
     e = config.edge_mm
     explained = np.zeros(coarse.evidence.shape, np.uint8)
-    for t in tiles:
-        v = frame.to_table(tl.cell_vertices(*t.cell, e))
-        cv2.fillPoly(explained, [np.round(coarse.to_view(v)).astype(np.int32)], 1)
+    if tiles:
+        v = frame.to_table(np.concatenate([tl.cell_vertices(*t.cell, e) for t in tiles]))
+        cv2.fillPoly(explained, list(np.round(coarse.to_view(v)).astype(np.int32).reshape(-1, 3, 2)), 1)
     grow = max(3, int(round(config.explained_margin_mm / coarse.mm_per_px)) | 1)
     explained = cv2.dilate(explained, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (grow, grow)))
     left = (coarse.evidence & (explained == 0)).astype(np.uint8)

@@ -83,8 +83,10 @@ def orientation_mod60(gray: np.ndarray, weight_mask: np.ndarray | None = None) -
     w = gx * gx + gy * gy
     if weight_mask is not None:
         w = w * weight_mask
-    ang = np.arctan2(gy, gx)
-    z = np.sum(w * np.exp(6j * ang))
+    # w * exp(6i theta) = w * (g / |g|)^6, without trigonometry
+    g = (gx + 1j * gy).astype(np.complex64)
+    g2 = g * g
+    z = np.sum(w * (g2 * g2 * g2) / np.maximum(w, 1e-12) ** 3)
     tot = float(np.sum(w)) + 1e-9
     a = float(np.angle(z) / 6.0) % (np.pi / 3)
     return a, float(abs(z) / tot)
