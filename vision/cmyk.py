@@ -64,6 +64,7 @@ class CmykVisionConfig:
     tile_mask_dilate_px: int = 5
     direction_step_mm: float = 10.0
     min_px_per_mm: float = 0.3
+    horizontal_ambiguous_margin: float = 0.02
     candidate_margin_mm: float = 20.0
     band_corner_clear_mm: float = 0.8
     band_luminance_percentile: float = 80.0
@@ -74,6 +75,9 @@ class CmykVisionConfig:
     unexplained_min_tile_share: float = 0.25
     marker_black_inset_mm: float = 3.0
     marker_white_out_mm: float = 4.0
+    marker_ring_samples: int = 40
+    marker_white_percentile: float = 75.0
+    min_white_over_black: float = 20.0
     lattice: LatticeFitConfig = field(default_factory=LatticeFitConfig)
     read: rd.ReadConfig = field(default_factory=rd.ReadConfig)
 
@@ -94,6 +98,11 @@ class MosaicDetection:
     state: MosaicState
     frame: LatticeFrame
     tile_outlines_px: dict
+
+
+#: Implementation sizes (no effect on results): points below this go through the exact mapping; remap rows.
+_MIN_TABULATED_POINTS = 64
+_REMAP_ROW_PX = 1024
 
 
 class _Mapper:
@@ -122,13 +131,13 @@ class _Mapper:
 
     def to_px(self, xy_mm: np.ndarray) -> np.ndarray:
         xy = np.asarray(xy_mm, np.float64).reshape(-1, 2)
-        if self.grid is None or len(xy) < 64:
+        if self.grid is None or len(xy) < _MIN_TABULATED_POINTS:
             return self.exact_px(xy)
         x0, y0, x1, y1, step, tab = self.grid
         if xy[:, 0].min() < x0 or xy[:, 0].max() > x1 or xy[:, 1].min() < y0 or xy[:, 1].max() > y1:
             return self.exact_px(xy)
         n = len(xy)
-        width = 1024
+        width = _REMAP_ROW_PX
         rows = -(-n // width)
         u = np.zeros(rows * width, np.float32)
         v = np.zeros(rows * width, np.float32)
@@ -157,7 +166,7 @@ class _Mapper:
         """Bilinear colours at table points, shape (N, 3) float32."""
         p = self.to_px(xy_mm).astype(np.float32)
         n = len(p)
-        width = 1024
+        width = _REMAP_ROW_PX
         rows = -(-n // width)
         grid = np.zeros((rows * width, 2), np.float32)
         grid[:n] = p
@@ -176,7 +185,7 @@ def colour_reference(image: np.ndarray, cal, config: CmykVisionConfig) -> tuple[
     layout = MarkerLayout.from_components()
     half = layout.side_mm / 2
     blacks, whites = [], []
-    t = np.linspace(-1, 1, 40)
+    t = np.linspace(-1, 1, config.marker_ring_samples)
     for mid in getattr(cal, "marker_ids", tuple(layout.centres_mm)):
         cx, cy = layout.centres_mm[int(mid)]
         for r, sink in ((half - config.marker_black_inset_mm, blacks), (half + config.marker_white_out_mm, whites)):
@@ -188,8 +197,8 @@ def colour_reference(image: np.ndarray, cal, config: CmykVisionConfig) -> tuple[
             vals = cv2.remap(image, px[:, :1], px[:, 1:2], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
             sink.append(vals.reshape(-1, 3))
     black = np.median(np.concatenate(blacks), axis=0)
-    white = np.percentile(np.concatenate(whites), 75, axis=0)
-    return black.astype(np.float64), np.maximum(white, black + 20).astype(np.float64)
+    white = np.percentile(np.concatenate(whites), config.marker_white_percentile, axis=0)
+    return black.astype(np.float64), np.maximum(white, black + config.min_white_over_black).astype(np.float64)
 
 
 @dataclass(frozen=True)
@@ -451,7 +460,8 @@ def _locate_lattice(image_rgb, mapper, inks: _InkTables, region, centre, horizon
         q = mapper.to_px(np.array([p, p + u * config.direction_step_mm]))
         return q[1] - q[0]
 
-    frame, warn = choose_frame(fit, config.edge_mm, image_dir, centre, horizontal_deg)
+    frame, warn = choose_frame(fit, config.edge_mm, image_dir, centre, horizontal_deg,
+                               config.horizontal_ambiguous_margin)
     if warn:
         flags.append(Flag("horizontal_ambiguous", warn))
     return frame, flags
@@ -597,7 +607,7 @@ def _read_marks(image_rgb, mapper, frame, centre, bands: _BandReading, black, co
                         axis=1)  # (T, 3 bands, 3)
     ground_lin = rd.srgb_to_linear(cols[:, o[3]:o[4]] / 255.0)
     inks = np.array([[rd.INKS.index(rd.ROTATIONS[r][d]) for d in range(3)] for r in bands.rotations])
-    gest, dark_lum = rd.ground_levels_batch(ground_lin, band_lin, inks, black_lin)
+    gest, dark_lum = rd.ground_levels_batch(ground_lin, band_lin, inks, black_lin, config.read)
     out = []
     for t in range(len(cells)):
         r = int(bands.rotations[t])

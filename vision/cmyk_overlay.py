@@ -10,6 +10,8 @@ from scoring.cmyk_state import MosaicState
 #: Outline colour (RGB) and width (px) of unread regions.
 UNREAD_RGB = (255, 60, 200)
 UNREAD_WIDTH_PX = 3
+#: Opacity of the hatch filling an unread region.
+UNREAD_FILL_ALPHA = 0.3
 
 
 def draw_unread(image_rgb: np.ndarray, mosaic: MosaicState) -> np.ndarray:
@@ -35,6 +37,6 @@ def draw_unread(image_rgb: np.ndarray, mosaic: MosaicState) -> np.ndarray:
                 continue
             hatch = out.copy()
             cv2.fillPoly(hatch, [p], UNREAD_RGB)
-            out = cv2.addWeighted(out, 0.7, hatch, 0.3, 0)
+            out = cv2.addWeighted(out, 1.0 - UNREAD_FILL_ALPHA, hatch, UNREAD_FILL_ALPHA, 0)
             cv2.polylines(out, [p], True, UNREAD_RGB, UNREAD_WIDTH_PX, cv2.LINE_AA)
     return out

@@ -54,6 +54,9 @@ class ReadConfig:
     mark_ll_floor: float = 20.0
     dash_dot_softness: float = 0.25
     dash_dot_sigma_ref: float = 1.0
+    ground_band_min_expected: float = 0.3
+    ground_albedo_max: float = 1.5
+    ground_dark_percentile: float = 30.0
 
 
 def tile_types() -> list[tuple[int, int, int]]:
@@ -232,7 +235,7 @@ def mark_loglik(profiles: np.ndarray, templates: np.ndarray,
 
 
 def ground_levels(ground_lin: np.ndarray, band_lin: np.ndarray, band_inks: np.ndarray,
-                  black_lin: np.ndarray, dark_quantile: float = 30.0) -> tuple[np.ndarray, float]:
+                  black_lin: np.ndarray, config: ReadConfig = ReadConfig()) -> tuple[np.ndarray, float]:
     """Estimate (c, m, y) from a tile's ground colour, white-balanced by its own ink bands.
 
     Parameters
@@ -244,23 +247,25 @@ def ground_levels(ground_lin: np.ndarray, band_lin: np.ndarray, band_inks: np.nd
     band_inks : ndarray, shape (3,), int
         Ink index of each band.
     black_lin : ndarray, shape (3,)
-    dark_quantile : float
-        Percentile of the ground's luminance albedo reported (K tiles: dark even with their white letter).
+    config : ReadConfig
+        ``ground_dark_percentile``: percentile of the ground's luminance albedo reported (K tiles: dark
+        even with their white letter); ``ground_band_min_expected``: channels of a band's ink used for
+        the white balance; ``ground_albedo_max``: albedo clip.
 
     Returns
     -------
     levels : ndarray, shape (3,), float
         Continuous level estimates (0 = white ... 5 = full ink) from the median ground colour.
     dark_luminance : float
-        Luminance albedo (linear, paper white = 1) at ``dark_quantile`` of the ground samples.
+        Luminance albedo (linear, paper white = 1) at ``ground_dark_percentile`` of the ground samples.
     """
     levels, dark = ground_levels_batch(np.asarray(ground_lin)[None], np.asarray(band_lin)[None],
-                                       np.asarray(band_inks)[None], black_lin, dark_quantile)
+                                       np.asarray(band_inks)[None], black_lin, config)
     return levels[0], float(dark[0])
 
 
 def ground_levels_batch(ground_lin: np.ndarray, band_lin: np.ndarray, band_inks: np.ndarray,
-                        black_lin: np.ndarray, dark_quantile: float = 30.0) -> tuple[np.ndarray, np.ndarray]:
+                        black_lin: np.ndarray, config: ReadConfig = ReadConfig()) -> tuple[np.ndarray, np.ndarray]:
     """:func:`ground_levels` for T tiles at once.
 
     Parameters
@@ -269,7 +274,7 @@ def ground_levels_batch(ground_lin: np.ndarray, band_lin: np.ndarray, band_inks:
     band_lin : ndarray, shape (T, 3, 3)
     band_inks : ndarray, shape (T, 3), int
     black_lin : ndarray, shape (3,)
-    dark_quantile : float
+    config : ReadConfig
 
     Returns
     -------
@@ -278,18 +283,19 @@ def ground_levels_batch(ground_lin: np.ndarray, band_lin: np.ndarray, band_inks:
     """
     expected = srgb_to_linear(INK_RGB[band_inks] / 255.0)  # (T, 3 bands, 3 channels)
     obs = band_lin - black_lin
-    use = expected > 0.3
+    use = expected > config.ground_band_min_expected
     ratio = np.where(use, obs / np.maximum(expected, 1e-6), np.nan)
     with np.errstate(all="ignore"):
         pooled = np.nanmedian(ratio.reshape(len(ratio), -1), axis=1)
         gain = np.nanmedian(ratio, axis=1)  # (T, 3 channels)
     pooled = np.where(np.isfinite(pooled), pooled, 1.0)
     gain = np.where(np.isfinite(gain) & (gain > 1e-4), gain, pooled[:, None])
-    albedo = np.clip((np.asarray(ground_lin) - black_lin) / np.maximum(gain, 1e-4)[:, None], 0.0, 1.5)
+    albedo = np.clip((np.asarray(ground_lin) - black_lin) / np.maximum(gain, 1e-4)[:, None], 0.0,
+                     config.ground_albedo_max)
     med = np.median(albedo, axis=1)
     lum = albedo @ np.array([0.2126, 0.7152, 0.0722])
     levels = 5.0 * (1.0 - np.clip(linear_to_srgb(med), 0.0, 1.0))
-    return levels, np.percentile(lum, dark_quantile, axis=1)
+    return levels, np.percentile(lum, config.ground_dark_percentile, axis=1)
 
 
 @dataclass(frozen=True)
