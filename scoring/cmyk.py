@@ -259,6 +259,7 @@ def _score_player(k: int, players: Sequence[CmykPlayer], mosaic: MosaicState, re
             p = o.mirror_ud_points * m if geo.mirror_ud else 0
             why = "shape symmetric up-down" if geo.mirror_ud else "shape not symmetric up-down"
         elif c.card == "want_this_colour":
+            assert c.answer is not None  # counted cards of this kind carry their answer
             p, why = card_points(c.answer)
             p *= m
         elif c.card == "neighbour_colour":
@@ -385,13 +386,14 @@ def score_game(players: Sequence[CmykPlayer], mosaics: Sequence[MosaicState], pu
             lo, hi = min(lo, *totals), max(hi, *totals)
         ranges[name] = (lo, hi)
         if unread[name]:
-            n = len(unread[name])
+            n_unread = len(unread[name])
             if exhaustive:
-                flags.append(Flag("score_range", f"{name}: {s.total} as read, {lo}..{hi} with the {n} unread "
+                flags.append(Flag("score_range", f"{name}: {s.total} as read, {lo}..{hi} with the {n_unread} unread "
                                   f"cell(s) empty or holding any tile, and the doubtful readings",
                                   {"player": name, "range": [lo, hi], "cells": [list(c) for c in unread[name]]}))
             else:
-                flags.append(Flag("score_open", f"{name}: cannot judge the total exactly: {n} lattice cells of the "
+                flags.append(Flag("score_open", f"{name}: cannot judge the total exactly: {n_unread} lattice cells "
+                                  f"of the "
                                   f"mosaic were not read; {s.total} as read, {lo}..{hi} over the readings tried, "
                                   "possibly beyond; retake the photo with the whole mosaic clear",
                                   {"player": name, "range": [lo, hi], "cells": [list(c) for c in unread[name]]}))

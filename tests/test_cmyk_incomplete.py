@@ -13,11 +13,11 @@ import numpy as np
 
 from calibration.table import calibrate_from_markers
 from geometry import trilattice as tl
-from judge.cmyk import render_scene
 from scoring.cmyk import CmykPlayer, PersonalCard, score_game
 from scoring.cmyk_state import EdgeReading, MosaicState, TileReading
 from scoring.flags import Flag
 from synth.cmyk import random_mosaic
+from synth.samples.cmyk import render_scene
 from vision.cmyk import _Mapper, detect_mosaic
 
 CARDS = ("use_many", "want_height", "make_it_spiky", "like_this_tile", "not_only_hexagons")

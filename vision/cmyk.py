@@ -13,9 +13,9 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
+from core.timing import StageTimer
 from geometry import trilattice as tl
 from geometry.mosaic import illegal_contacts
-from judge.timing import StageTimer
 from scoring.cmyk_state import EdgeReading, MosaicState, TileReading
 from scoring.flags import Flag
 from vision import cmyk_read as rd
