@@ -483,11 +483,11 @@ def _candidate_cells(frame: LatticeFrame, region: tuple, config: CmykVisionConfi
 
 def _cell_points(cells, local_up: np.ndarray, edge_mm: float) -> np.ndarray:
     """``local_up`` points (relative to an up cell's centroid) placed in every cell, shape (C * N, 2)."""
-    pts = []
-    for (i, j) in cells:
-        c = np.array(tl.cell_centroid(i, j, edge_mm))
-        pts.append(c + (1.0 if tl.is_up(i, j) else -1.0) * local_up)
-    return np.concatenate(pts)
+    ij = np.asarray(cells, np.int64).reshape(-1, 2)
+    centroid = np.stack([ij[:, 0] * edge_mm / 2, (ij[:, 1] + np.where((ij[:, 0] + ij[:, 1]) % 2 == 0, 1 / 3, 2 / 3))
+                         * tl.row_height(edge_mm)], axis=1)
+    sign = np.where((ij[:, 0] + ij[:, 1]) % 2 == 0, 1.0, -1.0)
+    return (centroid[:, None, :] + sign[:, None, None] * local_up[None]).reshape(-1, 2)
 
 
 def _read_bands(image_rgb, mapper, frame, cands, inks: _InkTables, config) -> _BandReading:
@@ -659,6 +659,7 @@ def _tile_reading(cell, ev: rd.TileEvidence, scores: np.ndarray, col: int, colum
     flags = []
     rot = rd.ROTATIONS[ev.rotation]
     post = rd.posterior(scores)
+    levels = np.array([c if c != "k" else (-1, -1, -1) for c in columns])
     own_best = int(np.argmax(scores))
     if col < 0:
         col = own_best
@@ -676,7 +677,7 @@ def _tile_reading(cell, ev: rd.TileEvidence, scores: np.ndarray, col: int, colum
             edges[dn] = EdgeReading(ink, None, round(ev.rotation_confidence, 3))
             continue
         lv = columns[col][ci]
-        lv_post = sum(post[c] for c, ty in enumerate(columns) if ty != "k" and ty[ci] == lv)
+        lv_post = float(post[levels[:, ci] == lv].sum())
         edges[dn] = EdgeReading(ink, int(lv), round(float(min(lv_post, ev.rotation_confidence)), 3))
     tile = TileReading(cell=cell, kind=kind, edges=edges, confidence=round(tile_conf, 3))
     if own_best != col and columns[own_best] != columns[col]:

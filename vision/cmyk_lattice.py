@@ -27,7 +27,7 @@ class LatticeFitConfig:
     max_vertex_residual_mm: float = 4.0
     band_extent_percentile: float = 3.0
     band_window_mm: float = 9.0
-    max_points_per_ink: int = 15000
+    max_points_per_ink: int = 6000
     min_points_per_ink: int = 20
 
 
