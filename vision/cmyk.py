@@ -37,7 +37,7 @@ class CmykVisionConfig:
     region_margin_mm: float = 12.0
     min_ink_share: float = 0.05
     min_tile_area_share: float = 0.2
-    sample_step_mm: float = 0.6
+    sample_step_mm: float = 0.8
     band_inner_mm: float = 0.9
     band_outer_mm: float = 5.4
     ground_clear_mm: float = 2.0
@@ -257,9 +257,9 @@ def tile_evidence(lab: np.ndarray, mm_per_px: float, window_mm: float, min_share
     k = max(3, int(round(window_mm / mm_per_px)) | 1)
     out = np.ones(lab.shape, bool)
     for ink in range(len(rd.INKS)):
-        share = cv2.boxFilter((lab == ink).astype(np.float32), -1, (k, k), normalize=True,
-                              borderType=cv2.BORDER_CONSTANT)
-        out &= share >= min_share
+        count = cv2.boxFilter((lab == ink).view(np.uint8), cv2.CV_16U, (k, k), normalize=False,
+                              borderType=cv2.BORDER_CONSTANT)  # at most k * k: no overflow below k = 255
+        out &= count >= min_share * k * k
     return out
 
 

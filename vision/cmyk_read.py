@@ -84,13 +84,14 @@ def normalise(rgb: np.ndarray, black_rgb: np.ndarray, white_rgb: np.ndarray) -> 
 
 
 def _hue_sat_value(norm: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(hue 0..255, saturation 0..255, value, chroma) of normalised colours, each shape (N,)."""
-    x = np.clip(np.asarray(norm, np.float32).reshape(-1, 3), 0.0, None)
-    value = x.max(axis=1)
-    chroma = value - x.min(axis=1)
-    unit = x / np.maximum(value, 1e-6)[:, None]
-    hsv = cv2.cvtColor((unit * 255).astype(np.uint8).reshape(-1, 1, 3), cv2.COLOR_RGB2HSV_FULL).reshape(-1, 3)
-    return hsv[:, 0].astype(np.int16), hsv[:, 1], value, chroma
+    """(hue 0..255, saturation 0..255, value, chroma) of normalised colours, each shape (N,).
+
+    OpenCV's float HSV: value = max, saturation = (max - min) / max, hue in degrees; no clipping above 1.
+    """
+    x = np.clip(np.asarray(norm, np.float32).reshape(-1, 1, 3), 0.0, None)
+    hsv = cv2.cvtColor(x, cv2.COLOR_RGB2HSV).reshape(-1, 3)
+    value = hsv[:, 2]
+    return ((hsv[:, 0] * (256.0 / 360.0)).astype(np.int16) % 256, hsv[:, 1] * 255.0, value, hsv[:, 1] * value)
 
 
 def _label(hue, sat, value, chroma, config: ReadConfig, min_saturation: float) -> np.ndarray:
