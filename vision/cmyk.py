@@ -65,6 +65,7 @@ class CmykVisionConfig:
     direction_step_mm: float = 10.0
     min_px_per_mm: float = 0.3
     horizontal_ambiguous_margin: float = 0.02
+    min_mark_px_per_mm: float = 1.2
     candidate_margin_mm: float = 20.0
     band_corner_clear_mm: float = 0.8
     band_luminance_percentile: float = 80.0
@@ -419,7 +420,9 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
         if not bands.cells:
             return None
     with timer.stage("marks"):
-        evidence = _read_marks(image_rgb, mapper, frame, centre, bands, black, config)
+        px_per_mm = _px_per_mm(mapper, centre, config)
+        evidence = _read_marks(image_rgb, mapper, frame, px_per_mm, bands, black, config)
+        flags.extend(_resolution_flags(px_per_mm, bands.cells, config))
     with timer.stage("assign"):
         tiles, tile_flags = _assign_tiles(bands, evidence, config)
         flags.extend(tile_flags)
@@ -577,7 +580,25 @@ def _unread_cells(cands: list, occupied: list, rotations: np.ndarray, share: np.
     return out
 
 
-def _read_marks(image_rgb, mapper, frame, centre, bands: _BandReading, black, config) -> list[rd.TileEvidence]:
+def _px_per_mm(mapper, centre: np.ndarray, config: CmykVisionConfig) -> float:
+    """Image pixels per table mm at the mosaic's centre (along table x)."""
+    step = mapper.to_px(np.array([centre, centre + [config.direction_step_mm, 0.0]]))
+    return float(np.linalg.norm(step[1] - step[0])) / config.direction_step_mm
+
+
+def _resolution_flags(px_per_mm: float, cells: list, config: CmykVisionConfig) -> list[Flag]:
+    """``marks_too_small`` when the photo resolves the marks' dots too coarsely to trust any level."""
+    if px_per_mm >= config.min_mark_px_per_mm:
+        return []
+    pitch_px = config.read.dot_pitch_mm * px_per_mm
+    return [Flag("marks_too_small", f"the photo shows the tiles' marks too small to read reliably (dots "
+                 f"{pitch_px:.1f} px apart, {config.read.dot_pitch_mm * config.min_mark_px_per_mm:.1f} px needed): "
+                 "every level is in doubt; photograph the mosaic closer or at a higher resolution",
+                 {"cells": [list(c) for c in cells], "px_per_mm": round(px_per_mm, 2)})]
+
+
+def _read_marks(image_rgb, mapper, frame, px_per_mm: float, bands: _BandReading, black,
+                config) -> list[rd.TileEvidence]:
     """Per tile: mark log-likelihoods along each band and the ground colour's levels."""
     e = config.edge_mm
     lines, s = _mark_lines(e, config.mark_offsets_mm, config.mark_half_length_mm, config.mark_step_mm)
@@ -594,10 +615,9 @@ def _read_marks(image_rgb, mapper, frame, centre, bands: _BandReading, black, co
     start = np.argmax(csum, axis=2)  # (T, 3)
     idx = start[..., None] + np.arange(win)
     dark = np.take_along_axis(dark_o, idx[..., None], axis=2).mean(axis=2)  # (T, 3, L)
-    step = mapper.to_px(np.array([centre, centre + [config.direction_step_mm, 0.0]]))
-    px_per_mm = float(np.linalg.norm(step[1] - step[0])) / config.direction_step_mm
     templates, _ = rd.mark_templates(s, config.mark_blur_px / max(px_per_mm, config.min_px_per_mm), config.read)
-    mll, mamp = rd.mark_loglik(dark.reshape(-1, len(s)), templates, config.read)
+    line_px = (s[-1] - s[0]) * px_per_mm
+    mll, mamp = rd.mark_loglik(dark.reshape(-1, len(s)), templates, config.read, line_px)
     mll = mll.reshape(len(cells), 3, 7)
     mamp = mamp.reshape(len(cells), 3, 6)
     black_lin = rd.srgb_to_linear(black / 255.0)
