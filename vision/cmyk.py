@@ -65,7 +65,8 @@ class CmykVisionConfig:
     direction_step_mm: float = 10.0
     min_px_per_mm: float = 0.3
     horizontal_ambiguous_margin: float = 0.02
-    min_mark_px_per_mm: float = 1.2
+    min_mark_px_per_mm: float = 0.8
+    doubt_summary_share: float = 0.34
     candidate_margin_mm: float = 20.0
     band_corner_clear_mm: float = 0.8
     band_luminance_percentile: float = 80.0
@@ -664,6 +665,7 @@ def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence],
         flags.append(Flag("registration_poor", f"the tiles' ink bands sit off the expected places (median purity "
                           f"{purity:.2f}): lens distortion or a bad table frame; readings unreliable",
                           {"cells": [], "median_purity": round(purity, 3)}))
+    flags.extend(_unreliable_flags(tiles, flags, config))
     mvg = [f for f in flags if f.code == "marks_vs_ground"]
     if len(mvg) > config.ground_summary_share * len(tiles):
         flags = [f for f in flags if f.code != "marks_vs_ground"]
@@ -671,6 +673,24 @@ def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence],
                           "disagree with their marks (colour cast or uneven light): levels rest on the marks",
                           {"cells": []}))
     return tiles, flags
+
+
+def _unreliable_flags(tiles: list[TileReading], flags: list[Flag], config: CmykVisionConfig) -> list[Flag]:
+    """``readings_unreliable`` when so many tiles are in doubt that the confident ones are suspect too.
+
+    A photo that defeats the mark reader (blur, noise, too few pixels per dot) shows it as many doubtful
+    tiles; then every tile is named, so that the score range covers what any reading could give.
+    """
+    doubted = {tuple(c) for f in flags if f.code in _TILE_DOUBT_CODES for c in f.data.get("cells", [])}
+    if not tiles or len(doubted) < config.doubt_summary_share * len(tiles):
+        return []
+    return [Flag("readings_unreliable", f"{len(doubted)} of {len(tiles)} tiles are read with doubt: the photo does not "
+                 "show the marks well enough (blur, noise or resolution), so every tile's levels are in doubt",
+                 {"cells": [list(t.cell) for t in tiles]})]
+
+
+#: Per-tile doubts that count towards ``readings_unreliable``.
+_TILE_DOUBT_CODES = ("tile_doubtful", "tile_set_conflict", "tile_unassigned", "edge_colours_doubtful")
 
 
 def _tile_reading(cell, ev: rd.TileEvidence, scores: np.ndarray, col: int, columns: list, purity: float,
