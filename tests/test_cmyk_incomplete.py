@@ -127,3 +127,21 @@ def test_unread_regions_are_drawn():
     out = draw_unread(img, MosaicState((), (flag,)))
     assert (out[40, 50] != img[40, 50]).any() and (out[90, 110] == img[90, 110]).all()
     assert (img == 90).all()
+
+
+def test_too_coarse_a_photo_puts_every_level_in_doubt():
+    """Renders (seeds 1, 3) shrunk to 40 %: the dots are too small to read, so ``marks_too_small`` names every read
+    tile and the score range covers the true total; at full size the flag is absent."""
+    player = CmykPlayer("Aki", PersonalCard("cyan", 1))
+    for seed in (1, 3):
+        image, scene, _ = render_scene(seed)
+        full = detect_mosaic(image, calibrate_from_markers(image))
+        assert not [f for f in full.state.flags if f.code == "marks_too_small"]
+        small = cv2.resize(image, None, fx=0.4, fy=0.4, interpolation=cv2.INTER_AREA)
+        det = detect_mosaic(small, calibrate_from_markers(small))
+        flag = [f for f in det.state.flags if f.code == "marks_too_small"]
+        assert flag and {tuple(c) for c in flag[0].data["cells"]} == {t.cell for t in det.state.tiles}
+        assert len(det.state.tiles) == len(scene.tiles)
+        truth = score_game([player], [_state(scene.tiles)], CARDS).to_json()["players"]["Aki"]["total"]
+        lo, hi = score_game([player], [det.state], CARDS).to_json()["players"]["Aki"]["total_range"]
+        assert lo <= truth <= hi, (seed, lo, hi, truth)
