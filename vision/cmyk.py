@@ -617,8 +617,7 @@ def _read_marks(image_rgb, mapper, frame, px_per_mm: float, bands: _BandReading,
     idx = start[..., None] + np.arange(win)
     dark = np.take_along_axis(dark_o, idx[..., None], axis=2).mean(axis=2)  # (T, 3, L)
     templates, _ = rd.mark_templates(s, config.mark_blur_px / max(px_per_mm, config.min_px_per_mm), config.read)
-    line_px = (s[-1] - s[0]) * px_per_mm
-    mll, mamp = rd.mark_loglik(dark.reshape(-1, len(s)), templates, config.read, line_px)
+    mll, mamp = rd.mark_loglik(dark.reshape(-1, len(s)), templates, config.read)
     mll = mll.reshape(len(cells), 3, 7)
     mamp = mamp.reshape(len(cells), 3, 6)
     black_lin = rd.srgb_to_linear(black / 255.0)

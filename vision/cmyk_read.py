@@ -54,7 +54,6 @@ class ReadConfig:
     mark_ll_floor: float = 20.0
     dash_dot_softness: float = 0.25
     dash_dot_sigma_ref: float = 1.0
-    mark_px_per_independent: float = 3.2
     ground_band_min_expected: float = 0.3
     ground_albedo_max: float = 1.5
     ground_dark_percentile: float = 30.0
@@ -200,8 +199,8 @@ def mark_templates(s_mm: np.ndarray, blur_mm: float,
     return out, shifts
 
 
-def mark_loglik(profiles: np.ndarray, templates: np.ndarray, config: ReadConfig = ReadConfig(),
-                image_px: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+def mark_loglik(profiles: np.ndarray, templates: np.ndarray,
+                config: ReadConfig = ReadConfig()) -> tuple[np.ndarray, np.ndarray]:
     """Log-likelihood of each level 0..5 and of "no mark" for darkness profiles.
 
     Parameters
@@ -210,9 +209,6 @@ def mark_loglik(profiles: np.ndarray, templates: np.ndarray, config: ReadConfig 
         Darkness (1 - luminance / band luminance) along each band's midline.
     templates : ndarray, shape (6, S, L)
     config : ReadConfig
-    image_px : float, optional
-        How many image pixels the profile spans: caps the independent samples at
-        ``image_px / mark_px_per_independent`` (a low-resolution photo is less sure of its marks).
 
     Returns
     -------
@@ -235,8 +231,6 @@ def mark_loglik(profiles: np.ndarray, templates: np.ndarray, config: ReadConfig 
     rss_all = np.concatenate([rss_k, yy[:, None]], axis=1)  # (M, 7)
     sigma2 = np.maximum(rss_all.min(axis=1) / n, config.mark_sigma_floor ** 2)
     neff = n / config.mark_samples_per_independent
-    if image_px is not None:  # a coarse photo holds fewer independent samples than the profile's points
-        neff = min(neff, image_px / config.mark_px_per_independent)
     ll = -(rss_all - rss_all.min(axis=1, keepdims=True)) / (2 * sigma2[:, None] * n) * neff
     ll = np.maximum(ll, -config.mark_ll_floor)
     return ll, amp_k
