@@ -128,7 +128,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
     game = _game(args.game)
     ctx = parse_context(game, _read_json(args.context, "context"))
-    frames = [make_frame(img, src) for img, src in _load_images(args.images)]
+    layout = game.marker_layout() if game.marker_layout is not None else None
+    frames = [make_frame(img, src, layout=layout) for img, src in _load_images(args.images)]
     state = game.detect(frames, ctx, StageTimer())
     _emit(state.to_json())
     return 0
