@@ -8,6 +8,7 @@ import pytest
 
 #: file -> test functions (every parametrisation) that loop over many seeded renders.
 SLOW = {
+    "test_genial_vision.py": {"test_reads_many_seeds"},
     "test_acrylic.py": {"test_challenge_boards_found_with_their_pose"},
     "test_chips.py": {"test_chips_found_with_centres_and_colours"},
     "test_kaleido_vision.py": {"test_boards_cells_and_scores_over_seeds"},

@@ -81,6 +81,8 @@ class GenialVisionConfig:
         Fewer symbol pixels than this: symbol doubtful.
     ink_contrast : float
         A token pixel is numeral ink when its lightness differs from the face by this (toward the ink side).
+    numeral_mm, min_numeral_px : float
+        The token's numeral is this tall; below this many pixels its value is not read (doubtful).
     value_ink : dict side -> (threshold, margin)
         Ink fraction above ``threshold`` reads the higher value of the side (light: 2 vs 1, dark: 3 vs 2);
         within ``margin`` of it the value is doubtful.
@@ -112,6 +114,8 @@ class GenialVisionConfig:
     symbol_chroma_min: float = 28.0
     min_symbol_px: int = 4
     ink_contrast: float = 30.0
+    numeral_mm: float = 4.0
+    min_numeral_px: float = 12.0
     value_ink: tuple[tuple[str, float, float], ...] = (("light", 0.06, 0.015), ("dark", 0.10, 0.02))
 
     def spec(self) -> HexBoardSpec:
@@ -401,7 +405,8 @@ def _symbol_hues() -> dict[str, float]:
     return {s: float(np.degrees(np.arctan2(v[2], v[1]))) for s, v in zip(SYMBOL_RGB, lab, strict=True)}
 
 
-def read_token(lab: np.ndarray, qr: Cell, size: str, config: GenialVisionConfig) -> TokenRead:
+def read_token(lab: np.ndarray, qr: Cell, size: str, config: GenialVisionConfig,
+               numeral_px: float = np.inf) -> TokenRead:
     """The token on the tower at ``qr`` from its disc's CIELAB pixels (N, 3): side, symbol (by hue) and value
     (numeral ink)."""
     doubts = []
@@ -429,9 +434,19 @@ def read_token(lab: np.ndarray, qr: Cell, size: str, config: GenialVisionConfig)
     thr, margin = {s: (t, m) for s, t, m in config.value_ink}["dark" if dark else "light"]
     low = 2 if dark else 1
     value = low + (1 if frac > thr else 0)
-    if abs(frac - thr) < margin:
+    if numeral_px < config.min_numeral_px:
+        doubts.append(f"numeral too small to read ({numeral_px:.0f} px tall): value {low} or {low + 1}")
+    elif abs(frac - thr) < margin:
         doubts.append(f"numeral unclear ({value} or {low + 1 if value == low else low}; ink {frac:.3f})")
     return TokenRead(qr, size, symbol, value, dark, "; ".join(doubts))
+
+
+def _numeral_px(view: TableView, pose: HexBoardPose, qr: Cell, size: str, config: GenialVisionConfig) -> float:
+    """How many photo pixels the token's numeral spans (its height, projected at the token's top)."""
+    c = pose.cell_centres_mm(np.array([qr], dtype=np.float64))[0]
+    z = config.board_top_mm + config.height(size) + config.token_thickness_mm
+    ends = view.mm_to_px(np.array([c, c + (0.0, config.numeral_mm)]), z)
+    return float(np.linalg.norm(ends[1] - ends[0]))
 
 
 # ---------------------------------------------------------------- one photo
@@ -499,5 +514,6 @@ def read_photo(image_rgb: np.ndarray, calibration, board: GenialBoard, n_players
     for c, why in doubtful.items():
         unreadable.setdefault(c, why)
     tiles = {c: v for c, v in tiles.items() if c not in unreadable}
-    towers = tuple(read_token(labs[c], c, size, config) for c, size in sorted(present.items()))
+    towers = tuple(read_token(labs[c], c, size, config, _numeral_px(view, pose, c, size, config))
+                   for c, size in sorted(present.items()))
     return GenialPhoto(pose, tiles, towers, missing, unreadable, found, runner, resolved, tuple(flags))
