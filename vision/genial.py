@@ -25,7 +25,15 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from geometry.hexgrid import SQRT3, Cell, HexBoardPose, cells_within, hexagon_board_mm, nearest_cells
+from geometry.hexgrid import (
+    SQRT3,
+    Cell,
+    HexBoardPose,
+    cells_within,
+    centres_board_mm,
+    hexagon_board_mm,
+    nearest_cells,
+)
 from scoring.genial_board import GenialBoard
 from vision.hexboard import HexBoardConfig, HexBoardSpec, lattice_fit, top_view
 from vision.view import TableView, rgb_to_lab
@@ -54,18 +62,21 @@ class GenialVisionConfig:
         Cells from the centre cell to the farthest cell (12 for the double hexagon).
     centre_search_cells : int
         Lattice nodes this many cells around the hint are tried as the centre cell.
-    boardlike_distance : float
-        A lattice node whose colour lies this near the board face or a red/blue/yellow tile is on the board.
+    board_vs_table, board_min_lightness : float
+        A lattice node whose colour lies farther than this from the table's (CIELAB, lightness weighted) and is
+        not darker than this lightness is on the board (the outline search counts them).
     min_board_margin : int
         The best pose must cover this many more board-coloured cells than any pose but its 180-degree twin.
     symbol_fraction : (float, float)
-        A token is present when this fraction of its disc is coloured (its symbol): more is a tile, less a cell.
+        A token is present when this fraction of its disc is coloured (its symbol): more is a tile top (a token
+        with no symbol seen is kept, its symbol unread).
     cell_r_mm : float
         Radius of the disc sampled at each cell centre.
     lightness_weight : float
         Weight of the lightness difference in the colour distance (uneven light changes it most).
     cell_prototypes_rgb : dict name -> RGB
-        Colours a cell can show: the empty face, a bonus cell's face, the four player colours.
+        Colours a cell can show: the empty face (a bonus cell's thin asterisk leaves its median as it is) and the
+        four player colours.
     cell_max_distance, cell_margin : float
         A cell's nearest prototype must lie within this distance and beat the second by this margin, else the
         cell is doubtful (unreadable).
@@ -88,7 +99,8 @@ class GenialVisionConfig:
         within ``margin`` of it the value is doubtful.
     """
 
-    board: HexBoardConfig = HexBoardConfig(face_band_mm=(7.5, 10.0), line_band_mm=(10.8, 13.2))
+    board: HexBoardConfig = HexBoardConfig(mm_per_px=1.5, face_band_mm=(7.5, 10.0), line_band_mm=(10.8, 13.2),
+                                           refine_step_deg=0.5, rotation_span_deg=2.0, refine_span_deg=0.5)
     board_top_mm: float = 2.0
     tile_thickness_mm: float = 4.0
     token_thickness_mm: float = 2.0
@@ -99,13 +111,14 @@ class GenialVisionConfig:
     centre_hint_mm: tuple[float, float] = (350.0, 280.0)
     board_radius: int = 12
     centre_search_cells: int = 3
-    boardlike_distance: float = 12.0
+    board_vs_table: float = 15.0
+    board_min_lightness: float = 35.0
     min_board_margin: int = 8
-    symbol_fraction: tuple[float, float] = (0.02, 0.5)
+    symbol_fraction: tuple[float, float] = (0.0, 0.75)
     cell_r_mm: float = 6.0
     lightness_weight: float = 0.35
     cell_prototypes_rgb: tuple[tuple[str, tuple[int, int, int]], ...] = (
-        ("empty", (226, 214, 188)), ("bonus", (175, 163, 142)), *TILE_RGB.items())
+        ("empty", (226, 214, 188)), *TILE_RGB.items())
     cell_max_distance: float = 40.0
     cell_margin: float = 4.0
     occlusion_fraction: float = 0.25
@@ -229,9 +242,23 @@ def marker_layout():
                         centres_mm={int(k): (float(v[0]), float(v[1])) for k, v in cal["marker_centres_mm"].items()})
 
 
-def _lab_samples(view: TableView, xy_mm: np.ndarray, z_mm: float) -> np.ndarray:
-    """CIELAB of the normalised photo at table points (N, 2) on plane z -> (N, 3), NaN outside."""
-    return view.lab(np.asarray(xy_mm, dtype=np.float64).reshape(-1, 2), z_mm)
+def _lab_samples(view: TableView, xy_mm: np.ndarray, z_mm: float | np.ndarray) -> np.ndarray:
+    """CIELAB of the marker-normalised photo at table points (N, 2) on the plane(s) ``z_mm`` (scalar or (N,))
+    -> (N, 3), NaN outside. Bilinear samples of the photo itself (only the samples are normalised)."""
+    xy = np.asarray(xy_mm, dtype=np.float64).reshape(-1, 2)
+    zs = np.broadcast_to(np.asarray(z_mm, dtype=np.float64), (len(xy),))
+    px = np.empty_like(xy)
+    for z in np.unique(zs):
+        m = zs == z
+        px[m] = view.mm_to_px(xy[m], float(z))
+    h, w = view.image_rgb.shape[:2]
+    maps = px.astype(np.float32).reshape(-1, 1, 2)
+    rgb = cv2.remap(view.image_rgb, maps[..., 0], maps[..., 1], cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_REPLICATE).reshape(-1, 3)
+    lab = rgb_to_lab(view.colour.normalise(rgb)).astype(np.float64)
+    outside = ~((px[:, 0] >= 0) & (px[:, 1] >= 0) & (px[:, 0] <= w - 1) & (px[:, 1] <= h - 1))
+    lab[outside] = np.nan
+    return lab
 
 
 def _disc(r_mm: float, step_mm: float) -> np.ndarray:
@@ -253,6 +280,21 @@ def _token_lab(view: TableView, pose: HexBoardPose, qr: Cell, size: str, config:
     return lab[np.all(np.isfinite(lab), axis=1)]
 
 
+def _token_labs(view: TableView, pose: HexBoardPose, layout: Mapping[Cell, str], config: GenialVisionConfig,
+                step_mm: float = 0.5) -> dict[Cell, np.ndarray]:
+    """`_token_lab` for every tower of ``layout`` in one sampling pass."""
+    cells = sorted(layout)
+    if not cells:
+        return {}
+    disc = _disc(config.token_r_mm, step_mm)
+    centres = pose.cell_centres_mm(np.array(cells, dtype=np.float64))
+    pts = (centres[:, None, :] + disc[None]).reshape(-1, 2)
+    zs = np.repeat([config.board_top_mm + config.height(layout[c]) + config.token_thickness_mm for c in cells],
+                   len(disc))
+    lab = _lab_samples(view, pts, zs).reshape(len(cells), len(disc), 3)
+    return {c: lab[i][np.all(np.isfinite(lab[i]), axis=1)] for i, c in enumerate(cells)}
+
+
 def token_present(lab: np.ndarray, config: GenialVisionConfig) -> bool:
     """A token shows a face of one lightness with a small coloured symbol (not a tile, not a bare cell)."""
     if len(lab) == 0:
@@ -261,15 +303,19 @@ def token_present(lab: np.ndarray, config: GenialVisionConfig) -> bool:
     return config.symbol_fraction[0] <= frac <= config.symbol_fraction[1]
 
 
-def _boardlike(view: TableView, xy_mm: np.ndarray, config: GenialVisionConfig) -> np.ndarray:
-    """Whether each point (N, 2) at the tile top looks like the board (its face or a red/blue/yellow tile)."""
-    names, protos = _prototypes_lab(config)
+def _boardlike(view: TableView, xy_mm: np.ndarray, table: np.ndarray, config: GenialVisionConfig) -> np.ndarray:
+    """Whether each point (N, 2) at the tile top looks like the board: its colour far from the table's
+    (``table``: rows of points known to lie off the board) and not dark (the rim, shadows and black tiles
+    say nothing). Shape (N,) bool."""
     lab = _lab_samples(view, xy_mm, config.board_top_mm + config.tile_thickness_mm)
+    ref = _lab_samples(view, table, config.board_top_mm)
+    ref = ref[np.all(np.isfinite(ref), axis=1)]
+    if len(ref) == 0:
+        return np.zeros(len(lab), dtype=bool)
     w = np.array([config.lightness_weight, 1.0, 1.0])
-    d = np.linalg.norm((lab[:, None, :] - protos[None]) * w, axis=2)
-    ok = np.array([n != "black" for n in names])
+    d = np.linalg.norm((lab - np.median(ref, axis=0)) * w, axis=1)
     with np.errstate(invalid="ignore"):
-        return np.nan_to_num(d[:, ok].min(axis=1), nan=1e9) < config.boardlike_distance
+        return (np.nan_to_num(d, nan=0.0) > config.board_vs_table) & (lab[:, 0] > config.board_min_lightness)
 
 
 def _candidates(node_mm: np.ndarray, rot60: float, config: GenialVisionConfig) -> list[HexBoardPose]:
@@ -286,33 +332,54 @@ def _is_twin(a: HexBoardPose, b: HexBoardPose) -> bool:
     return abs(turn - 180.0) < 1.0 and np.allclose(a.centre_mm, b.centre_mm, atol=1.0)
 
 
-def locate(view: TableView, board: GenialBoard, config: GenialVisionConfig = GenialVisionConfig()
-           ) -> tuple[HexBoardPose, int, int, float]:
+def locate(view: TableView, board: GenialBoard, config: GenialVisionConfig = GenialVisionConfig(),
+           prior: HexBoardPose | None = None) -> tuple[HexBoardPose, int, int, float]:
     """The board pose whose double-hexagon outline covers the most board-coloured cells (one of two
     180-degree twins, which cover the same cells).
+
+    With ``prior`` (the other photo of the pair, same camera) the lattice is only refined around it and the
+    centre node and turn searched near it.
 
     Returns
     -------
     pose, board-like cells covered, runner-up (best non-twin), lattice contrast
     """
     spec = config.spec()
+    hint = spec.centre_hint_mm if prior is None else prior.centre_mm
     half = spec.extent_mm + config.pitch_mm * (config.centre_search_cells + 1)
-    face = top_view(view.image_rgb, view.calibration, spec.centre_hint_mm, half, config.board_top_mm,
-                    config.board.mm_per_px)
-    node, rot60, contrast = lattice_fit(face, spec, spec.centre_hint_mm, config.board)
+    face = top_view(view.image_rgb, view.calibration, hint, half, config.board_top_mm, config.board.mm_per_px)
+    if prior is None:
+        node, rot60, contrast = lattice_fit(face, spec, hint, config.board)
+    else:
+        node, rot60, contrast = lattice_fit(face, spec, hint, config.board, rotation_deg=prior.rotation_deg)
     base = HexBoardPose((float(node[0]), float(node[1])), rot60, config.pitch_mm)
     reach = config.board_radius + config.centre_search_cells + 2
     nodes = np.array(cells_within(reach), dtype=np.int64)
-    like = _boardlike(view, base.cell_centres_mm(nodes.astype(np.float64)), config)
+    outer = np.array([c for c in cells_within(reach) if max(abs(c[0]), abs(c[1]), abs(c[0] + c[1])) == reach],
+                     dtype=np.float64)
+    like = _boardlike(view, base.cell_centres_mm(nodes.astype(np.float64)), base.cell_centres_mm(outer), config)
     grid = np.zeros((2 * reach + 1, 2 * reach + 1), dtype=bool)
     grid[nodes[:, 0] + reach, nodes[:, 1] + reach] = like
-    cells = np.array(board.cells(), dtype=np.float64)
-    cands = _candidates(node, rot60, config)
-    found = []
-    for p in cands:
-        ax, _ = nearest_cells(base.to_board(p.cell_centres_mm(cells)), config.pitch_mm)
-        inside = np.all(np.abs(ax) <= reach, axis=1)
-        found.append(int(grid[ax[inside, 0] + reach, ax[inside, 1] + reach].sum()))
+    cells = centres_board_mm(np.array(board.cells(), dtype=np.float64), config.pitch_mm)
+    # the board's cells turned by each 60-degree step, as base-lattice offsets from the candidate centre
+    turns = []
+    for t in range(6):
+        a = np.deg2rad(60.0 * t)
+        rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+        turns.append(nearest_cells(cells @ rot.T, config.pitch_mm)[0])
+    k = config.centre_search_cells
+    offsets = np.array(cells_within(k + 1), dtype=np.int64)
+    near = np.linalg.norm(base.cell_centres_mm(offsets.astype(np.float64)) - np.asarray(hint), axis=1) \
+        <= (k + 0.5) * config.pitch_mm
+    cands, found = [], []
+    for o in offsets[near]:
+        centre = base.cell_centres_mm(o[None].astype(np.float64))[0]
+        for t in range(6):
+            ax = turns[t] + o
+            inside = np.all(np.abs(ax) <= reach, axis=1)
+            cands.append(HexBoardPose((float(centre[0]), float(centre[1])), (rot60 + 60.0 * t) % 360.0,
+                                      config.pitch_mm))
+            found.append(int(grid[ax[inside, 0] + reach, ax[inside, 1] + reach].sum()))
     best = int(np.argmax(found))
     others = [n for p, n in zip(cands, found, strict=True) if p is not cands[best] and not _is_twin(cands[best], p)]
     return cands[best], found[best], max(others, default=0), contrast
@@ -357,6 +424,14 @@ def read_cells(view: TableView, pose: HexBoardPose, cells: list[Cell], config: G
     return tiles, doubtful
 
 
+def _inside_convex(hull: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Whether points (N, 2) lie inside a convex polygon (M, 2), either winding. Shape (N,) bool."""
+    a, b = hull, np.roll(hull, -1, axis=0)
+    cross = ((b[:, 0] - a[:, 0])[None] * (pts[:, 1, None] - a[:, 1][None])
+             - (b[:, 1] - a[:, 1])[None] * (pts[:, 0, None] - a[:, 0][None]))
+    return np.all(cross >= 0, axis=1) | np.all(cross <= 0, axis=1)
+
+
 def hidden_cells(view: TableView, pose: HexBoardPose, cells: list[Cell], towers: Mapping[Cell, str],
                  config: GenialVisionConfig) -> dict[Cell, Cell]:
     """Cells whose tile top a tower's prism hides from this camera: ``{cell: tower cell}``.
@@ -387,13 +462,13 @@ def hidden_cells(view: TableView, pose: HexBoardPose, cells: list[Cell], towers:
         lo, hi = hull.reshape(-1, 2).min(axis=0), hull.reshape(-1, 2).max(axis=0)
         near = np.where((dist_cell > d_tower) & np.all((pts_px.max(axis=1) >= lo) & (pts_px.min(axis=1) <= hi),
                                                        axis=1))[0]
-        for i in near:
-            c = cells[i]
-            if c in out or c == t:
-                continue
-            inside = [cv2.pointPolygonTest(hull, (float(x), float(y)), False) >= 0 for x, y in pts_px[i]]
-            if np.mean(inside) >= config.occlusion_fraction:
-                out[c] = t
+        if len(near) == 0:
+            continue
+        inside = _inside_convex(hull.reshape(-1, 2).astype(np.float64), pts_px[near].reshape(-1, 2))
+        frac = inside.reshape(len(near), len(disc)).mean(axis=1)
+        for i, f in zip(near, frac, strict=True):
+            if f >= config.occlusion_fraction and cells[i] not in out and cells[i] != t:
+                out[cells[i]] = t
     return out
 
 
@@ -480,7 +555,7 @@ def read_photo(image_rgb: np.ndarray, calibration, board: GenialBoard, n_players
     """
     view = TableView(image_rgb, calibration)
     layout = board.tower_layout(n_players)
-    pose, found, runner, _contrast = locate(view, board, config)
+    pose, found, runner, _contrast = locate(view, board, config, prior)
     flags = []
     if found - runner < config.min_board_margin:
         flags.append(f"board position uncertain: the best outline covers {found} board-coloured cells, another "
@@ -506,7 +581,7 @@ def read_photo(image_rgb: np.ndarray, calibration, board: GenialBoard, n_players
     if resolved == "unresolved":
         flags.append("the board reads the same turned 180 degrees and no earlier tile tells which way: cells are "
                      "named with one of the two turns")
-    labs = {c: _token_lab(view, pose, c, size, config) for c, size in layout.items()}
+    labs = _token_labs(view, pose, layout, config)
     present = {c: layout[c] for c in sorted(layout) if token_present(labs[c], config)}
     missing = tuple(c for c in sorted(layout) if c not in present)
     hidden = hidden_cells(view, pose, free, present, config)
@@ -514,6 +589,6 @@ def read_photo(image_rgb: np.ndarray, calibration, board: GenialBoard, n_players
     for c, why in doubtful.items():
         unreadable.setdefault(c, why)
     tiles = {c: v for c, v in tiles.items() if c not in unreadable}
-    towers = tuple(read_token(labs[c], c, size, config, _numeral_px(view, pose, c, size, config))
-                   for c, size in sorted(present.items()))
+    numeral = _numeral_px(view, pose, min(present, default=(0, 0)), "small", config)
+    towers = tuple(read_token(labs[c], c, size, config, numeral) for c, size in sorted(present.items()))
     return GenialPhoto(pose, tiles, towers, missing, unreadable, found, runner, resolved, tuple(flags))

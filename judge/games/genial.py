@@ -15,6 +15,7 @@ from core.errors import BadInput, CannotJudge
 from core.timing import StageTimer
 from geometry.hexgrid import HexBoardPose, hexagon_board_mm
 from judge.plugin import Frame, GamePlugin
+from judge.session import Outcome, RoundAction, SessionRules, SessionView, Standings
 from scoring.flags import Flag
 from scoring.genial import Tower
 from scoring.genial_board import Cell, GenialBoard, cells_of
@@ -23,7 +24,8 @@ from vision.genial import GenialPhoto, GenialVisionConfig, marker_layout, read_p
 
 TILE_DRAW_RGB = {"red": (200, 42, 42), "blue": (38, 84, 190), "yellow": (236, 196, 34), "black": (38, 38, 42)}
 NOT_SCORED = ("placement_invalid", "tile_moved_or_missing", "board_disagrees_with_replay", "board_pose",
-              "token_value_doubtful", "towers_unread")
+              "token_value_doubtful", "towers_unread",
+              "history_scores_doubtful")
 
 
 @lru_cache(maxsize=1)
@@ -110,7 +112,7 @@ def reading_of(photo: GenialPhoto, colours: frozenset[str] | None = None) -> Gen
                          frozenset(photo.unreadable) | frozenset(odd))
 
 
-def _vision_flags(state: GenialState, adj: GenialAdjudication) -> list[Flag]:
+def _vision_flags(state: GenialState, adj: GenialAdjudication, ctx: GenialContext) -> list[Flag]:
     flags = []
     photos = [("before", state.before), ("after", state.after)] if state.before else [("after", state.after)]
     for name, ph in photos:
@@ -125,7 +127,12 @@ def _vision_flags(state: GenialState, adj: GenialAdjudication) -> list[Flag]:
         flags.append(Flag("token_value_doubtful", "a token scored now could not be read for sure: "
                           + "; ".join(f"{list(c)}: {doubtful[c]}" for c in used) + " - check its value",
                           {"cells": [list(c) for c in used]}))
-    other = sorted(c for c in doubtful if c not in scored)
+    history = sorted(c for c in doubtful if c not in scored and any(t.qr == c and t.dark for t in first.towers))
+    if history and ctx.scores_before is None:
+        flags.append(Flag("history_scores_doubtful", f"{len(history)} token(s) scored earlier could not be read for "
+                          "sure, so the replayed scores before this move may be off: give scores_before",
+                          {"cells": [list(c) for c in history]}))
+    other = sorted(c for c in doubtful if c not in scored and c not in history)
     if other:
         flags.append(Flag("token_unread_note", f"{len(other)} token(s) not scored now could not be read for sure "
                           "(their values are assumed)", {"cells": [list(c) for c in other]}))
@@ -184,7 +191,7 @@ def adjudicate(state: GenialState, ctx: GenialContext) -> GenialVerdict:
     colours = frozenset(ctx.players.values())
     before = reading_of(state.before, colours) if state.before else None
     adj = judge_placement(board(), ctx, reading_of(state.after, colours), before)
-    extra = _vision_flags(state, adj)
+    extra = _vision_flags(state, adj, ctx)
     if extra:
         adj = replace(adj, flags=adj.flags + tuple(extra),
                       explanation=adj.explanation + tuple(f"flag {f.code}: {f.message}" for f in extra))
@@ -253,6 +260,87 @@ def headline(result: dict) -> dict:
 
 
 
+#: Tiles each player places in a game: the game ends after this many rounds.
+ROUNDS = 20
+
+
+def session_players(context: dict) -> list:
+    """The session's players as stored: ``[[name, colour], ...]`` in turn order."""
+    players = context.get("players") or {}
+    return [[str(n), str(c)] for n, c in players.items()] if isinstance(players, dict) else []
+
+
+def _round_summary(view: SessionView, outcome: Outcome, context: dict) -> dict:
+    """A recorded placement: who placed which hexes (and the bonus symbol named), the towers as set up, what
+    the judge scored. Refused when the judgement did not score one clean placement or another player's turn."""
+    result = outcome.result
+    if not result.get("placed") or any(f.get("code") in NOT_SCORED for f in result.get("flags", [])):
+        raise ValueError("this judgement does not show one clean placement: correct it or take new photos")
+    names = [p[0] for p in view.players]
+    mover = context.get("mover")
+    want = names[len(view.summaries) % len(names)] if names else None
+    if mover != want:
+        raise ValueError(f"it is {want}'s turn, not {mover}'s")
+    towers = view.summaries[0]["towers"] if view.summaries else [
+        {"qr": t["qr"], "size": t["size"], "symbol": t["symbol"],
+         "light": int(t["value"]) - (1 if t["dark"] else 0)} for t in result.get("towers", [])]
+    placement = {"player": mover, "cells": [q["qr"] for q in result["placed"]]}
+    if context.get("bonus_symbol"):
+        placement["bonus_symbol"] = context["bonus_symbol"]
+    return {"placement": placement, "towers": towers, "move_points": result.get("move_points", {}),
+            "judgement": result.get("symbol_scores", {})}
+
+
+def replay_session(view: SessionView):
+    """The game replayed from the recorded placements (``scoring.genial``): the set-up's towers as read on the
+    first round, then every placement in order."""
+    from scoring.genial import GameSetup, Placement
+
+    colours = {p[0]: p[1] for p in view.players}
+    towers = tuple(Tower.from_json(t) for t in view.summaries[0]["towers"]) if view.summaries else ()
+    return GameSetup(colours, towers).replay(board(), [Placement.from_json(s["placement"]) for s in view.summaries])
+
+
+def _standings(view: SessionView) -> Standings:
+    """Each player's four symbol scores and lowest, replayed; the game ends when everyone has placed 20 tiles."""
+    from scoring.genial import rank_by_lowest
+
+    names = [p[0] for p in view.players]
+    n = len(view.summaries)
+    caption = f"round {n // max(1, len(names)) + 1} of {ROUNDS}: {n} placement(s) recorded"
+    if not view.summaries:
+        return Standings(tuple({"player": p, "lowest": 0} for p in names), caption)
+    game = replay_session(view)
+    order, _ties = rank_by_lowest(game.scores, names)
+    rows = tuple({"player": p, **game.scores[p], "lowest": min(game.scores[p].values())} for p in order)
+    if n < ROUNDS * len(names):
+        return Standings(rows, caption)
+    end = {"ranking": order, "symbol_scores": {p: dict(game.scores[p]) for p in names}}
+    return Standings(rows, f"game over after {ROUNDS} rounds", True, end, f"Game over: {order[0]} wins")
+
+
+def next_context(view: SessionView) -> dict:
+    """The context of the next placement of a running game: players, mover, earlier placements, scores."""
+    names = [p[0] for p in view.players]
+    game = replay_session(view) if view.summaries else None
+    ctx: dict = {"players": {p[0]: p[1] for p in view.players},
+                 "mover": names[len(view.summaries) % len(names)] if names else "",
+                 "moves_before": [s["placement"] for s in view.summaries]}
+    if game is not None:
+        ctx["scores_before"] = {p: dict(game.scores[p]) for p in names}
+    return ctx
+
+
+SESSION = SessionRules(
+    title="Game",
+    players=session_players,
+    standings=_standings,
+    actions=(RoundAction("ge-add", "Record this placement", _round_summary),),
+    key_prefix="ge",
+    undo_label="Undo the last placement",
+)
+
+
 PLUGIN = GamePlugin(
     name="genial",
     title="Genial Spezial (頭脳絶好調スペシャル)",
@@ -266,6 +354,7 @@ PLUGIN = GamePlugin(
     headline=headline,
     photos="2 (before, after), or 1 (after) with 'placed' in the context",
     ui_module="ui.games.genial",
+    session=SESSION,
     camera_resolution="1080p",
     order=50,
     marker_layout=marker_layout,
