@@ -36,6 +36,12 @@ def context_form(default: dict | None) -> dict:
         own = dplayers.get(names[k]) if k < len(names) else COLOURS[k]
         players[name] = c2.selectbox("tiles", COLOURS, index=COLOURS.index(own) if own in COLOURS else k,
                                      key=f"ge-col-{k}")
+    running = _running_game(players)
+    if running is not None:
+        ctx = running
+        st.caption(f"Game in the ledger: {ctx['mover']} to place ({len(ctx['moves_before'])} placement(s) so far)")
+        _bonus(ctx, default)
+        return ctx
     mover = st.selectbox("Mover", list(players), index=max(0, list(players).index(default["mover"]))
                          if default.get("mover") in players else 0, key="ge-mover")
     moves = st.text_area("Earlier placements (JSON list of {player, cells, bonus_symbol})",
@@ -45,12 +51,32 @@ def context_form(default: dict | None) -> dict:
         ctx["moves_before"] = json.loads(moves or "[]")
     except json.JSONDecodeError:
         st.error("Earlier placements: not valid JSON")
+    _bonus(ctx, default)
+    return ctx
+
+
+def _bonus(ctx: dict, default: dict) -> None:
+    """The symbol the mover names when the new tile covers a bonus cell (asked on every placement)."""
     bonus = st.selectbox("Bonus symbol (when the new tile covers a bonus cell)", ["(none)", *SYMBOLS],
                          index=(SYMBOLS.index(default["bonus_symbol"]) + 1) if default.get("bonus_symbol") in SYMBOLS
                          else 0, key="ge-bonus")
     if bonus != "(none)":
         ctx["bonus_symbol"] = bonus
-    return ctx
+
+
+def _running_game(players: dict[str, str]) -> dict | None:
+    """The next placement's context from the running game of these players in the ledger, or None."""
+    from judge.games.genial import SESSION, next_context
+    from judge.session import latest
+    from ui.history import open_ledger
+
+    led = open_ledger()
+    if led is None:
+        return None
+    view = latest(led, GAME, SESSION.players({"players": players}))
+    if view is None or view.ended:
+        return None
+    return next_context(view)
 
 
 def symbol_bars(symbol_scores: dict) -> None:
