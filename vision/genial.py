@@ -113,7 +113,7 @@ class GenialVisionConfig:
     centre_search_cells: int = 3
     board_vs_table: float = 15.0
     board_min_lightness: float = 35.0
-    min_board_margin: int = 8
+    min_board_margin: int = 5
     symbol_fraction: tuple[float, float] = (0.0, 0.75)
     cell_r_mm: float = 6.0
     lightness_weight: float = 0.35
@@ -334,15 +334,16 @@ def _is_twin(a: HexBoardPose, b: HexBoardPose) -> bool:
 
 def locate(view: TableView, board: GenialBoard, config: GenialVisionConfig = GenialVisionConfig(),
            prior: HexBoardPose | None = None) -> tuple[HexBoardPose, int, int, float]:
-    """The board pose whose double-hexagon outline covers the most board-coloured cells (one of two
-    180-degree twins, which cover the same cells).
+    """The board pose whose double-hexagon outline covers the most board-coloured cells and leaves the most
+    others just outside it (one of two 180-degree twins, which cover the same cells).
 
     With ``prior`` (the other photo of the pair, same camera) the lattice is only refined around it and the
     centre node and turn searched near it.
 
     Returns
     -------
-    pose, board-like cells covered, runner-up (best non-twin), lattice contrast
+    pose, agreeing cells (board-like inside plus not board-like in the two rings outside), runner-up (best
+    non-twin), lattice contrast
     """
     spec = config.spec()
     hint = spec.centre_hint_mm if prior is None else prior.centre_mm
@@ -360,8 +361,11 @@ def locate(view: TableView, board: GenialBoard, config: GenialVisionConfig = Gen
     like = _boardlike(view, base.cell_centres_mm(nodes.astype(np.float64)), base.cell_centres_mm(outer), config)
     grid = np.zeros((2 * reach + 1, 2 * reach + 1), dtype=bool)
     grid[nodes[:, 0] + reach, nodes[:, 1] + reach] = like
-    cells = centres_board_mm(np.array(board.cells(), dtype=np.float64), config.pitch_mm)
-    # the board's cells turned by each 60-degree step, as base-lattice offsets from the candidate centre
+    on = set(board.cells())
+    off = sorted({(c[0] + dq, c[1] + dr) for c in on for dq, dr in cells_within(2)} - on)
+    cells = centres_board_mm(np.array(sorted(on) + off, dtype=np.float64), config.pitch_mm)
+    sign = np.r_[np.ones(len(on), dtype=bool), np.zeros(len(off), dtype=bool)]
+    # the board's cells (and the ring just off it) turned by each 60-degree step, as base-lattice offsets
     turns = []
     for t in range(6):
         a = np.deg2rad(60.0 * t)
@@ -377,9 +381,10 @@ def locate(view: TableView, board: GenialBoard, config: GenialVisionConfig = Gen
         for t in range(6):
             ax = turns[t] + o
             inside = np.all(np.abs(ax) <= reach, axis=1)
+            got = grid[ax[inside, 0] + reach, ax[inside, 1] + reach]
             cands.append(HexBoardPose((float(centre[0]), float(centre[1])), (rot60 + 60.0 * t) % 360.0,
                                       config.pitch_mm))
-            found.append(int(grid[ax[inside, 0] + reach, ax[inside, 1] + reach].sum()))
+            found.append(int(np.sum(got == sign[inside])))
     best = int(np.argmax(found))
     others = [n for p, n in zip(cands, found, strict=True) if p is not cands[best] and not _is_twin(cands[best], p)]
     return cands[best], found[best], max(others, default=0), contrast
