@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -332,6 +333,29 @@ def _is_twin(a: HexBoardPose, b: HexBoardPose) -> bool:
     return abs(turn - 180.0) < 1.0 and np.allclose(a.centre_mm, b.centre_mm, atol=1.0)
 
 
+@lru_cache(maxsize=4)
+def _outline(board: GenialBoard, pitch_mm: float) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """The board's cells and the two rings just off it, turned by each 60-degree step, as lattice offsets from
+    the centre cell (6 arrays (N, 2)), and which of them are on the board (N,) bool."""
+    on = set(board.cells())
+    off = sorted({(c[0] + dq, c[1] + dr) for c in on for dq, dr in cells_within(2)} - on)
+    cells = centres_board_mm(np.array(sorted(on) + off, dtype=np.float64), pitch_mm)
+    sign = np.r_[np.ones(len(on), dtype=bool), np.zeros(len(off), dtype=bool)]
+    turns = []
+    for t in range(6):
+        a = np.deg2rad(60.0 * t)
+        rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+        turns.append(nearest_cells(cells @ rot.T, pitch_mm)[0])
+    return tuple(turns), sign
+
+
+@lru_cache(maxsize=4)
+def free_cells(board: GenialBoard) -> tuple[Cell, ...]:
+    """The board's cells a tile may cover (every cell but the tower spaces)."""
+    spaces = board.space_cells()
+    return tuple(c for c in board.cells() if c not in spaces)
+
+
 def locate(view: TableView, board: GenialBoard, config: GenialVisionConfig = GenialVisionConfig(),
            prior: HexBoardPose | None = None) -> tuple[HexBoardPose, int, int, float]:
     """The board pose whose double-hexagon outline covers the most board-coloured cells and leaves the most
@@ -361,20 +385,12 @@ def locate(view: TableView, board: GenialBoard, config: GenialVisionConfig = Gen
     like = _boardlike(view, base.cell_centres_mm(nodes.astype(np.float64)), base.cell_centres_mm(outer), config)
     grid = np.zeros((2 * reach + 1, 2 * reach + 1), dtype=bool)
     grid[nodes[:, 0] + reach, nodes[:, 1] + reach] = like
-    on = set(board.cells())
-    off = sorted({(c[0] + dq, c[1] + dr) for c in on for dq, dr in cells_within(2)} - on)
-    cells = centres_board_mm(np.array(sorted(on) + off, dtype=np.float64), config.pitch_mm)
-    sign = np.r_[np.ones(len(on), dtype=bool), np.zeros(len(off), dtype=bool)]
-    # the board's cells (and the ring just off it) turned by each 60-degree step, as base-lattice offsets
-    turns = []
-    for t in range(6):
-        a = np.deg2rad(60.0 * t)
-        rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
-        turns.append(nearest_cells(cells @ rot.T, config.pitch_mm)[0])
+    turns, sign = _outline(board, config.pitch_mm)
     k = config.centre_search_cells
     offsets = np.array(cells_within(k + 1), dtype=np.int64)
+    search = k + 0.5 if prior is None else 0.5   # a prior pose: only its own node (and the six turns)
     near = np.linalg.norm(base.cell_centres_mm(offsets.astype(np.float64)) - np.asarray(hint), axis=1) \
-        <= (k + 0.5) * config.pitch_mm
+        <= search * config.pitch_mm
     cands, found = [], []
     for o in offsets[near]:
         centre = base.cell_centres_mm(o[None].astype(np.float64))[0]
@@ -565,7 +581,7 @@ def read_photo(image_rgb: np.ndarray, calibration, board: GenialBoard, n_players
     if found - runner < config.min_board_margin:
         flags.append(f"board position uncertain: the best outline covers {found} board-coloured cells, another "
                      f"{runner}")
-    free = [c for c in board.cells() if c not in board.space_cells()]
+    free = list(free_cells(board))
     tiles, doubtful = read_cells(view, pose, free, config)
     resolved = "unresolved"
     if prior is not None and _is_twin(pose, HexBoardPose(pose.centre_mm, prior.rotation_deg, pose.pitch_mm)):

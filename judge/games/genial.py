@@ -28,6 +28,10 @@ NOT_SCORED = ("placement_invalid", "tile_moved_or_missing", "board_disagrees_wit
               "history_scores_doubtful")
 
 
+#: Flags whose cells the overlay marks otherwise (a '?' on each doubtful token) rather than outlining them.
+QUIET = ("token_unread_note", "token_value_doubtful", "history_scores_doubtful")
+
+
 @lru_cache(maxsize=1)
 def board() -> GenialBoard:
     return GenialBoard.from_components(load_components()["genial_spezial"])
@@ -179,7 +183,7 @@ class GenialVerdict:
         def cells(key: str) -> tuple[Cell, ...]:
             return cells_of(obj.get(key, []))
 
-        flagged = [c for f in obj.get("flags", []) for c in f.get("cells", [])
+        flagged = [c for f in obj.get("flags", []) if f.get("code") not in QUIET for c in f.get("cells", [])
                    if isinstance(c, list) and len(c) == 2]
         return cls({k: v for k, v in obj.items() if k not in ("timings_ms", "judgement_id")}, cells("chain"),
                    cells("linked_towers"), cells_of(obj.get("scored_towers", [])), cells("already_scored"),
@@ -200,7 +204,8 @@ def adjudicate(state: GenialState, ctx: GenialContext) -> GenialVerdict:
 
 def annotate(frame: Frame, state: GenialState, verdict: GenialVerdict) -> np.ndarray:
     """The mover's chain, the new tile, the towers it links (green: scored now; grey: already scored by this
-    chain), '+1' on large towers counted now, and every flagged cell outlined red. Returns a new RGB image."""
+    chain), '+1' on large towers counted now, every flagged cell outlined (orange: hidden from the camera, red:
+    any other flag) and '?' on every token read with doubt. Returns a new RGB image."""
     img = frame.image_rgb.copy()
     cal: Any = frame.calibration
     if cal is None:
@@ -234,8 +239,15 @@ def annotate(frame: Frame, state: GenialState, verdict: GenialVerdict) -> np.nda
                     cv2.LINE_AA)
         cv2.putText(img, "+1", (x + 12 * s, y - 12 * s), cv2.FONT_HERSHEY_SIMPLEX, 0.6 * s, (255, 255, 255), s,
                     cv2.LINE_AA)
+    hidden = {tuple(c) for f in verdict.result.get("flags", []) if f.get("code") == "cells_unreadable"
+              for c in f.get("cells", [])}
     for c in verdict.flagged:
-        cv2.polylines(img, [hex_px(c)], True, (255, 40, 40), 2 * s, cv2.LINE_AA)
+        cv2.polylines(img, [hex_px(c)], True, (255, 160, 0) if c in hidden else (255, 40, 40), 2 * s, cv2.LINE_AA)
+    for t in state.after.towers:
+        if t.doubt:
+            x, y = top_px(t.qr)
+            cv2.putText(img, "?", (x - 5 * s, y + 6 * s), cv2.FONT_HERSHEY_SIMPLEX, 0.6 * s, (255, 0, 0), 2 * s,
+                        cv2.LINE_AA)
     return img
 
 
