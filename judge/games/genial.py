@@ -37,12 +37,54 @@ def board() -> GenialBoard:
     return GenialBoard.from_components(load_components()["genial_spezial"])
 
 
-def parse_context(obj: dict | None) -> GenialContext:
+@dataclass(frozen=True)
+class GenialPlayContext(GenialContext):
+    """DESIGN.md's genial context plus the tokens' light values when the players give them.
+
+    Attributes
+    ----------
+    token_values : dict (q, r) -> int
+        The light-side value (1 or 2) of the token on the tower at ``qr``: a token's numeral is too small to
+        read in most photos, and its value never changes, so the players tell it once (the page keeps it).
+    """
+
+    token_values: dict[Cell, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        out = super().to_json()
+        if self.token_values:
+            out["token_values"] = [{"qr": list(c), "light": v} for c, v in sorted(self.token_values.items())]
+        return out
+
+
+def parse_context(obj: dict | None) -> GenialPlayContext:
     """Validate a Genial Spezial context (``BadInput`` naming the field)."""
     try:
-        return GenialContext.from_json(obj if obj is not None else {})
+        base = GenialContext.from_json(obj if obj is not None else {})
+        values = _token_values(obj.get("token_values") if isinstance(obj, Mapping) else None)
     except ValueError as exc:
         raise BadInput(str(exc)) from None
+    return GenialPlayContext(base.players, base.mover, base.moves_before, base.scores_before, base.bonus_symbol,
+                             base.placed, values)
+
+
+def _token_values(obj: object) -> dict[Cell, int]:
+    if obj is None:
+        return {}
+    bad = 'context field "token_values": expected [{"qr": [q, r], "light": 1 or 2}, ...]'
+    if not isinstance(obj, list):
+        raise ValueError(bad)
+    out = {}
+    for item in obj:
+        try:
+            (c,) = cells_of([item["qr"]])
+            light = int(item["light"])
+        except (KeyError, TypeError, ValueError):
+            raise ValueError(bad) from None
+        if light not in (1, 2):
+            raise ValueError(bad)
+        out[c] = light
+    return out
 
 
 @dataclass(frozen=True)
@@ -106,11 +148,18 @@ def state_from_json(obj: dict) -> GenialState:
         raise BadInput(f"state: {exc}") from None
 
 
-def reading_of(photo: GenialPhoto, colours: frozenset[str] | None = None) -> GenialReading:
+def _light(t, given: Mapping[Cell, int]) -> int:
+    return given[t.qr] if t.qr in given else min(2, max(1, t.value - (1 if t.dark else 0)))
+
+
+def reading_of(photo: GenialPhoto, colours: frozenset[str] | None = None,
+               given: Mapping[Cell, int] | None = None) -> GenialReading:
     """The rules' view of one photo: tokens whose symbol was not read are left out (the rules flag them); a
-    cell read as a colour no player holds (``colours``) is unreadable (flagged), not a tile."""
+    cell read as a colour no player holds (``colours``) is unreadable (flagged), not a tile; a token's light
+    value is the one the players gave (``given``) when they did."""
+    given = given or {}
     odd = {c for c, v in photo.tiles.items() if colours is not None and v not in colours}
-    towers = tuple(Tower(t.qr, t.size, t.symbol, min(2, max(1, t.value - (1 if t.dark else 0))), t.dark)
+    towers = tuple(Tower(t.qr, t.size, t.symbol, _light(t, given), t.dark)
                    for t in photo.towers if t.symbol is not None)
     return GenialReading({c: v for c, v in photo.tiles.items() if c not in odd}, towers,
                          frozenset(photo.unreadable) | frozenset(odd))
@@ -125,7 +174,9 @@ def _vision_flags(state: GenialState, adj: GenialAdjudication, ctx: GenialContex
             flags.append(Flag("board_pose", f"{name} photo: {f}"))
     scored = {t.qr for t in adj.move.scored_towers} if adj.move else set()
     first = state.before or state.after
-    doubtful = {t.qr: t.doubt for t in first.towers if t.doubt}
+    given = getattr(ctx, "token_values", {})
+    doubtful = {t.qr: t.doubt for t in first.towers
+                if t.doubt and not (t.qr in given and "symbol" not in t.doubt)}
     used = sorted(c for c in doubtful if c in scored)
     if used:
         flags.append(Flag("token_value_doubtful", "a token scored now could not be read for sure: "
@@ -193,8 +244,9 @@ class GenialVerdict:
 def adjudicate(state: GenialState, ctx: GenialContext) -> GenialVerdict:
     """The rules on what the photos showed (``scoring.genial_judgement``), with the vision's doubts as flags."""
     colours = frozenset(ctx.players.values())
-    before = reading_of(state.before, colours) if state.before else None
-    adj = judge_placement(board(), ctx, reading_of(state.after, colours), before)
+    given = getattr(ctx, "token_values", {})
+    before = reading_of(state.before, colours, given) if state.before else None
+    adj = judge_placement(board(), ctx, reading_of(state.after, colours, given), before)
     extra = _vision_flags(state, adj, ctx)
     if extra:
         adj = replace(adj, flags=adj.flags + tuple(extra),
@@ -283,8 +335,9 @@ def session_players(context: dict) -> list:
 
 
 def _round_summary(view: SessionView, outcome: Outcome, context: dict) -> dict:
-    """A recorded placement: who placed which hexes (and the bonus symbol named), the towers as set up, what
-    the judge scored. Refused when the judgement did not score one clean placement or another player's turn."""
+    """A recorded placement: who placed which hexes (and the bonus symbol named), the towers as set up (the
+    first round's, with the token values the players gave), what the judge scored. Refused when the judgement
+    did not score one clean placement or it is another player's turn."""
     result = outcome.result
     if not result.get("placed") or any(f.get("code") in NOT_SCORED for f in result.get("flags", [])):
         raise ValueError("this judgement does not show one clean placement: correct it or take new photos")
@@ -293,9 +346,11 @@ def _round_summary(view: SessionView, outcome: Outcome, context: dict) -> dict:
     want = names[len(view.summaries) % len(names)] if names else None
     if mover != want:
         raise ValueError(f"it is {want}'s turn, not {mover}'s")
+    given = {tuple(t["qr"]): int(t["light"]) for t in context.get("token_values") or []}
     towers = view.summaries[0]["towers"] if view.summaries else [
         {"qr": t["qr"], "size": t["size"], "symbol": t["symbol"],
-         "light": int(t["value"]) - (1 if t["dark"] else 0)} for t in result.get("towers", [])]
+         "light": given.get(tuple(t["qr"]), int(t["value"]) - (1 if t["dark"] else 0))}
+        for t in result.get("towers", [])]
     placement = {"player": mover, "cells": [q["qr"] for q in result["placed"]]}
     if context.get("bonus_symbol"):
         placement["bonus_symbol"] = context["bonus_symbol"]
@@ -340,6 +395,7 @@ def next_context(view: SessionView) -> dict:
                  "moves_before": [s["placement"] for s in view.summaries]}
     if game is not None:
         ctx["scores_before"] = {p: dict(game.scores[p]) for p in names}
+        ctx["token_values"] = [{"qr": t["qr"], "light": t["light"]} for t in view.summaries[0]["towers"]]
     return ctx
 
 

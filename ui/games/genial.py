@@ -46,11 +46,15 @@ def context_form(default: dict | None) -> dict:
                          if default.get("mover") in players else 0, key="ge-mover")
     moves = st.text_area("Earlier placements (JSON list of {player, cells, bonus_symbol})",
                          value=json.dumps(default.get("moves_before", [])), key="ge-moves")
+    values = st.text_area("Token light values, when the judge cannot read the numerals (JSON list of "
+                          '{"qr": [q, r], "light": 1 or 2}; kept for the whole game once it is in the ledger)',
+                          value=json.dumps(default.get("token_values", [])), key="ge-tokens")
     ctx: dict = {"players": players, "mover": mover}
     try:
         ctx["moves_before"] = json.loads(moves or "[]")
+        ctx["token_values"] = json.loads(values or "[]")
     except json.JSONDecodeError:
-        st.error("Earlier placements: not valid JSON")
+        st.error("Earlier placements or token values: not valid JSON")
     _bonus(ctx, default)
     return ctx
 
