@@ -43,7 +43,9 @@ def photos() -> tuple[list[Photo], dict | None]:
     before = photo_input(GAME, key="before", label="Before the move")
     after = photo_input(GAME, key="photo", label="After the move")
     got = [p for p in (before, after) if p is not None]
-    ctx = next((p.context for p in got if p.context), None)
+    if len(got) == 2 and got[0].data == got[1].data:
+        got = got[1:]  # the same photo twice: judged as the after photo alone (needs 'placed')
+    ctx = next((p.context for p in reversed(got) if p.context), None)
     return got, ctx
 
 
@@ -68,8 +70,8 @@ def context_form(default: dict | None) -> dict:
         st.caption(f"Game in the ledger (session {sid}): {game.mover} to place"
                    + (f", {game.extra_pending} extra placement(s) owed" if game.extra_pending else "")
                    + (" - first round" if game.in_first_round else ""))
-        return {"players": players, "mover": game.mover, "scores_before": game.player_scores(), "team": team,
-                "first_round": game.in_first_round}
+        return _with_placed({"players": players, "mover": game.mover, "scores_before": game.player_scores(),
+                             "team": team, "first_round": game.in_first_round}, default)
     mover = st.selectbox("Mover", players, key="ig-mover")
     sb = default.get("scores_before") or {}
     scores = {}
@@ -80,7 +82,15 @@ def context_form(default: dict | None) -> dict:
                                                      value=int(sb.get(p, {}).get(c, 0)), key=f"ig-sb-{p}-{c}"))
                          for i, c in enumerate(COLOURS)}
     first = st.checkbox("First round", value=bool(default.get("first_round")), key="ig-first")
-    return {"players": players, "mover": mover, "scores_before": scores, "team": team, "first_round": first}
+    return _with_placed({"players": players, "mover": mover, "scores_before": scores, "team": team,
+                         "first_round": first}, default)
+
+
+def _with_placed(ctx: dict, default: dict) -> dict:
+    """Keep a sample's ``placed`` (an after photo judged alone) in the context."""
+    if default.get("placed"):
+        ctx["placed"] = default["placed"]
+    return ctx
 
 
 def score_bars(colour_scores: dict, team: bool = False) -> None:
