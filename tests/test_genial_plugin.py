@@ -102,7 +102,8 @@ def test_game_in_the_ledger_replayed_with_undo_and_end(tmp_path, monkeypatch):
         moves.append(move)
         free = [c for c in free if c not in cells]
         game = setup.replay(BOARD, moves)
-        assert {r["player"]: r["lowest"] for r in standings.rows} == {p: min(game.scores[p].values()) for p in names[:2]}
+        lowest = {p: min(game.scores[p].values()) for p in names[:2]}
+        assert {r["player"]: r["lowest"] for r in standings.rows} == lowest
         assert standings.finished == (k == 3)
     view = latest(led, "genial", G.SESSION.players(ctx))
     assert view.ended and view.result["ranking"]
