@@ -334,16 +334,24 @@ def session_players(context: dict) -> list:
     return [[str(n), str(c)] for n, c in players.items()] if isinstance(players, dict) else []
 
 
+def _history(view: SessionView, context: dict) -> list:
+    """The placements before the first recorded one (a game taken into the ledger mid-way), as JSON."""
+    if view.summaries:
+        return list(view.summaries[0].get("history", []))
+    return list(context.get("moves_before") or [])
+
+
 def _round_summary(view: SessionView, outcome: Outcome, context: dict) -> dict:
     """A recorded placement: who placed which hexes (and the bonus symbol named), the towers as set up (the
-    first round's, with the token values the players gave), what the judge scored. Refused when the judgement
-    did not score one clean placement or it is another player's turn."""
+    first round's, with the token values the players gave, and the placements before it), what the judge
+    scored. Refused when the judgement did not score one clean placement or it is another player's turn."""
     result = outcome.result
     if not result.get("placed") or any(f.get("code") in NOT_SCORED for f in result.get("flags", [])):
         raise ValueError("this judgement does not show one clean placement: correct it or take new photos")
     names = [p[0] for p in view.players]
     mover = context.get("mover")
-    want = names[len(view.summaries) % len(names)] if names else None
+    history = _history(view, context)
+    want = names[(len(history) + len(view.summaries)) % len(names)] if names else None
     if mover != want:
         raise ValueError(f"it is {want}'s turn, not {mover}'s")
     given = {tuple(t["qr"]): int(t["light"]) for t in context.get("token_values") or []}
@@ -354,18 +362,25 @@ def _round_summary(view: SessionView, outcome: Outcome, context: dict) -> dict:
     placement = {"player": mover, "cells": [q["qr"] for q in result["placed"]]}
     if context.get("bonus_symbol"):
         placement["bonus_symbol"] = context["bonus_symbol"]
-    return {"placement": placement, "towers": towers, "move_points": result.get("move_points", {}),
-            "judgement": result.get("symbol_scores", {})}
+    out = {"placement": placement, "towers": towers, "move_points": result.get("move_points", {}),
+           "judgement": result.get("symbol_scores", {})}
+    if not view.summaries:
+        out["history"] = history
+    return out
+
+
+def _placements(view: SessionView) -> list:
+    return _history(view, {}) + [s["placement"] for s in view.summaries]
 
 
 def replay_session(view: SessionView):
-    """The game replayed from the recorded placements (``scoring.genial``): the set-up's towers as read on the
-    first round, then every placement in order."""
+    """The game replayed (``scoring.genial``): the set-up's towers as read on the first round, then every
+    placement in order (those before the first recorded one included)."""
     from scoring.genial import GameSetup, Placement
 
     colours = {p[0]: p[1] for p in view.players}
     towers = tuple(Tower.from_json(t) for t in view.summaries[0]["towers"]) if view.summaries else ()
-    return GameSetup(colours, towers).replay(board(), [Placement.from_json(s["placement"]) for s in view.summaries])
+    return GameSetup(colours, towers).replay(board(), [Placement.from_json(m) for m in _placements(view)])
 
 
 def _standings(view: SessionView) -> Standings:
@@ -373,8 +388,8 @@ def _standings(view: SessionView) -> Standings:
     from scoring.genial import rank_by_lowest
 
     names = [p[0] for p in view.players]
-    n = len(view.summaries)
-    caption = f"round {n // max(1, len(names)) + 1} of {ROUNDS}: {n} placement(s) recorded"
+    n = len(_placements(view))
+    caption = f"round {n // max(1, len(names)) + 1} of {ROUNDS}: {n} placement(s)"
     if not view.summaries:
         return Standings(tuple({"player": p, "lowest": 0} for p in names), caption)
     game = replay_session(view)
@@ -387,13 +402,14 @@ def _standings(view: SessionView) -> Standings:
 
 
 def next_context(view: SessionView) -> dict:
-    """The context of the next placement of a running game: players, mover, earlier placements, scores."""
+    """The context of the next placement of a running game: players, mover, earlier placements, scores, and the
+    token values kept from the first round."""
     names = [p[0] for p in view.players]
-    game = replay_session(view) if view.summaries else None
+    moves = _placements(view)
     ctx: dict = {"players": {p[0]: p[1] for p in view.players},
-                 "mover": names[len(view.summaries) % len(names)] if names else "",
-                 "moves_before": [s["placement"] for s in view.summaries]}
-    if game is not None:
+                 "mover": names[len(moves) % len(names)] if names else "", "moves_before": moves}
+    if view.summaries:
+        game = replay_session(view)
         ctx["scores_before"] = {p: dict(game.scores[p]) for p in names}
         ctx["token_values"] = [{"qr": t["qr"], "light": t["light"]} for t in view.summaries[0]["towers"]]
     return ctx

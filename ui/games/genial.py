@@ -78,8 +78,8 @@ def _running_game(players: dict[str, str]) -> dict | None:
     if led is None:
         return None
     view = latest(led, GAME, SESSION.players({"players": players}))
-    if view is None or view.ended:
-        return None
+    if view is None or view.ended or not view.summaries:
+        return None   # no placement recorded yet: the first one takes the form (a game may join mid-way)
     return next_context(view)
 
 
