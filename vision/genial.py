@@ -19,6 +19,7 @@ them into ``scoring.genial_judgement.GenialReading``.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -81,8 +82,11 @@ class GenialVisionConfig:
     cell_max_distance, cell_margin : float
         A cell's nearest prototype must lie within this distance and beat the second by this margin, else the
         cell is doubtful (unreadable).
-    occlusion_fraction : float
-        A cell whose sample disc is this much inside a nearer tower's silhouette is hidden.
+    cell_step_mm : float
+        Spacing of the sample points on a cell's disc.
+    min_visible : float
+        A cell with less than this fraction of its disc left visible beside the towers is hidden (unreadable);
+        otherwise its colour is read from its visible part.
     token_r_mm : float
         Radius of the disc sampled on a token.
     dark_face_lightness : float
@@ -122,7 +126,8 @@ class GenialVisionConfig:
         ("empty", (226, 214, 188)), *TILE_RGB.items())
     cell_max_distance: float = 40.0
     cell_margin: float = 4.0
-    occlusion_fraction: float = 0.25
+    cell_step_mm: float = 1.5
+    min_visible: float = 0.4
     token_r_mm: float = 7.5
     dark_face_lightness: float = 45.0
     symbol_chroma_min: float = 28.0
@@ -420,15 +425,28 @@ def _prototypes_lab(config: GenialVisionConfig) -> tuple[list[str], np.ndarray]:
     return names, rgb_to_lab(rgb)
 
 
-def read_cells(view: TableView, pose: HexBoardPose, cells: list[Cell], config: GenialVisionConfig
-               ) -> tuple[dict[Cell, str], dict[Cell, str]]:
-    """Each cell's colour at the tile top: ``(tiles {cell: colour}, doubtful {cell: why})``."""
-    names, protos = _prototypes_lab(config)
-    disc = _disc(config.cell_r_mm, 1.5)
+def _cell_points(pose: HexBoardPose, cells: list[Cell], config: GenialVisionConfig) -> np.ndarray:
+    """Sample points of every cell's disc, table mm, shape (N cells, M, 2)."""
+    disc = _disc(config.cell_r_mm, config.cell_step_mm) @ pose.rotation().T
     centres = pose.cell_centres_mm(np.array(cells, dtype=np.float64))
-    pts = (centres[:, None, :] + (disc @ pose.rotation().T)[None]).reshape(-1, 2)
-    lab = _lab_samples(view, pts, config.board_top_mm + config.tile_thickness_mm).reshape(len(cells), len(disc), 3)
-    med = np.nanmedian(lab, axis=1)
+    return centres[:, None, :] + disc[None]
+
+
+def read_cells(view: TableView, pose: HexBoardPose, cells: list[Cell], config: GenialVisionConfig,
+               occluded: np.ndarray | None = None) -> tuple[dict[Cell, str], dict[Cell, str]]:
+    """Each cell's colour at the tile top: ``(tiles {cell: colour}, doubtful {cell: why})``.
+
+    ``occluded`` (N cells, M samples) bool marks samples a tower hides: the colour is the median of the others.
+    """
+    names, protos = _prototypes_lab(config)
+    pts = _cell_points(pose, cells, config)
+    lab = _lab_samples(view, pts.reshape(-1, 2), config.board_top_mm + config.tile_thickness_mm).reshape(
+        pts.shape[0], pts.shape[1], 3)
+    if occluded is not None:
+        lab[occluded] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # a cell wholly hidden or outside: NaN, doubtful below
+        med = np.nanmedian(lab, axis=1)
     w = np.array([config.lightness_weight, 1.0, 1.0])
     d = np.linalg.norm((med[:, None, :] - protos[None]) * w, axis=2)
     order = np.argsort(d, axis=1)
@@ -453,44 +471,54 @@ def _inside_convex(hull: np.ndarray, pts: np.ndarray) -> np.ndarray:
     return np.all(cross >= 0, axis=1) | np.all(cross <= 0, axis=1)
 
 
-def hidden_cells(view: TableView, pose: HexBoardPose, cells: list[Cell], towers: Mapping[Cell, str],
-                 config: GenialVisionConfig) -> dict[Cell, Cell]:
-    """Cells whose tile top a tower's prism hides from this camera: ``{cell: tower cell}``.
+def occlusion(view: TableView, pose: HexBoardPose, cells: list[Cell], towers: Mapping[Cell, str],
+              config: GenialVisionConfig) -> tuple[np.ndarray, dict[Cell, Cell]]:
+    """Which of every cell's sample points (at the tile top) a tower's prism hides from this camera.
 
-    Each tower (footprint hexagon up to its token) is projected with the camera pose; a cell is hidden when
-    enough of its sample disc falls inside the silhouette of a tower nearer to the camera than the cell.
+    Each tower (footprint hexagon up to its token) is projected with the camera pose; a sample is hidden when it
+    falls inside the silhouette of a tower nearer to the camera than the cell.
+
+    Returns
+    -------
+    occluded : ndarray, shape (N cells, M samples), bool
+    hidden : dict cell -> tower cell
+        Cells with less than ``min_visible`` of their samples left: unreadable.
     """
+    pts = _cell_points(pose, cells, config)
+    occluded = np.zeros(pts.shape[:2], dtype=bool)
     cam = getattr(view.calibration, "camera", None)
     if cam is None or not towers:
-        return {}
+        return occluded, {}
     eye = np.asarray(cam.centre_mm, dtype=np.float64)
     z_tile = config.board_top_mm + config.tile_thickness_mm
-    disc = _disc(config.cell_r_mm, 2.0)
     centres = pose.cell_centres_mm(np.array(cells, dtype=np.float64))
-    pts = (centres[:, None, :] + disc[None]).reshape(-1, 2)
-    pts_px = view.mm_to_px(pts, z_tile).reshape(len(cells), len(disc), 2)
+    pts_px = view.mm_to_px(pts.reshape(-1, 2), z_tile).reshape(pts.shape)
     dist_cell = np.linalg.norm(np.column_stack([centres, np.full(len(cells), z_tile)]) - eye, axis=1)
-    out: dict[Cell, Cell] = {}
+    blame: dict[Cell, Cell] = {}
     r = config.tower_across_flats_mm / SQRT3
+    index = {c: i for i, c in enumerate(cells)}
     for t, size in towers.items():
         centre = pose.cell_centres_mm(np.array([t], dtype=np.float64))[0]
         board_c = pose.to_board(centre[None])[0]
         ring_mm = pose.to_table(hexagon_board_mm(board_c, max(r, config.token_diameter_mm / 2)))
         top = config.board_top_mm + config.height(size) + config.token_thickness_mm
         poly = np.concatenate([view.mm_to_px(ring_mm, config.board_top_mm), view.mm_to_px(ring_mm, top)])
-        hull = cv2.convexHull(poly.astype(np.float32))
+        hull = cv2.convexHull(poly.astype(np.float32)).reshape(-1, 2).astype(np.float64)
         d_tower = np.linalg.norm(np.array([centre[0], centre[1], z_tile]) - eye)
-        lo, hi = hull.reshape(-1, 2).min(axis=0), hull.reshape(-1, 2).max(axis=0)
+        lo, hi = hull.min(axis=0), hull.max(axis=0)
         near = np.where((dist_cell > d_tower) & np.all((pts_px.max(axis=1) >= lo) & (pts_px.min(axis=1) <= hi),
                                                        axis=1))[0]
+        near = near[[cells[i] != t for i in near]] if len(near) else near
         if len(near) == 0:
             continue
-        inside = _inside_convex(hull.reshape(-1, 2).astype(np.float64), pts_px[near].reshape(-1, 2))
-        frac = inside.reshape(len(near), len(disc)).mean(axis=1)
-        for i, f in zip(near, frac, strict=True):
-            if f >= config.occlusion_fraction and cells[i] not in out and cells[i] != t:
-                out[cells[i]] = t
-    return out
+        inside = _inside_convex(hull, pts_px[near].reshape(-1, 2)).reshape(len(near), pts.shape[1])
+        occluded[near] |= inside
+        for i, n_in in zip(near, inside.sum(axis=1), strict=True):
+            if n_in and cells[i] not in blame:
+                blame[cells[i]] = t
+    visible = 1.0 - occluded.mean(axis=1)
+    hidden = {c: blame[c] for c in blame if visible[index[c]] < config.min_visible}
+    return occluded, hidden
 
 
 # ---------------------------------------------------------------- tokens
@@ -605,7 +633,9 @@ def read_photo(image_rgb: np.ndarray, calibration, board: GenialBoard, n_players
     labs = _token_labs(view, pose, layout, config)
     present = {c: layout[c] for c in sorted(layout) if token_present(labs[c], config)}
     missing = tuple(c for c in sorted(layout) if c not in present)
-    hidden = hidden_cells(view, pose, free, present, config)
+    occluded, hidden = occlusion(view, pose, free, present, config)
+    if occluded.any():
+        tiles, doubtful = read_cells(view, pose, free, config, occluded)
     unreadable = {c: f"hidden behind the tower at {t}" for c, t in hidden.items()}
     for c, why in doubtful.items():
         unreadable.setdefault(c, why)
