@@ -295,8 +295,10 @@ def annotate(frame: Frame, state: GenialState, verdict: GenialVerdict) -> np.nda
               for c in f.get("cells", [])}
     for c in verdict.flagged:
         cv2.polylines(img, [hex_px(c)], True, (255, 160, 0) if c in hidden else (255, 40, 40), 2 * s, cv2.LINE_AA)
+    doubtful = {tuple(c) for f in verdict.result.get("flags", []) if f.get("code") in QUIET
+                for c in f.get("cells", [])}
     for t in state.after.towers:
-        if t.doubt:
+        if t.qr in doubtful:
             x, y = top_px(t.qr)
             cv2.putText(img, "?", (x - 5 * s, y + 6 * s), cv2.FONT_HERSHEY_SIMPLEX, 0.6 * s, (255, 0, 0), 2 * s,
                         cv2.LINE_AA)
