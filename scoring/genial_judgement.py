@@ -260,7 +260,9 @@ def judge_placement(board: GenialBoard, context: GenialContext, after: GenialRea
     placed, placement_flags = _find_placement(board, game, context, before, after)
     flags += placement_flags
     move = None
-    if not placement_flags:
+    # a cell hidden from the camera is flagged, but the replay (not the photo) says what lies there: it does not
+    # stop the placement from being scored
+    if not [f for f in placement_flags if f.code != "cells_unreadable"]:
         game.scores = {p: dict(s) for p, s in base.items()}
         move = game.play(Placement(context.mover, placed, context.bonus_symbol))
         flags += _after_checks(game, after)

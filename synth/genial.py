@@ -160,7 +160,7 @@ def board_layer(scene: dict, board: GenialBoard, comp: dict, config: GenialLayer
     centre, rot, pitch = np.asarray(scene["board"]["centre_mm"]), scene["board"]["rotation_deg"], board.pitch_mm
     cells = board.cells()
     xy = board_to_table(np.array(cells), centre, rot, pitch)
-    reach = 9.5 * pitch + spec["rim_mm"]
+    reach = 11.0 * pitch + spec["rim_mm"]
     cv = _Canvas(*(centre - reach), *(centre + reach), config.mm_per_px)
     rim = _Canvas(*(centre - reach), *(centre + reach), config.mm_per_px)
     for p in xy:
@@ -187,7 +187,7 @@ def tile_layers(scene: dict, cells_by_player: dict[str, list[tuple[Cell, Cell]]]
     """Every tile as a 4 mm slab (a side slice and the top face)."""
     spec = comp["genial_spezial"]["tile"]["player_colours"]
     centre, rot, pitch = np.asarray(scene["board"]["centre_mm"]), scene["board"]["rotation_deg"], board.pitch_mm
-    reach = 10 * pitch
+    reach = 11.5 * pitch
     top = _Canvas(*(centre - reach), *(centre + reach), config.mm_per_px)
     side = _Canvas(*(centre - reach), *(centre + reach), config.mm_per_px)
     for player, tiles in cells_by_player.items():

@@ -9,6 +9,7 @@ import pytest
 #: file -> test functions (every parametrisation) that loop over many seeded renders or views, and the real-browser
 #: test (a Streamlit server and Chromium).
 SLOW = {
+    "test_genial_vision.py": {"test_reads_many_seeds", "test_hard_renders_are_judged_right_or_flagged"},
     "test_browser.py": {"test_camera_photo_in_a_real_browser"},
     "test_browser_live.py": {"test_live_camera_settles_in_a_real_browser"},
     "test_calibration_lens.py": {"test_charuco_calibration_recovers_focal_and_distortion",

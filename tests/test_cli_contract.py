@@ -20,6 +20,8 @@ FIELDS = {
     "kaleido": {"complete_hexagons", "hexagons", "full_boards", "board_points"},
     "cmyk": {"players", "ranking"},
     "ingenious": {"placed", "move_points", "colour_scores", "extra_placements", "board", "ranking"},
+    "genial": {"placed", "move_points", "symbol_scores", "towers", "scored_towers", "large_bonus", "bonus_cells",
+               "ranking"},
 }
 
 

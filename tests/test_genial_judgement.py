@@ -104,6 +104,10 @@ def test_unreadable_cells_are_flagged_not_guessed():
     after = reading({"red": FIRST["cells"] + SECOND}, dark=[(-1, -1), (1, 1)], unreadable=[(6, 6)])
     out = judge_placement(BOARD, context(), after, BEFORE).to_json()
     assert any(f["code"] == "cells_unreadable" and [6, 6] in f["cells"] for f in out["flags"])
+    # the hidden cell is flagged and drawn, but the replay says what lies there: the move is still scored
+    assert out["move_points"] == judge_placement(BOARD, context(), reading(
+        {"red": FIRST["cells"] + SECOND}, dark=[(-1, -1), (1, 1)]), BEFORE).to_json()["move_points"]
+    assert sum(out["move_points"].values()) > 0
 
 
 def test_scores_before_are_used_and_checked_against_the_replay():

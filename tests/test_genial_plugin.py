@@ -1,0 +1,112 @@
+"""The Genial Spezial plugin without photos: context with token values, readings to the rules, the game kept in
+a real ledger (placements replayed, undo, the end after the last round)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import judge.games.genial as G
+from core.errors import BadInput
+from geometry.hexgrid import HexBoardPose
+from judge.session import Outcome, latest, record, start, undo
+from ledger import Ledger
+from scoring.genial import GameSetup, Placement, Tower
+from scoring.genial_judgement import GenialReading, judge_placement
+from synth.genial import sample_game
+from vision.genial import GenialPhoto, TokenRead
+
+BOARD = G.board()
+
+
+def _game(seed: int) -> dict:
+    return sample_game(np.random.default_rng(seed), BOARD)
+
+
+def _photo(owner: dict, colours: dict, towers, doubt: str = "") -> GenialPhoto:
+    tiles = {c: colours[p] for c, p in owner.items()}
+    reads = tuple(TokenRead(t.qr, t.size, t.symbol, t.value, t.dark, doubt) for t in towers)
+    return GenialPhoto(HexBoardPose((350.0, 280.0), 0.0, 24.0), tiles, reads, (), {}, 200, 150, "tiles")
+
+
+def test_token_values_parsed_and_refused():
+    ctx = G.parse_context({"players": {"A": "red", "B": "blue"}, "mover": "A",
+                           "token_values": [{"qr": [-4, -4], "light": 2}]})
+    assert ctx.token_values == {(-4, -4): 2}
+    assert G.parse_context(ctx.to_json()) == ctx
+    with pytest.raises(BadInput, match="token_values"):
+        G.parse_context({"players": {"A": "red"}, "mover": "A", "token_values": [{"qr": [0, 0], "light": 3}]})
+
+
+def test_given_token_values_replace_unreadable_numerals():
+    sc = _game(11)
+    setup = GameSetup(sc["players"], tuple(Tower.from_json(t) for t in sc["towers"]))
+    moves = [Placement.from_json(m) for m in sc["moves_before"]]
+    before, after = setup.replay(BOARD, moves), setup.replay(BOARD, moves + [Placement.from_json(sc["move"])])
+    # every numeral unreadable: the reader's best guess is always the low value
+    guess = [Tower(t.qr, t.size, t.symbol, 1, t.dark) for t in before.tower_list()]
+    state = G.GenialState(_photo(after.owner, sc["players"], after.tower_list(), "numeral too small"),
+                          _photo(before.owner, sc["players"], guess, "numeral too small"))
+    ctx = {k: sc[k] for k in ("players", "mover", "moves_before")}
+    truth = judge_placement(BOARD, G.parse_context(ctx),
+                            GenialReading({c: sc["players"][p] for c, p in after.owner.items()}, after.tower_list()),
+                            GenialReading({c: sc["players"][p] for c, p in before.owner.items()},
+                                          before.tower_list())).to_json()
+    told = G.adjudicate(state, G.parse_context(ctx | {"token_values": [
+        {"qr": t["qr"], "light": t["light"]} for t in sc["towers"]]})).to_json()
+    assert told["move_points"] == truth["move_points"] and told["symbol_scores"] == truth["symbol_scores"]
+    assert not any(f["code"] in ("token_value_doubtful", "history_scores_doubtful") for f in told["flags"])
+    blind = G.adjudicate(state, G.parse_context(ctx)).to_json()
+    if blind["symbol_scores"] != truth["symbol_scores"]:   # a wrong guess is never silent
+        assert any(f["code"] in G.NOT_SCORED for f in blind["flags"])
+
+
+def _outcome(sc: dict, moves: list[Placement], move: Placement) -> Outcome:
+    setup = GameSetup(sc["players"], tuple(Tower.from_json(t) for t in sc["towers"]))
+    before, after = setup.replay(BOARD, moves), setup.replay(BOARD, moves + [move])
+    ctx = {"players": sc["players"], "mover": move.player, "moves_before": [m.to_json() for m in moves]}
+    adj = judge_placement(BOARD, G.parse_context(ctx),
+                          GenialReading({c: sc["players"][p] for c, p in after.owner.items()}, after.tower_list()),
+                          GenialReading({c: sc["players"][p] for c, p in before.owner.items()}, before.tower_list()))
+    return Outcome(G.GenialVerdict.of(adj).to_json(), {}, None)
+
+
+def test_game_in_the_ledger_replayed_with_undo_and_end(tmp_path, monkeypatch):
+    monkeypatch.setattr(G, "ROUNDS", 2)
+    sc = _game(12)
+    names = list(sc["players"])
+    sc = sc | {"players": {n: sc["players"][n] for n in names[:2]}}
+    led = Ledger(tmp_path / "g.sqlite")
+    ctx = {"players": sc["players"]}
+    sid = start(led, "genial", G.SESSION, ctx)
+    view = latest(led, "genial", G.SESSION.players(ctx))
+    assert view is not None and view.id == sid
+    rng = np.random.default_rng(3)
+    from synth.genial import _random_tile
+
+    moves: list[Placement] = []
+    free = [c for c in BOARD.cells() if c not in BOARD.space_cells()]
+    setup = GameSetup(sc["players"], tuple(Tower.from_json(t) for t in sc["towers"]))
+    for k in range(4):
+        view = latest(led, "genial", G.SESSION.players(ctx))
+        nxt = G.next_context(view)
+        player = names[k % 2]
+        recorded = [(m["player"], sorted(map(tuple, m["cells"]))) for m in nxt["moves_before"]]
+        assert nxt["mover"] == player and recorded == [(m.player, sorted(m.cells)) for m in moves]
+        cells = _random_tile(rng, free, setup.replay(BOARD, moves).owner, player)
+        move = Placement(player, cells)
+        with pytest.raises(ValueError, match="turn"):
+            record(led, G.SESSION, view, G.SESSION.actions[0], _outcome(sc, moves, move),
+                   {"mover": names[(k + 1) % 2]})
+        standings = record(led, G.SESSION, view, G.SESSION.actions[0], _outcome(sc, moves, move), {"mover": player})
+        moves.append(move)
+        free = [c for c in free if c not in cells]
+        game = setup.replay(BOARD, moves)
+        lowest = {p: min(game.scores[p].values()) for p in names[:2]}
+        assert {r["player"]: r["lowest"] for r in standings.rows} == lowest
+        assert standings.finished == (k == 3)
+    view = latest(led, "genial", G.SESSION.players(ctx))
+    assert view.ended and view.result["ranking"]
+    assert undo(led, view)
+    view = latest(led, "genial", G.SESSION.players(ctx))
+    assert not view.ended and len(view.summaries) == 3

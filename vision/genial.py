@@ -1,0 +1,645 @@
+"""Genial Spezial from photos: the board's pose, every cell (empty or a player's tile), every tower and its token.
+
+Steps, from the markers' table frame and camera pose (``TableCalibration``):
+
+1. the lattice (rotation modulo 60 degrees and one node) on a top view of the board face (z = 2 mm), with the
+   hex-board finder of ``vision.hexboard`` (shared with Ingenious);
+2. which node is the centre cell and which of the six turns is right: the towers of the set-up (they stand on
+   known spaces, 28 or 45 mm tall) are looked for along their axes in the photo, for every candidate. The board
+   and its tower spaces are 180-degree symmetric, so two turns explain the towers equally; the earlier
+   placements' tiles (when the caller gives them) pick one, else the turn is flagged as unresolved;
+3. every cell's colour at the tile top (z = 2 + 4 mm), by its nearest prototype in CIELAB of the marker-
+   normalised colours; cells a tower's prism hides from this camera are unreadable, never guessed;
+4. every token on top of its tower (z = 2 + height + 2 mm): side (light / dark face), symbol (the hue of its
+   coloured pixels) and value (the numeral's ink; doubtful values are reported as doubtful).
+
+Vision may not import the Genial rules (import-linter): it returns its own plain types and the plugin turns
+them into ``scoring.genial_judgement.GenialReading``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from geometry.hexgrid import (
+    SQRT3,
+    Cell,
+    HexBoardPose,
+    cells_within,
+    centres_board_mm,
+    hexagon_board_mm,
+    nearest_cells,
+)
+from scoring.genial_board import GenialBoard
+from vision.hexboard import HexBoardConfig, HexBoardSpec, lattice_fit, top_view
+from vision.view import TableView, rgb_to_lab
+
+TILE_RGB: dict[str, tuple[int, int, int]] = {
+    "red": (200, 42, 42), "blue": (38, 84, 190), "yellow": (236, 196, 34), "black": (38, 38, 42)}
+SYMBOL_RGB: dict[str, tuple[int, int, int]] = {
+    "orange": (240, 128, 24), "blue": (40, 110, 210), "green": (44, 150, 72), "purple": (132, 60, 164)}
+
+
+@dataclass(frozen=True)
+class GenialVisionConfig:
+    """Tunables of the Genial Spezial reader (mm unless said).
+
+    Attributes
+    ----------
+    board : HexBoardConfig
+        The lattice finder's tunables.
+    board_top_mm, tile_thickness_mm, token_thickness_mm : float
+    tower_heights_mm : (small, large)
+    tower_across_flats_mm, token_diameter_mm : float
+    pitch_mm : float
+    centre_hint_mm : (float, float)
+        The board centre in the 700 x 560 mm marker layout.
+    board_radius : int
+        Cells from the centre cell to the farthest cell (12 for the double hexagon).
+    centre_search_cells : int
+        Lattice nodes this many cells around the hint are tried as the centre cell.
+    board_vs_table, board_min_lightness : float
+        A lattice node whose colour lies farther than this from the table's (CIELAB, lightness weighted) and is
+        not darker than this lightness is on the board (the outline search counts them).
+    min_board_margin : int
+        The best pose must cover this many more board-coloured cells than any pose but its 180-degree twin.
+    symbol_fraction : (float, float)
+        A token is present when this fraction of its disc is coloured (its symbol): more is a tile top (a token
+        with no symbol seen is kept, its symbol unread).
+    cell_r_mm : float
+        Radius of the disc sampled at each cell centre.
+    lightness_weight : float
+        Weight of the lightness difference in the colour distance (uneven light changes it most).
+    cell_prototypes_rgb : dict name -> RGB
+        Colours a cell can show: the empty face (a bonus cell's thin asterisk leaves its median as it is) and the
+        four player colours.
+    cell_max_distance, cell_margin : float
+        A cell's nearest prototype must lie within this distance and beat the second by this margin, else the
+        cell is doubtful (unreadable).
+    cell_step_mm : float
+        Spacing of the sample points on a cell's disc.
+    min_visible : float
+        A cell with less than this fraction of its disc left visible beside the towers is hidden (unreadable);
+        otherwise its colour is read from its visible part.
+    token_r_mm : float
+        Radius of the disc sampled on a token.
+    dark_face_lightness : float
+        A token face whose median lightness lies below this is the dark side.
+    symbol_chroma_min : float
+        Token pixels above this chroma belong to the symbol.
+    min_symbol_px : int
+        Fewer symbol pixels than this: symbol doubtful.
+    ink_contrast : float
+        A token pixel is numeral ink when its lightness differs from the face by this (toward the ink side).
+    numeral_mm, min_numeral_px : float
+        The token's numeral is this tall; below this many pixels its value is not read (doubtful).
+    value_ink : dict side -> (threshold, margin)
+        Ink fraction above ``threshold`` reads the higher value of the side (light: 2 vs 1, dark: 3 vs 2);
+        within ``margin`` of it the value is doubtful.
+    """
+
+    board: HexBoardConfig = HexBoardConfig(mm_per_px=1.5, face_band_mm=(7.5, 10.0), line_band_mm=(10.8, 13.2),
+                                           refine_step_deg=0.5, rotation_span_deg=2.0, refine_span_deg=0.5)
+    board_top_mm: float = 2.0
+    tile_thickness_mm: float = 4.0
+    token_thickness_mm: float = 2.0
+    tower_heights_mm: tuple[float, float] = (28.0, 45.0)
+    tower_across_flats_mm: float = 20.0
+    token_diameter_mm: float = 18.0
+    pitch_mm: float = 24.0
+    centre_hint_mm: tuple[float, float] = (350.0, 280.0)
+    board_radius: int = 12
+    centre_search_cells: int = 3
+    board_vs_table: float = 15.0
+    board_min_lightness: float = 35.0
+    min_board_margin: int = 5
+    symbol_fraction: tuple[float, float] = (0.0, 0.75)
+    cell_r_mm: float = 6.0
+    lightness_weight: float = 0.35
+    cell_prototypes_rgb: tuple[tuple[str, tuple[int, int, int]], ...] = (
+        ("empty", (226, 214, 188)), *TILE_RGB.items())
+    cell_max_distance: float = 40.0
+    cell_margin: float = 4.0
+    cell_step_mm: float = 1.5
+    min_visible: float = 0.4
+    token_r_mm: float = 7.5
+    dark_face_lightness: float = 45.0
+    symbol_chroma_min: float = 28.0
+    min_symbol_px: int = 4
+    ink_contrast: float = 30.0
+    numeral_mm: float = 4.0
+    min_numeral_px: float = 12.0
+    value_ink: tuple[tuple[str, float, float], ...] = (("light", 0.06, 0.015), ("dark", 0.10, 0.02))
+
+    def spec(self) -> HexBoardSpec:
+        return HexBoardSpec(self.pitch_mm, self.board_radius, self.board_top_mm, {}, self.centre_hint_mm)
+
+    def height(self, size: str) -> float:
+        return self.tower_heights_mm[1] if size == "large" else self.tower_heights_mm[0]
+
+
+@dataclass(frozen=True)
+class TokenRead:
+    """A tower and its token as read.
+
+    Attributes
+    ----------
+    qr : (int, int)
+    size : str
+        ``"large"`` or ``"small"`` (from the set-up; the tower was found standing there).
+    symbol : str or None
+        None when the symbol's colour could not be read.
+    value : int
+        The numeral showing (best reading; see ``doubt``).
+    dark : bool
+    doubt : str
+        Empty when the token read cleanly, else why its symbol or value is doubtful.
+    """
+
+    qr: Cell
+    size: str
+    symbol: str | None
+    value: int
+    dark: bool
+    doubt: str = ""
+
+    def to_json(self) -> dict:
+        return {"qr": list(self.qr), "size": self.size, "symbol": self.symbol, "value": self.value,
+                "dark": self.dark, "doubt": self.doubt}
+
+    @classmethod
+    def from_json(cls, obj: Mapping) -> TokenRead:
+        q, r = obj["qr"]
+        return cls((int(q), int(r)), str(obj["size"]), obj.get("symbol"), int(obj["value"]), bool(obj["dark"]),
+                   str(obj.get("doubt", "")))
+
+
+@dataclass(frozen=True)
+class GenialPhoto:
+    """Everything read from one photo.
+
+    Attributes
+    ----------
+    pose : HexBoardPose
+    tiles : dict Cell -> colour
+    towers : tuple of TokenRead
+        Towers found at the set-up's spaces.
+    missing_towers : tuple of Cell
+        Set-up spaces where no tower was found.
+    unreadable : dict Cell -> reason
+        Hidden behind a tower, or a colour too far from every prototype.
+    towers_found : int
+        Board-coloured cells under the chosen outline.
+    runner_up : int
+        The same for the best pose other than the chosen one's 180-degree twin.
+    turn_resolved : str
+        ``"towers"`` (no twin), ``"tiles"`` (the earlier tiles picked the turn) or ``"unresolved"``.
+    flags : tuple of str
+    """
+
+    pose: HexBoardPose
+    tiles: dict[Cell, str]
+    towers: tuple[TokenRead, ...]
+    missing_towers: tuple[Cell, ...]
+    unreadable: dict[Cell, str]
+    towers_found: int
+    runner_up: int
+    turn_resolved: str
+    flags: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_json(self) -> dict:
+        return {"pose": self.pose.to_json(),
+                "tiles": [{"qr": list(c), "colour": v} for c, v in sorted(self.tiles.items())],
+                "towers": [t.to_json() for t in self.towers],
+                "missing_towers": [list(c) for c in self.missing_towers],
+                "unreadable": [{"qr": list(c), "why": v} for c, v in sorted(self.unreadable.items())],
+                "towers_found": self.towers_found, "runner_up": self.runner_up,
+                "turn_resolved": self.turn_resolved, "flags": list(self.flags)}
+
+    @classmethod
+    def from_json(cls, obj: Mapping) -> GenialPhoto:
+        def cell(v) -> Cell:
+            return int(v[0]), int(v[1])
+
+        return cls(HexBoardPose.from_json(obj["pose"]),
+                   {cell(t["qr"]): str(t["colour"]) for t in obj.get("tiles", [])},
+                   tuple(TokenRead.from_json(t) for t in obj.get("towers", [])),
+                   tuple(cell(c) for c in obj.get("missing_towers", [])),
+                   {cell(u["qr"]): str(u["why"]) for u in obj.get("unreadable", [])},
+                   int(obj.get("towers_found", 0)), int(obj.get("runner_up", 0)),
+                   str(obj.get("turn_resolved", "unresolved")), tuple(obj.get("flags", [])))
+
+
+def marker_layout():
+    """The 700 x 560 mm marker rectangle of Genial Spezial (components)."""
+    from calibration.markers import MarkerLayout
+    from components import load_components
+
+    comp = load_components()
+    cal = comp["genial_spezial"]["calibration"]
+    base = comp["calibration"]
+    return MarkerLayout(dictionary=base["aruco_dictionary"], side_mm=float(base["marker_side_mm"]),
+                        centres_mm={int(k): (float(v[0]), float(v[1])) for k, v in cal["marker_centres_mm"].items()})
+
+
+def _lab_samples(view: TableView, xy_mm: np.ndarray, z_mm: float | np.ndarray) -> np.ndarray:
+    """CIELAB of the marker-normalised photo at table points (N, 2) on the plane(s) ``z_mm`` (scalar or (N,))
+    -> (N, 3), NaN outside. Bilinear samples of the photo itself (only the samples are normalised)."""
+    xy = np.asarray(xy_mm, dtype=np.float64).reshape(-1, 2)
+    zs = np.broadcast_to(np.asarray(z_mm, dtype=np.float64), (len(xy),))
+    px = np.empty_like(xy)
+    for z in np.unique(zs):
+        m = zs == z
+        px[m] = view.mm_to_px(xy[m], float(z))
+    h, w = view.image_rgb.shape[:2]
+    maps = px.astype(np.float32).reshape(-1, 1, 2)
+    rgb = cv2.remap(view.image_rgb, maps[..., 0], maps[..., 1], cv2.INTER_LINEAR,
+                    borderMode=cv2.BORDER_REPLICATE).reshape(-1, 3)
+    lab = rgb_to_lab(view.colour.normalise(rgb)).astype(np.float64)
+    outside = ~((px[:, 0] >= 0) & (px[:, 1] >= 0) & (px[:, 0] <= w - 1) & (px[:, 1] <= h - 1))
+    lab[outside] = np.nan
+    return lab
+
+
+def _disc(r_mm: float, step_mm: float) -> np.ndarray:
+    g = np.arange(-r_mm, r_mm + 1e-9, step_mm)
+    xx, yy = np.meshgrid(g, g)
+    keep = xx ** 2 + yy ** 2 <= r_mm ** 2
+    return np.stack([xx[keep], yy[keep]], axis=1)
+
+
+# ---------------------------------------------------------------- pose
+
+
+def _token_lab(view: TableView, pose: HexBoardPose, qr: Cell, size: str, config: GenialVisionConfig,
+               step_mm: float = 0.5) -> np.ndarray:
+    """CIELAB of the pixels on the token's disc (top of the tower), finite rows only. Shape (N, 3)."""
+    centre = pose.cell_centres_mm(np.array([qr], dtype=np.float64))[0]
+    z = config.board_top_mm + config.height(size) + config.token_thickness_mm
+    lab = _lab_samples(view, centre + _disc(config.token_r_mm, step_mm), z)
+    return lab[np.all(np.isfinite(lab), axis=1)]
+
+
+def _token_labs(view: TableView, pose: HexBoardPose, layout: Mapping[Cell, str], config: GenialVisionConfig,
+                step_mm: float = 0.5) -> dict[Cell, np.ndarray]:
+    """`_token_lab` for every tower of ``layout`` in one sampling pass."""
+    cells = sorted(layout)
+    if not cells:
+        return {}
+    disc = _disc(config.token_r_mm, step_mm)
+    centres = pose.cell_centres_mm(np.array(cells, dtype=np.float64))
+    pts = (centres[:, None, :] + disc[None]).reshape(-1, 2)
+    zs = np.repeat([config.board_top_mm + config.height(layout[c]) + config.token_thickness_mm for c in cells],
+                   len(disc))
+    lab = _lab_samples(view, pts, zs).reshape(len(cells), len(disc), 3)
+    return {c: lab[i][np.all(np.isfinite(lab[i]), axis=1)] for i, c in enumerate(cells)}
+
+
+def token_present(lab: np.ndarray, config: GenialVisionConfig) -> bool:
+    """A token shows a face of one lightness with a small coloured symbol (not a tile, not a bare cell)."""
+    if len(lab) == 0:
+        return False
+    frac = float(np.mean(np.hypot(lab[:, 1], lab[:, 2]) >= config.symbol_chroma_min))
+    return config.symbol_fraction[0] <= frac <= config.symbol_fraction[1]
+
+
+def _boardlike(view: TableView, xy_mm: np.ndarray, table: np.ndarray, config: GenialVisionConfig) -> np.ndarray:
+    """Whether each point (N, 2) at the tile top looks like the board: its colour far from the table's
+    (``table``: rows of points known to lie off the board) and not dark (the rim, shadows and black tiles
+    say nothing). Shape (N,) bool."""
+    lab = _lab_samples(view, xy_mm, config.board_top_mm + config.tile_thickness_mm)
+    ref = _lab_samples(view, table, config.board_top_mm)
+    ref = ref[np.all(np.isfinite(ref), axis=1)]
+    if len(ref) == 0:
+        return np.zeros(len(lab), dtype=bool)
+    w = np.array([config.lightness_weight, 1.0, 1.0])
+    d = np.linalg.norm((lab - np.median(ref, axis=0)) * w, axis=1)
+    with np.errstate(invalid="ignore"):
+        return (np.nan_to_num(d, nan=0.0) > config.board_vs_table) & (lab[:, 0] > config.board_min_lightness)
+
+
+def _candidates(node_mm: np.ndarray, rot60: float, config: GenialVisionConfig) -> list[HexBoardPose]:
+    base = HexBoardPose((float(node_mm[0]), float(node_mm[1])), rot60, config.pitch_mm)
+    k = config.centre_search_cells
+    centres = base.cell_centres_mm(np.array(cells_within(k + 1), dtype=np.float64))
+    near = np.linalg.norm(centres - np.asarray(config.centre_hint_mm), axis=1) <= (k + 0.5) * config.pitch_mm
+    return [HexBoardPose((float(c[0]), float(c[1])), (rot60 + 60.0 * t) % 360.0, config.pitch_mm)
+            for c in centres[near] for t in range(6)]
+
+
+def _is_twin(a: HexBoardPose, b: HexBoardPose) -> bool:
+    turn = (b.rotation_deg - a.rotation_deg) % 360.0
+    return abs(turn - 180.0) < 1.0 and np.allclose(a.centre_mm, b.centre_mm, atol=1.0)
+
+
+@lru_cache(maxsize=4)
+def _outline(board: GenialBoard, pitch_mm: float) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """The board's cells and the two rings just off it, turned by each 60-degree step, as lattice offsets from
+    the centre cell (6 arrays (N, 2)), and which of them are on the board (N,) bool."""
+    on = set(board.cells())
+    off = sorted({(c[0] + dq, c[1] + dr) for c in on for dq, dr in cells_within(2)} - on)
+    cells = centres_board_mm(np.array(sorted(on) + off, dtype=np.float64), pitch_mm)
+    sign = np.r_[np.ones(len(on), dtype=bool), np.zeros(len(off), dtype=bool)]
+    turns = []
+    for t in range(6):
+        a = np.deg2rad(60.0 * t)
+        rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+        turns.append(nearest_cells(cells @ rot.T, pitch_mm)[0])
+    return tuple(turns), sign
+
+
+@lru_cache(maxsize=4)
+def free_cells(board: GenialBoard) -> tuple[Cell, ...]:
+    """The board's cells a tile may cover (every cell but the tower spaces)."""
+    spaces = board.space_cells()
+    return tuple(c for c in board.cells() if c not in spaces)
+
+
+def locate(view: TableView, board: GenialBoard, config: GenialVisionConfig = GenialVisionConfig(),
+           prior: HexBoardPose | None = None) -> tuple[HexBoardPose, int, int, float]:
+    """The board pose whose double-hexagon outline covers the most board-coloured cells and leaves the most
+    others just outside it (one of two 180-degree twins, which cover the same cells).
+
+    With ``prior`` (the other photo of the pair, same camera) the lattice is only refined around it and the
+    centre node and turn searched near it.
+
+    Returns
+    -------
+    pose, agreeing cells (board-like inside plus not board-like in the two rings outside), runner-up (best
+    non-twin), lattice contrast
+    """
+    spec = config.spec()
+    hint = spec.centre_hint_mm if prior is None else prior.centre_mm
+    half = spec.extent_mm + config.pitch_mm * (config.centre_search_cells + 1)
+    face = top_view(view.image_rgb, view.calibration, hint, half, config.board_top_mm, config.board.mm_per_px)
+    if prior is None:
+        node, rot60, contrast = lattice_fit(face, spec, hint, config.board)
+    else:
+        node, rot60, contrast = lattice_fit(face, spec, hint, config.board, rotation_deg=prior.rotation_deg)
+    base = HexBoardPose((float(node[0]), float(node[1])), rot60, config.pitch_mm)
+    reach = config.board_radius + config.centre_search_cells + 2
+    nodes = np.array(cells_within(reach), dtype=np.int64)
+    outer = np.array([c for c in cells_within(reach) if max(abs(c[0]), abs(c[1]), abs(c[0] + c[1])) == reach],
+                     dtype=np.float64)
+    like = _boardlike(view, base.cell_centres_mm(nodes.astype(np.float64)), base.cell_centres_mm(outer), config)
+    grid = np.zeros((2 * reach + 1, 2 * reach + 1), dtype=bool)
+    grid[nodes[:, 0] + reach, nodes[:, 1] + reach] = like
+    turns, sign = _outline(board, config.pitch_mm)
+    k = config.centre_search_cells
+    offsets = np.array(cells_within(k + 1), dtype=np.int64)
+    search = k + 0.5 if prior is None else 0.5   # a prior pose: only its own node (and the six turns)
+    near = np.linalg.norm(base.cell_centres_mm(offsets.astype(np.float64)) - np.asarray(hint), axis=1) \
+        <= search * config.pitch_mm
+    cands, found = [], []
+    for o in offsets[near]:
+        centre = base.cell_centres_mm(o[None].astype(np.float64))[0]
+        for t in range(6):
+            ax = turns[t] + o
+            inside = np.all(np.abs(ax) <= reach, axis=1)
+            got = grid[ax[inside, 0] + reach, ax[inside, 1] + reach]
+            cands.append(HexBoardPose((float(centre[0]), float(centre[1])), (rot60 + 60.0 * t) % 360.0,
+                                      config.pitch_mm))
+            found.append(int(np.sum(got == sign[inside])))
+    best = int(np.argmax(found))
+    others = [n for p, n in zip(cands, found, strict=True) if p is not cands[best] and not _is_twin(cands[best], p)]
+    return cands[best], found[best], max(others, default=0), contrast
+
+
+def turned(pose: HexBoardPose) -> HexBoardPose:
+    """The 180-degree twin of a pose (same centre)."""
+    return HexBoardPose(pose.centre_mm, (pose.rotation_deg + 180.0) % 360.0, pose.pitch_mm)
+
+
+# ---------------------------------------------------------------- cells
+
+
+def _prototypes_lab(config: GenialVisionConfig) -> tuple[list[str], np.ndarray]:
+    names = [n for n, _ in config.cell_prototypes_rgb]
+    rgb = np.array([v for _, v in config.cell_prototypes_rgb], dtype=np.float32).reshape(-1, 3) / 255.0
+    return names, rgb_to_lab(rgb)
+
+
+def _cell_points(pose: HexBoardPose, cells: list[Cell], config: GenialVisionConfig) -> np.ndarray:
+    """Sample points of every cell's disc, table mm, shape (N cells, M, 2)."""
+    disc = _disc(config.cell_r_mm, config.cell_step_mm) @ pose.rotation().T
+    centres = pose.cell_centres_mm(np.array(cells, dtype=np.float64))
+    return centres[:, None, :] + disc[None]
+
+
+def read_cells(view: TableView, pose: HexBoardPose, cells: list[Cell], config: GenialVisionConfig,
+               occluded: np.ndarray | None = None) -> tuple[dict[Cell, str], dict[Cell, str]]:
+    """Each cell's colour at the tile top: ``(tiles {cell: colour}, doubtful {cell: why})``.
+
+    ``occluded`` (N cells, M samples) bool marks samples a tower hides: the colour is the median of the others.
+    """
+    names, protos = _prototypes_lab(config)
+    pts = _cell_points(pose, cells, config)
+    lab = _lab_samples(view, pts.reshape(-1, 2), config.board_top_mm + config.tile_thickness_mm).reshape(
+        pts.shape[0], pts.shape[1], 3)
+    if occluded is not None:
+        lab[occluded] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # a cell wholly hidden or outside: NaN, doubtful below
+        med = np.nanmedian(lab, axis=1)
+    w = np.array([config.lightness_weight, 1.0, 1.0])
+    d = np.linalg.norm((med[:, None, :] - protos[None]) * w, axis=2)
+    order = np.argsort(d, axis=1)
+    tiles, doubtful = {}, {}
+    for i, c in enumerate(cells):
+        first, second = d[i, order[i, 0]], d[i, order[i, 1]]
+        name = names[order[i, 0]]
+        if not np.isfinite(first):
+            doubtful[c] = "outside the photo"
+        elif first > config.cell_max_distance or second - first < config.cell_margin:
+            doubtful[c] = f"colour between {name} and {names[order[i, 1]]}"
+        elif name in TILE_RGB:
+            tiles[c] = name
+    return tiles, doubtful
+
+
+def _inside_convex(hull: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Whether points (N, 2) lie inside a convex polygon (M, 2), either winding. Shape (N,) bool."""
+    a, b = hull, np.roll(hull, -1, axis=0)
+    cross = ((b[:, 0] - a[:, 0])[None] * (pts[:, 1, None] - a[:, 1][None])
+             - (b[:, 1] - a[:, 1])[None] * (pts[:, 0, None] - a[:, 0][None]))
+    return np.all(cross >= 0, axis=1) | np.all(cross <= 0, axis=1)
+
+
+def occlusion(view: TableView, pose: HexBoardPose, cells: list[Cell], towers: Mapping[Cell, str],
+              config: GenialVisionConfig) -> tuple[np.ndarray, dict[Cell, Cell]]:
+    """Which of every cell's sample points (at the tile top) a tower's prism hides from this camera.
+
+    Each tower (footprint hexagon up to its token) is projected with the camera pose; a sample is hidden when it
+    falls inside the silhouette of a tower nearer to the camera than the cell.
+
+    Returns
+    -------
+    occluded : ndarray, shape (N cells, M samples), bool
+    hidden : dict cell -> tower cell
+        Cells with less than ``min_visible`` of their samples left: unreadable.
+    """
+    pts = _cell_points(pose, cells, config)
+    occluded = np.zeros(pts.shape[:2], dtype=bool)
+    cam = getattr(view.calibration, "camera", None)
+    if cam is None or not towers:
+        return occluded, {}
+    eye = np.asarray(cam.centre_mm, dtype=np.float64)
+    z_tile = config.board_top_mm + config.tile_thickness_mm
+    centres = pose.cell_centres_mm(np.array(cells, dtype=np.float64))
+    pts_px = view.mm_to_px(pts.reshape(-1, 2), z_tile).reshape(pts.shape)
+    dist_cell = np.linalg.norm(np.column_stack([centres, np.full(len(cells), z_tile)]) - eye, axis=1)
+    blame: dict[Cell, Cell] = {}
+    r = config.tower_across_flats_mm / SQRT3
+    index = {c: i for i, c in enumerate(cells)}
+    for t, size in towers.items():
+        centre = pose.cell_centres_mm(np.array([t], dtype=np.float64))[0]
+        board_c = pose.to_board(centre[None])[0]
+        ring_mm = pose.to_table(hexagon_board_mm(board_c, max(r, config.token_diameter_mm / 2)))
+        top = config.board_top_mm + config.height(size) + config.token_thickness_mm
+        poly = np.concatenate([view.mm_to_px(ring_mm, config.board_top_mm), view.mm_to_px(ring_mm, top)])
+        hull = cv2.convexHull(poly.astype(np.float32)).reshape(-1, 2).astype(np.float64)
+        d_tower = np.linalg.norm(np.array([centre[0], centre[1], z_tile]) - eye)
+        lo, hi = hull.min(axis=0), hull.max(axis=0)
+        near = np.where((dist_cell > d_tower) & np.all((pts_px.max(axis=1) >= lo) & (pts_px.min(axis=1) <= hi),
+                                                       axis=1))[0]
+        near = near[[cells[i] != t for i in near]] if len(near) else near
+        if len(near) == 0:
+            continue
+        inside = _inside_convex(hull, pts_px[near].reshape(-1, 2)).reshape(len(near), pts.shape[1])
+        occluded[near] |= inside
+        for i, n_in in zip(near, inside.sum(axis=1), strict=True):
+            if n_in and cells[i] not in blame:
+                blame[cells[i]] = t
+    visible = 1.0 - occluded.mean(axis=1)
+    hidden = {c: blame[c] for c in blame if visible[index[c]] < config.min_visible}
+    return occluded, hidden
+
+
+# ---------------------------------------------------------------- tokens
+
+
+def _symbol_hues() -> dict[str, float]:
+    lab = rgb_to_lab(np.array(list(SYMBOL_RGB.values()), dtype=np.float32) / 255.0)
+    return {s: float(np.degrees(np.arctan2(v[2], v[1]))) for s, v in zip(SYMBOL_RGB, lab, strict=True)}
+
+
+def read_token(lab: np.ndarray, qr: Cell, size: str, config: GenialVisionConfig,
+               numeral_px: float = np.inf) -> TokenRead:
+    """The token on the tower at ``qr`` from its disc's CIELAB pixels (N, 3): side, symbol (by hue) and value
+    (numeral ink)."""
+    doubts = []
+    if len(lab) == 0:
+        return TokenRead(qr, size, None, 1, False, "token outside the photo")
+    chroma = np.hypot(lab[:, 1], lab[:, 2])
+    plain = chroma < config.symbol_chroma_min
+    face_l = float(np.median(lab[plain, 0])) if plain.any() else float(np.median(lab[:, 0]))
+    dark = face_l < config.dark_face_lightness
+    sym_px = lab[~plain]
+    symbol = None
+    if len(sym_px) < config.min_symbol_px:
+        doubts.append("symbol not seen")
+    else:
+        hue = float(np.degrees(np.arctan2(np.median(sym_px[:, 2]), np.median(sym_px[:, 1]))))
+        hues = _symbol_hues()
+        gaps = {s: abs((hue - h + 180.0) % 360.0 - 180.0) for s, h in hues.items()}
+        ranked = sorted(gaps, key=lambda s: gaps[s])
+        symbol = ranked[0]
+        if gaps[ranked[1]] - gaps[ranked[0]] < 15.0:
+            doubts.append(f"symbol between {ranked[0]} and {ranked[1]}")
+    face = lab[plain, 0]
+    ink = (face > face_l + config.ink_contrast) if dark else (face < face_l - config.ink_contrast)
+    frac = float(ink.mean()) if len(face) else 0.0
+    thr, margin = {s: (t, m) for s, t, m in config.value_ink}["dark" if dark else "light"]
+    low = 2 if dark else 1
+    value = low + (1 if frac > thr else 0)
+    if numeral_px < config.min_numeral_px:
+        doubts.append(f"numeral too small to read ({numeral_px:.0f} px tall): value {low} or {low + 1}")
+    elif abs(frac - thr) < margin:
+        doubts.append(f"numeral unclear ({value} or {low + 1 if value == low else low}; ink {frac:.3f})")
+    return TokenRead(qr, size, symbol, value, dark, "; ".join(doubts))
+
+
+def _numeral_px(view: TableView, pose: HexBoardPose, qr: Cell, size: str, config: GenialVisionConfig) -> float:
+    """How many photo pixels the token's numeral spans (its height, projected at the token's top)."""
+    c = pose.cell_centres_mm(np.array([qr], dtype=np.float64))[0]
+    z = config.board_top_mm + config.height(size) + config.token_thickness_mm
+    ends = view.mm_to_px(np.array([c, c + (0.0, config.numeral_mm)]), z)
+    return float(np.linalg.norm(ends[1] - ends[0]))
+
+
+# ---------------------------------------------------------------- one photo
+
+
+def _turn_by_tiles(tiles: Mapping[Cell, str], expected: Mapping[Cell, str]) -> tuple[int, int]:
+    """Agreements of the read tiles with the expected ones as read, and with the board turned 180 degrees."""
+    keep = sum(1 for c, v in expected.items() if tiles.get(c) == v)
+    turn = sum(1 for c, v in expected.items() if tiles.get((-c[0], -c[1])) == v)
+    return keep, turn
+
+
+def read_photo(image_rgb: np.ndarray, calibration, board: GenialBoard, n_players: int,
+               expected_tiles: Mapping[Cell, str] | None = None, prior: HexBoardPose | None = None,
+               config: GenialVisionConfig = GenialVisionConfig()) -> GenialPhoto:
+    """Read one photo of a Genial Spezial game.
+
+    Parameters
+    ----------
+    image_rgb : ndarray, shape (H, W, 3), uint8
+    calibration : TableCalibration
+        The markers' table frame and camera pose.
+    board : GenialBoard
+    n_players : int
+        2-4: which towers the set-up puts where.
+    expected_tiles : dict Cell -> colour, optional
+        The earlier placements' tiles (replayed): they resolve the 180-degree turn.
+    prior : HexBoardPose, optional
+        The other photo's pose (same camera): its turn is kept when the pose agrees.
+    config : GenialVisionConfig
+    """
+    view = TableView(image_rgb, calibration)
+    layout = board.tower_layout(n_players)
+    pose, found, runner, _contrast = locate(view, board, config, prior)
+    flags = []
+    if found - runner < config.min_board_margin:
+        flags.append(f"board position uncertain: the best outline covers {found} board-coloured cells, another "
+                     f"{runner}")
+    free = list(free_cells(board))
+    tiles, doubtful = read_cells(view, pose, free, config)
+    resolved = "unresolved"
+    if prior is not None and _is_twin(pose, HexBoardPose(pose.centre_mm, prior.rotation_deg, pose.pitch_mm)):
+        pose = turned(pose)
+        tiles = {(-c[0], -c[1]): v for c, v in tiles.items()}
+        doubtful = {(-c[0], -c[1]): v for c, v in doubtful.items()}
+        resolved = "prior"
+    elif prior is not None and abs((pose.rotation_deg - prior.rotation_deg + 180.0) % 360.0 - 180.0) < 5.0:
+        resolved = "prior"
+    elif expected_tiles:
+        keep, turn = _turn_by_tiles(tiles, expected_tiles)
+        if turn > keep:
+            pose = turned(pose)
+            tiles = {(-c[0], -c[1]): v for c, v in tiles.items()}
+            doubtful = {(-c[0], -c[1]): v for c, v in doubtful.items()}
+        if keep != turn:
+            resolved = "tiles"
+    if resolved == "unresolved":
+        flags.append("the board reads the same turned 180 degrees and no earlier tile tells which way: cells are "
+                     "named with one of the two turns")
+    labs = _token_labs(view, pose, layout, config)
+    present = {c: layout[c] for c in sorted(layout) if token_present(labs[c], config)}
+    missing = tuple(c for c in sorted(layout) if c not in present)
+    occluded, hidden = occlusion(view, pose, free, present, config)
+    if occluded.any():
+        tiles, doubtful = read_cells(view, pose, free, config, occluded)
+    unreadable = {c: f"hidden behind the tower at {t}" for c, t in hidden.items()}
+    for c, why in doubtful.items():
+        unreadable.setdefault(c, why)
+    tiles = {c: v for c, v in tiles.items() if c not in unreadable}
+    numeral = _numeral_px(view, pose, min(present, default=(0, 0)), "small", config)
+    towers = tuple(read_token(labs[c], c, size, config, numeral) for c, size in sorted(present.items()))
+    return GenialPhoto(pose, tiles, towers, missing, unreadable, found, runner, resolved, tuple(flags))
