@@ -205,8 +205,9 @@ def tile_layers(scene: dict, cells_by_player: dict[str, list[tuple[Cell, Cell]]]
             top.layer(z0 + config.tile_thickness_mm, "genial_tiles")]
 
 
-def _symbol(cv: _Canvas, p: np.ndarray, symbol: str, rgb, face_rgb, rot: float) -> None:
-    """A token's symbol: sun (disc with rays), ring, hexagon or six-petal flower, about 10 mm across."""
+def _symbol(cv: _Canvas, p: np.ndarray, shape: str, rgb, face_rgb, rot: float) -> None:
+    """A token's symbol shape: sun (disc with rays), ring, hexagon or six-petal flower, about 10 mm across."""
+    symbol = shape
     if symbol == "ring":
         cv.fill(_circle(p, 4.5), rgb)
         cv.fill(_circle(p, 2.8), face_rgb)
@@ -251,7 +252,8 @@ def tower_layers(scene: dict, towers: list[Tower], board: GenialBoard, comp: dic
         face = _Canvas(x0, y0, x0 + 26, y0 + 26, config.mm_per_px / 2)
         face_rgb = config.token_dark_rgb if t.dark else config.token_light_rgb
         face.fill(_circle(p, config.token_diameter_mm / 2), face_rgb)
-        _symbol(face, p + np.array([0.0, -2.5]), t.symbol, symbols_rgb[t.symbol], face_rgb, rot)
+        shape = spec["token"]["symbols"][t.symbol]["shape"]
+        _symbol(face, p + np.array([0.0, -2.5]), shape, symbols_rgb[t.symbol], face_rgb, rot)
         digit = str(t.value)
         _numeral(face, p + np.array([0.0, 4.5]), digit, (250, 250, 250) if t.dark else (10, 10, 10))
         out.append(face.layer(config.board_top_mm + h + config.token_thickness_mm, "genial_token"))
