@@ -117,3 +117,28 @@ def test_two_cmyk_players_each_get_their_mosaic(ledger):
     assert np.array_equal(sent[0], reading.diagram("cmyk", cv, state, result, 1))
     first = reading.diagram("cmyk", reading.canvas("cmyk", state, result, 0), state, result, 0)
     assert sent[0].shape != first.shape or not np.array_equal(sent[0], first)  # not the first player's mosaic
+
+
+def test_the_ingenious_page_shows_its_diagram(ledger):
+    """Ingenious (before and after photos): the page sends the judgement's diagram (the board straightened, the
+    new tile outlined) beside the straightened after photo, and tells the points as sentences."""
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.query_params["game"] = "ingenious"
+    at.run()
+    at.number_input(key="ig-n").set_value(4).run()
+    for k, name in enumerate(["Aki", "Ben", "Chika", "Dan"]):
+        at.text_input(key=f"ig-name-{k}").set_value(name).run()
+    at.selectbox(key="before-sample").set_value("first_move_before.jpg").run()
+    at.selectbox(key="photo-sample").set_value("first_move_after.jpg").run()
+    assert not at.exception, at.exception
+    from ledger import Ledger
+
+    rec = Ledger(ledger).judgements(game="ingenious")[0].to_json()
+    state, result = rec["state"], rec["result"]
+    cv = reading.canvas("ingenious", state, result)
+    sent = _sent_images(at)
+    assert len(sent) == 2, "the diagram and the straightened photo, both tappable"
+    assert np.array_equal(sent[0], reading.diagram("ingenious", cv, state, result))
+    assert sent[1].shape[:2] == (cv.size_px[1], cv.size_px[0]) and sent[1].std() > 10
+    lines = [str(v) for v in at.radio(key="reading-line").options]
+    assert any("Aki's orange/orange tile scores orange" in s for s in lines), lines

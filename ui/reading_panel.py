@@ -11,6 +11,7 @@ from __future__ import annotations
 import streamlit as st
 from streamlit_image_coordinates import streamlit_image_coordinates
 
+from scoring.ingenious import COLOURS as INGENIOUS_COLOURS
 from ui import reading
 from ui.correct import current, record_correction
 from ui.crops import evidence_crops
@@ -38,6 +39,8 @@ def _add_as(game: str, key: str) -> dict:
         return {"kind": k, "colour": c}
     if game == "kaleido":
         return {"colour": st.selectbox("Tile to add", [c for c in KALEIDO_CYCLE if c], key=f"{key}-add-tile")}
+    if game == "ingenious":
+        return {"colour": st.selectbox("Hex to add", list(INGENIOUS_COLOURS), key=f"{key}-add-hex")}
     return {}
 
 
