@@ -183,3 +183,27 @@ def test_the_straightened_after_photo_shows_the_board_under_the_diagram():
     assert all(h["colour"] == "orange" for h in result["placed"])
     for h in result["placed"]:
         assert warmth(tuple(h["qr"])) > warmth((0, 0)) + 40, "the orange symbol seen where the diagram draws it"
+
+
+def test_evidence_crop_of_a_cell_in_doubt_puts_the_photo_beside_its_drawing():
+    """A cell of the new tile read with doubt: the judgement is contested and the first crop is that cell, the
+    after photo (the orange symbol) left and the diagram (the cell ringed) right."""
+    from ui.crops import CONFIG as CROPS
+    from ui.crops import evidence_crops
+
+    photos, state, result, ctx = judged()
+    cell = tuple(result["placed"][0]["qr"])
+    doubtful = dict(state, doubtful=[{"qr": list(cell), "why": "after: glare"},
+                                     {"qr": [-4, 1], "why": "before: hand"}])
+    again = rejudge(doubtful, ctx)
+    assert any(f["code"] == "contested" for f in again["flags"])
+    j = judge_images(get_game("ingenious"), photos, ctx)
+    crops = evidence_crops("ingenious", [photos[-1][0]], [j.frames[-1].calibration], doubtful, again)
+    assert [c.piece.index for c in crops] == [cell, (-4, 1)], "the cell that changes the points first"
+    img = crops[0].image
+    n = CROPS.size_px
+    assert img.shape == (n, 2 * n + CROPS.gap_px, 3)
+    photo, drawing = img[:, :n].astype(int), img[:, n + CROPS.gap_px:].astype(int)
+    mid = slice(n // 2 - 15, n // 2 + 16)
+    assert np.percentile(photo[mid, mid, 0] - photo[mid, mid, 2], 95) > 40, "the orange symbol in the photo"
+    assert share(drawing.reshape(-1, 3), DiagramStyle().highlight_rgb, 30) > 0.01, "the cell ringed"
