@@ -142,3 +142,4 @@ def test_the_ingenious_page_shows_its_diagram(ledger):
     assert sent[1].shape[:2] == (cv.size_px[1], cv.size_px[0]) and sent[1].std() > 10
     lines = [str(v) for v in at.radio(key="reading-line").options]
     assert any("Aki's orange/orange tile scores orange" in s for s in lines), lines
+    assert any("Dark outline: the new tile" in str(c.value) for c in at.caption), "the diagram's legend"

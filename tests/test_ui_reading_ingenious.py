@@ -207,3 +207,14 @@ def test_evidence_crop_of_a_cell_in_doubt_puts_the_photo_beside_its_drawing():
     mid = slice(n // 2 - 15, n // 2 + 16)
     assert np.percentile(photo[mid, mid, 0] - photo[mid, mid, 2], 95) > 40, "the orange symbol in the photo"
     assert share(drawing.reshape(-1, 3), DiagramStyle().highlight_rgb, 30) > 0.01, "the cell ringed"
+
+
+def test_the_phone_headline_tells_the_move_and_turns_red_when_not_scored():
+    from ui.reading_panel import headline
+
+    _, state, result, ctx = judged()
+    tone, text = headline("ingenious", result)
+    assert tone == "good" and all(f"{c} +{v}" in text for c, v in result["move_points"].items())
+    removed = reading.kit("ingenious").tap(state, centre_mm(state, tuple(result["placed"][0]["qr"])), "remove")
+    tone, text = headline("ingenious", rejudge(removed.state_json, ctx))
+    assert tone == "bad" and "not scored" in text
