@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from judge.pipeline import judge_images
+from judge.pipeline import adjudicate, judge_images, state_from_json
 from judge.registry import game as get_game
 from tests.server_helpers import ROOT
 from ui import reading
@@ -117,3 +117,51 @@ def test_two_cmyk_players_each_get_their_mosaic(ledger):
     assert np.array_equal(sent[0], reading.diagram("cmyk", cv, state, result, 1))
     first = reading.diagram("cmyk", reading.canvas("cmyk", state, result, 0), state, result, 0)
     assert sent[0].shape != first.shape or not np.array_equal(sent[0], first)  # not the first player's mosaic
+
+
+def test_the_ingenious_page_shows_its_diagram_and_a_tap_corrects_a_cell(ledger):
+    """Ingenious (before and after photos): the page sends the judgement's diagram (the board straightened, the
+    new tile outlined) beside the straightened after photo, and tells the points as sentences. A tap on the new
+    hex at the end of the counted line (its component's value set as the browser would) changes its colour: the
+    move is judged again at once and recorded as a correction of the original judgement."""
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.query_params["game"] = "ingenious"
+    at.run()
+    at.number_input(key="ig-n").set_value(4).run()
+    for k, name in enumerate(["Aki", "Ben", "Chika", "Dan"]):
+        at.text_input(key=f"ig-name-{k}").set_value(name).run()
+    at.selectbox(key="before-sample").set_value("first_move_before.jpg").run()
+    at.selectbox(key="photo-sample").set_value("first_move_after.jpg").run()
+    assert not at.exception, at.exception
+    from ledger import Ledger
+
+    rec = Ledger(ledger).judgements(game="ingenious")[0].to_json()
+    state, result = rec["state"], rec["result"]
+    cv = reading.canvas("ingenious", state, result)
+    sent = _sent_images(at)
+    assert len(sent) == 2, "the diagram and the straightened photo, both tappable"
+    assert np.array_equal(sent[0], reading.diagram("ingenious", cv, state, result))
+    assert sent[1].shape[:2] == (cv.size_px[1], cv.size_px[0]) and sent[1].std() > 10
+    lines = [str(v) for v in at.radio(key="reading-line").options]
+    assert any("Aki's orange/orange tile scores orange" in s for s in lines), lines
+    assert any("Dark outline: the new tile" in str(c.value) for c in at.caption), "the diagram's legend"
+
+    from geometry.hexgrid import HexBoardPose
+
+    cell = result["lines"][0]["start"]
+    xy_mm = HexBoardPose.from_json(state["pose"]).cell_centres_mm(np.asarray([cell], dtype=np.float64))[0]
+    x, y = cv.to_px(xy_mm)[0]
+    w, h = cv.size_px
+    at.session_state["reading-diagram-0"] = {"x": float(x), "y": float(y), "width": w, "height": h, "unix_time": 1}
+    at.run()
+    assert not at.exception, at.exception
+    assert any("Showing the corrected judgement" in str(c.value) for c in at.caption)
+    rows = Ledger(ledger).judgements(game="ingenious")
+    fix = next(r.to_json() for r in rows if r.source == "correction")
+    edit = reading.kit("ingenious").tap(state, xy_mm, "change")
+    g = get_game("ingenious")
+    ctx = json.loads((ROOT / "sample_images" / "ingenious" / "first_move_after.json").read_text())["context"]
+    want = adjudicate(g, state_from_json(g, edit.state_json), g.parse_context(ctx))
+    assert fix["corrected_from"] == rec["id"] and fix["state"] == edit.state_json
+    assert fix["result"]["move_points"] == want["move_points"] != result["move_points"]
+    assert fix["corrections"]["taps"][0]["piece"] == {"kind": "hex", "index": cell}

@@ -7,7 +7,8 @@ link an explanation line to the diagram, and a tap to the state it changes:
 - Kaleido: ``PieceRef("cell", (board, k))`` (``state["boards"][board]["cells"][k]``);
 - CMYK!: ``PieceRef("tile", (mosaic, i, j))`` (the tile in lattice cell (i, j) of ``state["mosaics"][mosaic]``;
   it may be an empty cell, for adding a tile) and ``PieceRef("edge", (mosaic, i, j, direction_index))``
-  (one of its edges, direction ``"HPN"[direction_index]``).
+  (one of its edges, direction ``"HPN"[direction_index]``);
+- Ingenious: ``PieceRef("hex", (q, r))`` (the board cell in axial coordinates, a tile half or empty).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ class PieceRef:
     Attributes
     ----------
     kind : str
-        ``"chip"``, ``"board"``, ``"cell"``, ``"tile"`` or ``"edge"``.
+        ``"chip"``, ``"board"``, ``"cell"``, ``"tile"``, ``"edge"`` or ``"hex"``.
     index : tuple[int, ...]
         Its place in the state JSON (see the module docstring).
     """

@@ -13,7 +13,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ui import diagram_carrotain, diagram_cmyk, diagram_kaleido, doubts, sentences, taps
+from ui import (
+    diagram_carrotain,
+    diagram_cmyk,
+    diagram_ingenious,
+    diagram_kaleido,
+    doubts,
+    reading_ingenious,
+    sentences,
+    taps,
+)
 from ui.canvas import Canvas, CanvasConfig, straightened_view
 from ui.pieces import PieceRef
 
@@ -93,6 +102,13 @@ _KITS: dict[str, ReadingKit] = {
         views=lambda s: max(1, len(s.get("mosaics", []))),
         view_of=lambda p: p.index[0] if p.kind in ("tile", "edge") else 0,
         homography=_cmyk_homography),
+    "ingenious": ReadingKit(
+        canvas_for=lambda s, r, v, c: diagram_ingenious.canvas_for(s, r, c),
+        draw=lambda cv, s, r, v, h: diagram_ingenious.draw(cv, s, r, h),
+        z_mm=diagram_ingenious.CONFIG.tile_z_mm,
+        sentences=reading_ingenious.sentences, doubts=reading_ingenious.doubts, tap=reading_ingenious.tap,
+        tap_help="change: the tapped cell's next colour (red, orange, yellow, green, blue, purple, then empty)",
+        crop_half_mm=40.0),
 }
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import streamlit as st
 from streamlit_image_coordinates import streamlit_image_coordinates
 
+from scoring.ingenious import COLOURS as INGENIOUS_COLOURS
+from scoring.ingenious_judge import PLACEMENT_CODES
 from ui import reading
 from ui.correct import current, record_correction
 from ui.crops import evidence_crops
@@ -38,6 +40,8 @@ def _add_as(game: str, key: str) -> dict:
         return {"kind": k, "colour": c}
     if game == "kaleido":
         return {"colour": st.selectbox("Tile to add", [c for c in KALEIDO_CYCLE if c], key=f"{key}-add-tile")}
+    if game == "ingenious":
+        return {"colour": st.selectbox("Hex to add", list(INGENIOUS_COLOURS), key=f"{key}-add-hex")}
     return {}
 
 
@@ -144,6 +148,9 @@ def legend(game: str) -> str:
     if game == "kaleido":
         return "Gold outline and number: complete hexagon (its points in the sentence of that number) · " \
                "dashed: incomplete · grey hatching '?': unsure"
+    if game == "ingenious":
+        return "Dark outline: the new tile · coloured line and number: a counted line and its count · " \
+               "darker cells: outside the board in play · grey hatching '?': unsure"
     return "Green: counted hexagons · red line: illegal contact · digits: edge levels · grey hatching '?': unsure"
 
 
@@ -160,6 +167,12 @@ def headline(game: str, result: dict) -> tuple[str, str]:
         boards = ", ".join(f"{p} {v}" for p, v in result.get("board_points", {}).items() if v) or "no points"
         return "info", f"{result.get('complete_hexagons', 0)} complete hexagon(s) ({scores}); " \
                        f"{result.get('full_boards', 0)} full board(s) ({boards})"
+    if game == "ingenious":
+        from judge.games.ingenious import PLUGIN as INGENIOUS
+
+        bad = any(f.get("code") in PLACEMENT_CODES for f in result.get("flags", []))
+        contested = any(f.get("code") == "contested" for f in result.get("flags", []))
+        return ("bad" if bad else "doubt" if contested else "good"), INGENIOUS.summary(result)
     ranking = result.get("ranking", [])
     totals = result.get("scores", {})
     return "good", "Ranking: " + " > ".join(f"{p} ({totals.get(p, '?')})" for p in ranking)
