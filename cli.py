@@ -52,8 +52,10 @@ def _read_json(path: str | None, what: str) -> Any:
         raise BadInput(f"{what} {path}: no such file")
     try:
         return json.loads(p.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, a 5000-digit number
         raise BadInput(f"{what} {path}: not valid JSON ({exc.__class__.__name__}: {exc})") from None
+    except RecursionError:
+        raise BadInput(f"{what} {path}: JSON nested too deeply to read") from None
 
 
 def _load_profile(path: str | None) -> Any:
