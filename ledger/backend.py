@@ -42,7 +42,7 @@ class LedgerConfig:
 
     env_var: str = "TABLE_JUDGE_LEDGER"
     default_filename: str = "table_judge.sqlite"
-    busy_timeout_s: float = 10.0
+    busy_timeout_s: float = 30.0
     synchronous: str = "FULL"
     connect_timeout_s: int = 5
 

@@ -257,10 +257,9 @@ class Ledger:
         with self._errors("recording the judgement"), self._tx() as cur:
             if photo_sha256 is not None:
                 cur.execute("INSERT INTO photos (sha256, thumbnail_jpeg, first_seen_utc) VALUES (?, ?, ?) "
-                            "ON CONFLICT (sha256) DO NOTHING", (photo_sha256, thumbnail_jpeg, now))
-                if thumbnail_jpeg is not None:
-                    cur.execute("UPDATE photos SET thumbnail_jpeg = ? WHERE sha256 = ? AND thumbnail_jpeg IS NULL",
-                                (thumbnail_jpeg, photo_sha256))
+                            "ON CONFLICT (sha256) DO UPDATE SET thumbnail_jpeg = "
+                            "COALESCE(photos.thumbnail_jpeg, excluded.thumbnail_jpeg)",
+                            (photo_sha256, thumbnail_jpeg, now))
             if not table_name and corrected_from is not None:
                 row = cur.execute("SELECT table_name FROM judgements WHERE id = ?", (int(corrected_from),)).fetchone()
                 table_name = "" if row is None else row[0]
