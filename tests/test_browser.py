@@ -57,6 +57,18 @@ def _wait_for_text(driver, words: tuple[str, ...], timeout_s: float = 90.0) -> s
     raise AssertionError(f"none of {words} appeared; page text ends: {body[-800:]}")
 
 
+def _wait_for_video(driver, timeout_s: float = 60.0) -> None:
+    """Until the camera preview plays real frames (on a loaded machine that can take seconds)."""
+    script = ("const v = document.querySelector('video');"
+              "return !!v && v.readyState >= 2 && v.videoWidth > 0 && v.currentTime > 0.5;")
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if driver.execute_script(script):
+            return
+        time.sleep(0.3)
+    raise AssertionError("the camera preview never played")
+
+
 def test_camera_photo_in_a_real_browser(tmp_path):
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -79,6 +91,7 @@ def test_camera_photo_in_a_real_browser(tmp_path):
             driver.get(url)
             _wait_for_text(driver, ("Challenge photo from",))
             _click_text(driver, "label", "Camera")
+            _wait_for_video(driver)  # a shot taken before the fake camera delivers frames is black
             _click_text(driver, "button", "Take Photo")
             verdict = _wait_for_text(driver, ("SUCCESS", "FAILURE", "CONTESTED", "Cannot judge"))
             assert verdict != "Cannot judge", driver.find_element("tag name", "body").text[-800:]
