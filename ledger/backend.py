@@ -38,6 +38,9 @@ class LedgerConfig:
         SQLite ``synchronous`` level: ``"FULL"`` survives power loss too, ``"NORMAL"`` a process crash.
     connect_timeout_s : int
         PostgreSQL: how long to try to reach the server before giving up, s.
+    idle_check_s : float
+        PostgreSQL: a connection unused this long is checked (``SELECT 1``) before its next call and
+        replaced when the server dropped it (restart, idle timeout), so that call does not fail.
     """
 
     env_var: str = "TABLE_JUDGE_LEDGER"
@@ -45,6 +48,7 @@ class LedgerConfig:
     busy_timeout_s: float = 30.0
     synchronous: str = "FULL"
     connect_timeout_s: int = 5
+    idle_check_s: float = 5.0
 
 
 @dataclass(frozen=True)

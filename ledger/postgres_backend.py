@@ -12,6 +12,7 @@ network) fails the call in progress with a ``LedgerError``; the next call connec
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -95,6 +96,7 @@ class PostgresBackend:
         self._lock = threading.RLock()
         self._conn: Any = None
         self._closed = False
+        self._used = 0.0
         try:
             conninfo_to_dict(url)
         except psycopg.ProgrammingError as exc:
@@ -117,13 +119,23 @@ class PostgresBackend:
         self._conn = conn
 
     def _connection(self) -> Any:
+        """The connection, new when there is none or the old one is dead. One idle for ``idle_check_s`` is
+        pinged first: a connection the server dropped meanwhile is replaced before anything is sent on it."""
         if self._closed:
             raise LedgerError(f"the ledger {self.location} is closed")
+        now = time.monotonic()
+        if self._conn is not None and not (self._conn.closed or self._conn.broken) \
+                and now - self._used > self.config.idle_check_s:
+            try:
+                self._conn.execute("SELECT 1")
+            except psycopg.Error:
+                pass  # now broken: replaced below
         if self._conn is None or self._conn.closed or self._conn.broken:
             if self._conn is not None:
                 self._conn.close()
             self._conn = None
             self._connect()
+        self._used = now
         return self._conn
 
     def open_error(self, exc: BaseException) -> LedgerError:

@@ -107,7 +107,8 @@ def test_server_restart_fails_the_write_in_progress_then_reconnects():
     """A write while the server is down is an error (never reported recorded); after the restart the same
     Ledger reconnects, and everything committed before is still there."""
     with running_postgres() as server:
-        led = Ledger(server.new_database("restart"), LedgerConfig(connect_timeout_s=2))
+        url = server.new_database("restart")
+        led = Ledger(url, LedgerConfig(connect_timeout_s=2))
         before = led.record_judgement("carrotain", {"n": 1}, RESULT, table="T1")
         server.stop("fast")
         with pytest.raises(LedgerError) as exc:
@@ -116,6 +117,11 @@ def test_server_restart_fails_the_write_in_progress_then_reconnects():
         server.start()
         after = led.record_judgement("carrotain", {"n": 3}, RESULT, table="T1")
         assert [j.state["n"] for j in led.judgements()] == [3, 1] and after > before
+        # a restart while the page sits idle: the dropped connection is noticed and replaced, no error
+        idle = Ledger(url, LedgerConfig(connect_timeout_s=2, idle_check_s=0.0))
+        server.stop("fast")
+        server.start()
+        assert idle.record_judgement("carrotain", {"n": 4}, RESULT) > after and len(idle.judgements()) == 3
 
 
 @pytest.mark.postgres
