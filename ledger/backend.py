@@ -6,7 +6,8 @@ a backend what differs between the two: connecting, transactions and locking, wh
 lives, column types in the schema, integrity checks and the database's error classes.
 
 Backends: ``ledger.sqlite_backend.SqliteBackend`` (the embedded default, one file) and
-``ledger.postgres_backend.PostgresBackend`` (a shared server, ``postgresql://`` URLs, psycopg 3).
+``ledger.postgres_backend.PostgresBackend`` (a shared server, ``postgresql://`` URLs, psycopg 3);
+``ledger.store.open_backend`` picks one for a target.
 """
 
 from __future__ import annotations
@@ -74,6 +75,10 @@ class Dialect:
     ref: str
     blob: str
     for_update: str
+
+    def fill(self, stmts: Sequence[str]) -> list[str]:
+        """Schema statements (``ledger.schema``) with this dialect's column types filled in."""
+        return [s.format(id_pk=self.id_pk, ref=self.ref, blob=self.blob) for s in stmts]
 
 
 class Row(tuple):
@@ -175,15 +180,3 @@ def resolve_path(path: str | os.PathLike | None, config: LedgerConfig = LedgerCo
     if text == MEMORY or is_postgres_url(text):
         return text
     return str(Path(text).expanduser())
-
-
-def open_backend(target: str, config: LedgerConfig) -> Backend:
-    """The backend for a resolved target: PostgreSQL for a URL, else SQLite (raises LedgerError)."""
-    if is_postgres_url(target):
-        from ledger.postgres_backend import PostgresBackend
-
-        return PostgresBackend(target, config)
-    from ledger.sqlite_backend import SqliteBackend
-
-    return SqliteBackend(target, config)
-

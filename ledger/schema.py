@@ -4,12 +4,10 @@ Version 1: photos (de-duplicated by sha256, with a small JPEG thumbnail), game s
 (detected state, result, corrections) and rounds (a session's judged challenges; undo marks, never
 deletes). Version 2: every judgement carries the name of the table it was made at (``''``: none given).
 Times are UTC ISO 8601 strings; JSON columns hold compact JSON text. Column types that differ between
-SQLite and PostgreSQL are ``{placeholders}`` filled from the backend's ``Dialect``.
+SQLite and PostgreSQL are ``{placeholders}`` filled by the backend's ``Dialect.fill``.
 """
 
 from __future__ import annotations
-
-from ledger.backend import Dialect
 
 SCHEMA_VERSION = 2
 
@@ -68,7 +66,3 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
 #: The tables a ledger holds (backends may add one for the version).
 TABLES = ("photos", "sessions", "judgements", "rounds")
 
-
-def statements(dialect: Dialect, stmts: tuple[str, ...]) -> list[str]:
-    """Schema statements with the dialect's column types filled in."""
-    return [s.format(id_pk=dialect.id_pk, ref=dialect.ref, blob=dialect.blob) for s in stmts]

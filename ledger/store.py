@@ -26,12 +26,11 @@ from ledger.backend import (
     Row,
     is_postgres_url,
     one_line,
-    open_backend,
     resolve_path,
 )
 from ledger.errors import LedgerError, UnknownRecord
 from ledger.records import JudgementRecord, RoundRecord, SessionRecord
-from ledger.schema import MIGRATIONS, SCHEMA_V1, SCHEMA_VERSION, statements
+from ledger.schema import MIGRATIONS, SCHEMA_V1, SCHEMA_VERSION
 
 __all__ = ["MEMORY", "Ledger", "LedgerConfig", "LedgerError", "UnknownRecord", "clean_table_name",
            "is_postgres_url", "resolve_path"]
@@ -67,6 +66,18 @@ def _dumps(obj: Any, what: str) -> str:
 
 def _loads(text: str | None) -> Any:
     return None if text is None else json.loads(text)
+
+
+def open_backend(target: str, config: LedgerConfig) -> Backend:
+    """The backend for a resolved target: PostgreSQL for a ``postgresql://`` URL, else SQLite (raises
+    LedgerError when it cannot be opened)."""
+    if is_postgres_url(target):
+        from ledger.postgres_backend import PostgresBackend
+
+        return PostgresBackend(target, config)
+    from ledger.sqlite_backend import SqliteBackend
+
+    return SqliteBackend(target, config)
 
 
 def clean_table_name(name: str | None) -> str:
@@ -153,11 +164,11 @@ class Ledger:
                 if names:
                     raise LedgerError(f"{self.location} is a {'SQLite' if self.kind == 'sqlite' else 'PostgreSQL'} "
                                       f"database but not a Table Judge ledger (tables: {', '.join(sorted(names))})")
-                for stmt in statements(self._b.dialect, SCHEMA_V1):
+                for stmt in self._b.dialect.fill(SCHEMA_V1):
                     cur.execute(stmt)
                 version = 1
             while version < SCHEMA_VERSION:
-                for stmt in statements(self._b.dialect, MIGRATIONS[version]):
+                for stmt in self._b.dialect.fill(MIGRATIONS[version]):
                     cur.execute(stmt)
                 version += 1
             self._b.set_schema_version(cur, version)

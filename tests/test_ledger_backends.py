@@ -11,8 +11,8 @@ import threading
 import pytest
 
 from ledger import Ledger, LedgerConfig, LedgerError, clean_table_name
-from ledger.backend import open_backend
-from ledger.schema import SCHEMA_V1, SCHEMA_VERSION, statements
+from ledger.schema import SCHEMA_V1, SCHEMA_VERSION
+from ledger.store import open_backend
 from tests.pg_server import PASSWORD, free_port, running_postgres
 
 RESULT = {"game": "carrotain", "verdict": "success", "contested": False, "scores": {"red": 2, "blue": 0}}
@@ -47,7 +47,7 @@ def test_a_version_1_ledger_is_migrated_in_place(ledger_target):
     """A ledger written before table names existed opens, gains the column, keeps its judgements."""
     backend = open_backend(ledger_target, LedgerConfig())
     with backend.transaction() as cur:
-        for stmt in statements(backend.dialect, SCHEMA_V1):
+        for stmt in backend.dialect.fill(SCHEMA_V1):
             cur.execute(stmt)
         backend.set_schema_version(cur, 1)
         cur.execute("INSERT INTO judgements (created_utc, game, state_json, result_json) VALUES (?, ?, ?, ?)",
