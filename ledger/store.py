@@ -318,6 +318,18 @@ class Ledger:
             args.append(int(limit))
         return [self._judgement(r) for r in self._query(sql, args)]
 
+    def count(self, game: str | None = None, table: str | None = None) -> int:
+        """How many judgements are recorded (of one game / table)."""
+        where, args = [], []
+        if game is not None:
+            where.append("game = ?")
+            args.append(game)
+        if table is not None:
+            where.append("table_name = ?")
+            args.append(clean_table_name(table))
+        sql = "SELECT COUNT(*) FROM judgements" + (" WHERE " + " AND ".join(where) if where else "")
+        return int(self._query(sql, args)[0][0])
+
     def judgement(self, jid: int) -> JudgementRecord:
         """One judgement by id; UnknownRecord when there is none."""
         rows = self._query(self._JUDGEMENT_SQL + " WHERE j.id = ?", (int(jid),))

@@ -201,7 +201,7 @@ def build_cases(workdir: Path, seed: int, photo_mutations: int, json_cases: int 
     for name, data in states:
         f = write(f"{name}.json", data)
         for game in games:
-            cases.append({"name": f"score/{game}/{name}", "argv": ["score", "--game", game, f]})
+            cases.append({"name": f"score/{game}/{name}", "argv": ["score", "--game", game, "--ledger", ledger, f]})
     return cases
 
 
