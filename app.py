@@ -18,15 +18,18 @@ from judge.pipeline import adjudicate_typed, judge_images, state_from_json
 from judge.registry import game as get_game
 from judge.registry import plugins
 from ui.editor import apply_tables, state_tables
-from ui.history import open_ledger, show_history
+from ui.hall import ledger_sidebar, record, show_hall, show_history, table_sidebar
+from ui.history import open_ledger
 from ui.results import show_result
 from ui.sources import Photo
 
 
-def run_judgement(game_name: str, photos: list[Photo], context: dict) -> dict:
-    """Judge once per distinct input and record it in the ledger; reruns reuse the stored outcome."""
+def run_judgement(game_name: str, photos: list[Photo], context: dict, table: str = "") -> dict:
+    """Judge once per distinct input and record it in the ledger (with the table's name); reruns reuse the
+    stored outcome. ``ledger_error`` in the outcome: the judgement was NOT recorded."""
     key = hashlib.sha256(
         game_name.encode() + b"".join(p.data for p in photos) + json.dumps(context, sort_keys=True).encode()
+        + table.encode()
     ).hexdigest()
     done = st.session_state.setdefault("judged", {})
     if key in done:
@@ -45,17 +48,14 @@ def run_judgement(game_name: str, photos: list[Photo], context: dict) -> dict:
             "overlay": game.annotate(frame, j.state, j.adjudication),
             "frame": frame,
         }
-        led = open_ledger()
-        if led is not None:
-            outcome["judgement_id"] = led.record_judgement(
-                game_name, state=outcome["state"], result=j.result,
-                photo_sha256=hashlib.sha256(photos[-1].data).hexdigest(), source=photos[-1].source,
-            )
+        jid, why = record(open_ledger(), game_name, state=outcome["state"], result=j.result, table=table,
+                          photo_sha256=hashlib.sha256(photos[-1].data).hexdigest(), source=photos[-1].source)
+        outcome["judgement_id" if why is None else "ledger_error"] = jid if why is None else why
     done[key] = outcome
     return outcome
 
 
-def correction_panel(game_name: str, outcome: dict, context: dict) -> None:
+def correction_panel(game_name: str, outcome: dict, context: dict, table: str = "") -> None:
     """Edit what the camera saw; the judgement is recomputed and recorded as corrected."""
     with st.expander("Correct the detection", expanded=False):
         st.caption("Change a colour or kind, delete a row to remove a piece, add a row to add one, "
@@ -75,12 +75,43 @@ def correction_panel(game_name: str, outcome: dict, context: dict) -> None:
             outcome["corrected"] = {
                 "result": result, "state": new_state_json, "overlay": game.annotate(outcome["frame"], state, adj),
             }
-            led = open_ledger()
-            if led is not None:
-                led.record_judgement(
-                    game_name, state=new_state_json, result=result, source="correction",
-                    corrected_from=outcome.get("judgement_id"), corrections={"tables": edited},
-                )
+            _, why = record(open_ledger(), game_name, state=new_state_json, result=result, source="correction",
+                            corrected_from=outcome.get("judgement_id"), corrections={"tables": edited}, table=table)
+            if why is not None:
+                outcome["corrected"]["ledger_error"] = why
+
+
+def judge_panel(game_name: str, page, table: str) -> None:
+    """The Judge tab: photos and context on the left, the verdict and its evidence on the right."""
+    game = get_game(game_name)
+    left, right = st.columns([2, 3])
+    with left:
+        photos, sample_ctx = page.photos()
+        context = page.context_form(sample_ctx)
+    with right:
+        if not photos:
+            st.info("Take or upload a photo to judge.")
+            return
+        outcome = run_judgement(game_name, photos, context, table)
+        if "error" in outcome:
+            (st.warning if outcome["cannot_judge"] else st.error)(
+                ("Cannot judge this photo: " if outcome["cannot_judge"] else "Bad input: ") + outcome["error"]
+            )
+            st.image(decode_image(photos[-1].data, photos[-1].source), caption="the photo as received")
+            return
+        shown = outcome.get("corrected", outcome)
+        if "corrected" in outcome:
+            st.caption("Showing the corrected judgement (recorded in the ledger as a correction).")
+        if shown.get("ledger_error") or outcome.get("ledger_error"):
+            st.error("NOT recorded in the ledger: " + (shown.get("ledger_error") or outcome["ledger_error"]))
+        show_result(game, shown["result"])
+        st.image(np.asarray(shown["overlay"]), caption="evidence", width="stretch")
+        if hasattr(page, "extra_panels"):
+            page.extra_panels(outcome, shown)
+        correction_panel(game_name, outcome, context, table)
+        led = open_ledger()
+        if led is not None and hasattr(page, "session_panel"):
+            page.session_panel(led, context, outcome)
 
 
 def main() -> None:
@@ -89,37 +120,15 @@ def main() -> None:
     game_name = st.sidebar.selectbox("Game", list(games), format_func=lambda g: games[g].title, key="game")
     game = games[game_name]
     page = game.ui()
+    table = table_sidebar()
+    ledger_sidebar(open_ledger())
     st.title(f"Table Judge — {game.title}")
-    judge_tab, history_tab = st.tabs(["Judge", "History"])
+    judge_tab, history_tab, hall_tab = st.tabs(["Judge", "History", "Hall"])
     with judge_tab:
-        left, right = st.columns([2, 3])
-        with left:
-            photos, sample_ctx = page.photos()
-            context = page.context_form(sample_ctx)
-        with right:
-            if not photos:
-                st.info("Take or upload a photo to judge.")
-                return
-            outcome = run_judgement(game_name, photos, context)
-            if "error" in outcome:
-                (st.warning if outcome["cannot_judge"] else st.error)(
-                    ("Cannot judge this photo: " if outcome["cannot_judge"] else "Bad input: ") + outcome["error"]
-                )
-                st.image(decode_image(photos[-1].data, photos[-1].source), caption="the photo as received")
-                return
-            shown = outcome.get("corrected", outcome)
-            if "corrected" in outcome:
-                st.caption("Showing the corrected judgement (recorded in the ledger as a correction).")
-            show_result(game, shown["result"])
-            st.image(np.asarray(shown["overlay"]), caption="evidence", width="stretch")
-            if hasattr(page, "extra_panels"):
-                page.extra_panels(outcome, shown)
-            correction_panel(game_name, outcome, context)
-            led = open_ledger()
-            if led is not None and hasattr(page, "session_panel"):
-                page.session_panel(led, context, outcome)
-    with history_tab:
-        show_history(game_name)
-
+        judge_panel(game_name, page, table)
+    with history_tab:  # after judging: the judgement just made is listed
+        show_history(open_ledger(), game_name, games)
+    with hall_tab:
+        show_hall(open_ledger(), games)
 
 main()

@@ -34,7 +34,10 @@ def table_sidebar() -> str:
 def ledger_sidebar(led: Any) -> None:
     """Say which ledger the page records to (or that it records nothing)."""
     if led is None:
-        st.sidebar.caption("Ledger: unavailable, judgements are NOT recorded")
+        from ui.history import ledger_failure
+
+        why = ledger_failure()
+        st.sidebar.caption("Ledger: unavailable, judgements are NOT recorded" + (f" ({why})" if why else ""))
     else:
         st.sidebar.caption(f"Ledger: {led.describe()}")
 
@@ -86,7 +89,8 @@ def show_history(led: Any, game: str, games: dict) -> None:
         tables = led.tables()
         left, right = st.columns(2)
         names = [ALL, *games]
-        pick_game = left.selectbox("Game", names, index=names.index(game) if game in names else 0, key="hist-game",
+        pick_game = left.selectbox("Game", names, index=names.index(game) if game in names else 0,
+                                   key=f"hist-game-{game}",  # follows the sidebar's game
                                    format_func=lambda g: g if g == ALL else games[g].title)
         labels = [ALL, *(t or NO_TABLE for t in tables)]
         pick_table = right.selectbox("Table", labels, key="hist-table")
