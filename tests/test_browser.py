@@ -69,6 +69,16 @@ def _wait_for_video(driver, timeout_s: float = 60.0) -> None:
     raise AssertionError("the camera preview never played")
 
 
+def _renders_japanese(driver) -> bool:
+    """Two different kanji drawn on a canvas differ: a CJK font is installed (without one both are the same
+    'missing glyph' box, and the game names show as boxes in screenshots)."""
+    return bool(driver.execute_script(
+        "function px(t) { const c = document.createElement('canvas'); c.width = 64; c.height = 64;"
+        "  const g = c.getContext('2d'); g.font = '48px sans-serif'; g.fillText(t, 4, 52);"
+        "  return Array.from(g.getImageData(0, 0, 64, 64).data).join(','); }"
+        "return px('\u661f') !== px('\u8db3');"))  # 星 (star), 足 (foot)
+
+
 def test_camera_photo_in_a_real_browser(tmp_path):
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -90,6 +100,7 @@ def test_camera_photo_in_a_real_browser(tmp_path):
         try:
             driver.get(url)
             _wait_for_text(driver, ("Challenge photo from",))
+            assert _renders_japanese(driver), "no CJK font: install fonts-noto-cjk (scripts/install-test-tools.sh)"
             _click_text(driver, "label", "Camera")
             _wait_for_video(driver)  # a shot taken before the fake camera delivers frames is black
             _click_text(driver, "button", "Take Photo")
