@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from ledger.errors import LedgerError
+
 MEMORY = ":memory:"
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
@@ -101,7 +103,8 @@ class Row(tuple):
 
 
 class Cursor(Protocol):
-    """What the store uses inside a transaction (``?`` placeholders, rows as ``Row``)."""
+    """What the store uses inside a transaction (``?`` placeholders, rows as ``Row``); each backend's own
+    cursor type (the ``Backend`` methods take it as ``Any``)."""
 
     rowcount: int
 
@@ -131,7 +134,7 @@ class Backend(Protocol):
     errors: tuple[type[BaseException], ...]
     integrity_errors: tuple[type[BaseException], ...]
 
-    def transaction(self) -> AbstractContextManager[Cursor]:
+    def transaction(self) -> AbstractContextManager[Any]:
         """One write transaction, committed when the block ends without an exception."""
         ...
 
@@ -143,18 +146,22 @@ class Backend(Protocol):
         """The stored schema version (0: none yet), without taking a write lock."""
         ...
 
-    def lock_schema(self, cur: Cursor) -> int:
+    def lock_schema(self, cur: Any) -> int:
         """Inside a transaction: keep other processes out of schema set-up; return the schema version."""
         ...
 
-    def set_schema_version(self, cur: Cursor, version: int) -> None: ...
+    def set_schema_version(self, cur: Any, version: int) -> None: ...
 
-    def table_names(self, cur: Cursor) -> set[str]:
+    def table_names(self, cur: Any) -> set[str]:
         """The database's own tables (to refuse a database that is not a ledger)."""
         ...
 
     def integrity_check(self) -> str:
         """``"ok"`` when the stored data is sound, else what is wrong."""
+        ...
+
+    def open_error(self, exc: BaseException) -> LedgerError:
+        """A driver error met while opening, as the one-line error for people."""
         ...
 
     def close(self) -> None: ...

@@ -29,7 +29,7 @@ try:  # psycopg is only needed for a postgresql:// ledger
     import psycopg
     from psycopg.conninfo import conninfo_to_dict
 except ImportError:  # pragma: no cover - the SQLite ledger works without it
-    psycopg = None
+    psycopg = None  # type: ignore[assignment]
 
 
 def redact(url: str) -> str:

@@ -302,7 +302,8 @@ class Ledger:
     def judgements(self, game: str | None = None, session_id: int | None = None,
                    limit: int | None = 50, table: str | None = None) -> list[JudgementRecord]:
         """Recorded judgements, newest first, optionally of one game / session / table; ``limit=None``: all."""
-        where, args = [], []
+        where: list[str] = []
+        args: list[Any] = []
         if table is not None:
             where.append("j.table_name = ?")
             args.append(clean_table_name(table))
@@ -320,7 +321,8 @@ class Ledger:
 
     def count(self, game: str | None = None, table: str | None = None) -> int:
         """How many judgements are recorded (of one game / table)."""
-        where, args = [], []
+        where: list[str] = []
+        args: list[Any] = []
         if game is not None:
             where.append("game = ?")
             args.append(game)
@@ -388,7 +390,7 @@ class Ledger:
 
     def sessions(self, game: str | None = None, limit: int | None = None) -> list[SessionRecord]:
         """Sessions, newest first, optionally of one game."""
-        sql, args = "SELECT * FROM sessions", []
+        sql, args = "SELECT * FROM sessions", list[Any]()
         if game is not None:
             sql += " WHERE game = ?"
             args.append(game)
@@ -464,7 +466,8 @@ class Ledger:
 
     def rounds(self, sid: int | None = None, include_undone: bool = False) -> list[RoundRecord]:
         """A session's rounds in play order (``sid=None``: every session's, by id)."""
-        where, args = [], []
+        where: list[str] = []
+        args: list[Any] = []
         if sid is not None:
             where.append("session_id = ?")
             args.append(int(sid))
