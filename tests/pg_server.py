@@ -121,8 +121,8 @@ def running_postgres(settings: dict[str, str] | None = None) -> Iterator[PgServe
     bin_dir = find_pg_bin()
     if bin_dir is None:
         raise FileNotFoundError("PostgreSQL server programs (initdb, pg_ctl) not found: apt-get install postgresql")
-    root = Path(tempfile.mkdtemp(prefix="tj-pg-"))
-    kw = _as_user()
+    kw = _as_user()  # as root the server runs as nobody, who must reach the directory: /tmp, not $TMPDIR
+    root = Path(tempfile.mkdtemp(prefix="tj-pg-", dir="/tmp" if kw and os.path.isdir("/tmp") else None))
     if kw:
         os.chown(root, kw["user"], kw["group"])
     (root / "pw").write_text(PASSWORD + "\n")
