@@ -17,29 +17,35 @@ NO_TABLE = "(no table)"
 ALL = "All"
 
 
-def table_sidebar() -> str:
-    """The table name typed in the sidebar (``$TABLE_JUDGE_TABLE`` at first), cleaned; ``""`` when none."""
+def table_sidebar(where: Any = None) -> str:
+    """The table name typed in the sidebar (``where``; the page itself on a phone), cleaned; ``""`` when none.
+
+    At first: the ``?table=`` query parameter (a table's bookmark), else ``$TABLE_JUDGE_TABLE``.
+    """
     from ledger import clean_table_name
 
-    name = st.sidebar.text_input("Table", value=os.environ.get(TABLE_ENV, ""), key="table", max_chars=64,
-                                 help="The name of this table in the hall (e.g. 'Table 4'); every judgement "
-                                      "made here is recorded with it.")
+    where = st.sidebar if where is None else where
+    first = st.query_params.get("table") or os.environ.get(TABLE_ENV, "")
+    name = where.text_input("Table", value=first, key="table", max_chars=64,
+                            help="The name of this table in the hall (e.g. 'Table 4'); every judgement made here "
+                                 "is recorded with it.")
     try:
         return clean_table_name(name)
     except ValueError as exc:
-        st.sidebar.error(f"Table name: {exc}")
+        where.error(f"Table name: {exc}")
         return ""
 
 
-def ledger_sidebar(led: Any) -> None:
+def ledger_sidebar(led: Any, where: Any = None) -> None:
     """Say which ledger the page records to (or that it records nothing)."""
+    where = st.sidebar if where is None else where
     if led is None:
         from ui.history import ledger_failure
 
         why = ledger_failure()
-        st.sidebar.caption("Ledger: unavailable, judgements are NOT recorded" + (f" ({why})" if why else ""))
+        where.caption("Ledger: unavailable, judgements are NOT recorded" + (f" ({why})" if why else ""))
     else:
-        st.sidebar.caption(f"Ledger: {led.describe()}")
+        where.caption(f"Ledger: {led.describe()}")
 
 
 def record(led: Any, game: str, **fields: Any) -> tuple[int | None, str | None]:

@@ -15,6 +15,8 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 from scipy.special import erf
 
+from vision.colour import srgb_to_linear  # the project's one sRGB -> linear conversion (re-exported)
+
 INKS = ("cyan", "magenta", "yellow")
 INK_RGB = np.array([[0, 170, 235], [230, 0, 135], [250, 225, 0]], dtype=np.float64)
 K_GROUND_RGB = np.array([28, 28, 30], dtype=np.float64)
@@ -60,12 +62,6 @@ def tile_types() -> list[tuple[int, int, int]]:
     out = [(c, m, y) for c in range(6) for m in range(6) for y in range(6) if c + m + y <= 6]
     out.append((3, 3, 3))
     return out
-
-
-def srgb_to_linear(v: np.ndarray) -> np.ndarray:
-    """sRGB in 0..1 -> linear light."""
-    v = np.clip(np.asarray(v, np.float64), 0.0, None)
-    return np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4)
 
 
 def linear_to_srgb(v: np.ndarray) -> np.ndarray:

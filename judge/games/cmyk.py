@@ -12,6 +12,7 @@ from core.errors import BadInput, CannotJudge
 from core.timing import StageTimer
 from geometry import trilattice as tl
 from judge.plugin import Frame, GamePlugin
+from judge.session import Choice, RoundAction, SessionRules, SessionView, Standings
 from scoring import cmyk as cmyk_rules
 from scoring.cmyk_state import MosaicState
 from scoring.flags import Flag
@@ -305,6 +306,39 @@ def headline(result: dict) -> dict:
     return {"scores": result.get("scores")}
 
 
+#: Series modes on the page: label -> ``scoring.cmyk_series`` standing.
+SERIES_MODES = {"3 games (1st 2 VP, 2nd 1 VP)": "three_games", "cumulative to 40": "cumulative"}
+
+
+def _standings(view: SessionView) -> Standings:
+    """The series standings replayed from the recorded games (``scoring.cmyk_series``)."""
+    from scoring.cmyk_series import cumulative, three_games  # noqa: PLC0415
+
+    mode = view.settings.get("mode", "three_games")
+    caption = f"{mode.replace('_', ' ')}: {len(view.summaries)} game(s) recorded"
+    if not view.summaries:
+        return Standings((), caption)
+    standing = {"three_games": three_games, "cumulative": cumulative}[mode]([s["result"] for s in view.summaries])
+    rows = tuple({"player": p, "series points": standing.points.get(p, 0)} for p in standing.ranking)
+    if not standing.finished:
+        return Standings(rows, caption)
+    return Standings(rows, caption, True, standing.to_json(), "Last series won by " + " and ".join(standing.leaders))
+
+
+SESSION = SessionRules(
+    title="Series",
+    players=lambda context: [p.get("name") for p in context.get("players", [])],
+    standings=_standings,
+    actions=(RoundAction("cm-add", "Add this game to the series",
+                         lambda view, outcome, context: {"result": outcome.result}),),
+    key_prefix="cm",
+    settings=lambda context, chosen: {"mode": chosen.get("cm-mode", "three_games")},
+    choices=(Choice("cm-mode", "Series mode", SERIES_MODES),),
+    start_label="Start a series with these players",
+    undo_label="Undo the last game",
+)
+
+
 PLUGIN = GamePlugin(
     name="cmyk",
     title="CMYK!",
@@ -318,6 +352,7 @@ PLUGIN = GamePlugin(
     headline=headline,
     photos="1 per player, in the context's player order",
     ui_module="ui.games.cmyk",
+    session=SESSION,
     camera_resolution="1080p",
     order=30,
 )
