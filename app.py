@@ -86,8 +86,22 @@ def correction_panel(game_name: str, outcome: dict, context: dict, table: str = 
                 outcome["corrected"]["ledger_error"] = why
 
 
-def judge_panel(game_name: str, game, page, phone: bool, table: str) -> None:
-    """The Judge tab: photos and context, the verdict, the reading and its evidence (phone: one column)."""
+def judge_panel(game_name: str, game, page, phone: bool, live: bool, table: str, other_tabs) -> bool:
+    """The Judge tab: photos and context, the verdict, the reading and its evidence (phone: one column), or the
+    live video. ``other_tabs()`` draws History and Hall; True when it was called here (live mode)."""
+    if live:
+        from ui.live import live_panel
+
+        other_tabs()  # first: the live panel below runs for as long as the camera plays
+        if phone:  # the video first, the players below
+            video_box, form_box = st.container(), st.container()
+        else:  # the players beside the video
+            form_box, video_box = st.columns([2, 3])
+        with form_box:
+            context = page.context_form(None)
+        with video_box:
+            live_panel(game, context, open_ledger())
+        return True
     if phone:  # one column: the verdict, the reading, then the camera; the rest below
         verdict_box, reading_box, inputs_box, details_box = (st.container() for _ in range(4))
     else:  # inputs beside the verdict, the reading across the page below
@@ -106,14 +120,14 @@ def judge_panel(game_name: str, game, page, phone: bool, table: str) -> None:
     with verdict_box:
         if not photos:
             st.info("Take or upload a photo to judge.")
-            return
+            return False
         outcome = run_judgement(game_name, photos, context, table)
         if "error" in outcome:
             (st.warning if outcome["cannot_judge"] else st.error)(
                 ("Cannot judge this photo: " if outcome["cannot_judge"] else "Bad input: ") + outcome["error"]
             )
             st.image(decode_image(photos[-1].data, photos[-1].source), caption="the photo as received")
-            return
+            return False
         shown = outcome.get("corrected", outcome)
         if "corrected" in outcome:
             st.caption("Showing the corrected judgement (recorded in the ledger as a correction).")
@@ -143,6 +157,7 @@ def judge_panel(game_name: str, game, page, phone: bool, table: str) -> None:
             session_panel(game, led, context, outcome)
         elif led is not None and hasattr(page, "session_panel"):
             page.session_panel(led, context, outcome)
+    return False
 
 
 def main() -> None:
@@ -162,13 +177,19 @@ def main() -> None:
         st.markdown(f"**Table Judge — {game.title}**")
     else:
         st.title(f"Table Judge — {game.title}")
+    live = where.radio("Mode", ["Photo", "Live video"], key="mode", horizontal=True) == "Live video"
     judge_tab, history_tab, hall_tab = st.tabs(["Judge", "History", "Hall"])
+
+    def other_tabs() -> None:
+        with history_tab:
+            show_history(open_ledger(), game_name, games)
+        with hall_tab:
+            show_hall(open_ledger(), games)
+
     with judge_tab:
-        judge_panel(game_name, game, page, phone, table)
-    with history_tab:  # after judging: the judgement just made is listed
-        show_history(open_ledger(), game_name, games)
-    with hall_tab:
-        show_hall(open_ledger(), games)
+        drawn = judge_panel(game_name, game, page, phone, live, table, other_tabs)
+    if not drawn:  # after judging: the judgement just made is listed
+        other_tabs()
 
 
 main()

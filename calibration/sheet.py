@@ -1,9 +1,9 @@
 """Printable sheets: the four table markers (and a ChArUco board) as true-size vector PDFs.
 
 A sheet is first laid out as a :class:`Drawing` (filled and stroked rectangles, lines, Helvetica text, in
-page mm with y down). :func:`pdf_bytes` writes it as a one-page PDF (no dependency: a minimal PDF 1.4
-writer), and :func:`rasterise` paints the same shapes into an image (text left out) so tests can check
-that the sheet's markers are detected at the right scale.
+page mm with y down). :func:`pdf_bytes` writes it as a one-page vector PDF with fpdf2 (page units mm, so
+every shape keeps its true size when printed at 100 %). The tests render the written file itself with
+PDFium and detect the markers in it at true scale.
 """
 
 from __future__ import annotations
@@ -234,62 +234,47 @@ def charuco_sheet_drawing(spec: CharucoBoardSpec = CharucoBoardSpec(), margin_mm
 
 
 def _pdf_text(s: str) -> str:
-    s = s.encode("ascii", "replace").decode("ascii")
-    return s.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
-
-
-def _content_stream(d: Drawing) -> bytes:
-    H = d.size_mm[1]
-    k = PT_PER_MM
-    ops: list[str] = []
-    for it in d.items:
-        if isinstance(it, Rect):
-            x, y, w, h = it.x * k, (H - it.y - it.h) * k, it.w * k, it.h * k
-            if it.fill is not None:
-                ops.append(f"{it.fill:.3f} g {x:.3f} {y:.3f} {w:.3f} {h:.3f} re f")
-            if it.stroke is not None:
-                dash = f"[{it.dash_mm * k:.2f}] 0 d" if it.dash_mm else "[] 0 d"
-                ops.append(f"{it.stroke:.3f} G {it.line_mm * k:.3f} w {dash} {x:.3f} {y:.3f} {w:.3f} {h:.3f} re S")
-        elif isinstance(it, Line):
-            ops.append(
-                f"{it.grey:.3f} G {it.line_mm * k:.3f} w [] 0 d {it.x0 * k:.3f} {(H - it.y0) * k:.3f} m "
-                f"{it.x1 * k:.3f} {(H - it.y1) * k:.3f} l S"
-            )
-        elif isinstance(it, Text):
-            font = "/F2" if it.bold else "/F1"
-            ops.append(
-                f"0 g BT {font} {it.size_pt:.2f} Tf {it.x * k:.3f} {(H - it.y) * k:.3f} Td ({_pdf_text(it.text)}) Tj ET"
-            )
-    return "\n".join(ops).encode("ascii")
+    """Latin-1 text for the core Helvetica font (anything else becomes '?')."""
+    return s.encode("latin-1", "replace").decode("latin-1")
 
 
 def pdf_bytes(d: Drawing) -> bytes:
-    """The drawing as a one-page PDF 1.4 file (page size = the drawing's, in points)."""
-    w_pt, h_pt = d.size_mm[0] * PT_PER_MM, d.size_mm[1] * PT_PER_MM
-    content = _content_stream(d)
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        (
-            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {w_pt:.3f} {h_pt:.3f}] "
-            f"/Resources << /Font << /F1 5 0 R /F2 6 0 R >> >> /Contents 4 0 R >>"
-        ).encode("ascii"),
-        b"<< /Length " + str(len(content)).encode("ascii") + b" >>\nstream\n" + content + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>",
-    ]
-    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-    offsets = []
-    for i, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += f"{i} 0 obj\n".encode("ascii") + body + b"\nendobj\n"
-    xref = len(out)
-    out += f"xref\n0 {len(objects) + 1}\n".encode("ascii")
-    out += b"0000000000 65535 f \n"
-    for off in offsets:
-        out += f"{off:010d} 00000 n \n".encode("ascii")
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode("ascii")
-    return bytes(out)
+    """The drawing as a one-page vector PDF (page size = the drawing's), written with fpdf2."""
+    from fpdf import FPDF
+
+    w_mm, h_mm = d.size_mm
+    pdf = FPDF(orientation="P" if h_mm >= w_mm else "L", unit="mm", format=(min(w_mm, h_mm), max(w_mm, h_mm)))
+    pdf.set_auto_page_break(False)
+    pdf.set_margin(0)
+    pdf.add_page()
+    pdf.set_creator("Table Judge")
+    for it in d.items:
+        if isinstance(it, Rect):
+            _pdf_rect(pdf, it)
+        elif isinstance(it, Line):
+            pdf.set_dash_pattern()
+            pdf.set_draw_color(round(it.grey * 255))
+            pdf.set_line_width(it.line_mm)
+            pdf.line(it.x0, it.y0, it.x1, it.y1)
+        elif isinstance(it, Text):
+            pdf.set_font("Helvetica", "B" if it.bold else "", it.size_pt)
+            pdf.set_text_color(0)
+            pdf.text(it.x, it.y, _pdf_text(it.text))
+    return bytes(pdf.output())
+
+
+def _pdf_rect(pdf, it: Rect) -> None:
+    if it.fill is not None:
+        pdf.set_fill_color(round(it.fill * 255))
+        pdf.rect(it.x, it.y, it.w, it.h, style="F")
+    if it.stroke is not None:
+        pdf.set_draw_color(round(it.stroke * 255))
+        pdf.set_line_width(it.line_mm)
+        if it.dash_mm:
+            pdf.set_dash_pattern(dash=it.dash_mm, gap=it.dash_mm)
+        else:
+            pdf.set_dash_pattern()
+        pdf.rect(it.x, it.y, it.w, it.h, style="D")
 
 
 def write_marker_sheet(path: str, layout: MarkerLayout | None = None, config: SheetConfig = SheetConfig()) -> None:
@@ -302,31 +287,3 @@ def write_charuco_sheet(path: str, spec: CharucoBoardSpec = CharucoBoardSpec()) 
     """Write the printable ChArUco lens-calibration board (PDF, A4 landscape)."""
     with open(path, "wb") as fh:
         fh.write(pdf_bytes(charuco_sheet_drawing(spec)))
-
-
-# --------------------------------------------------------------------------- raster (for checks)
-
-
-def rasterise(d: Drawing, px_per_mm: float) -> np.ndarray:
-    """Paint the drawing's rectangles and lines into a white grey image (text is not drawn).
-
-    Pixel (i, j) covers page mm [j, j+1) / px_per_mm horizontally, likewise vertically; rectangles are
-    area-exact to the pixel grid (edges rounded to the nearest pixel boundary).
-
-    Returns
-    -------
-    ndarray, shape (round(H_mm * px_per_mm), round(W_mm * px_per_mm)), uint8
-    """
-    w = int(round(d.size_mm[0] * px_per_mm))
-    h = int(round(d.size_mm[1] * px_per_mm))
-    img = np.full((h, w), 255, np.uint8)
-    for it in d.items:
-        if isinstance(it, Rect) and it.fill is not None:
-            x0, y0 = int(round(it.x * px_per_mm)), int(round(it.y * px_per_mm))
-            x1, y1 = int(round((it.x + it.w) * px_per_mm)), int(round((it.y + it.h) * px_per_mm))
-            img[max(y0, 0) : max(y1, 0), max(x0, 0) : max(x1, 0)] = int(round(it.fill * 255))
-        elif isinstance(it, Line):
-            p0 = (int(round(it.x0 * px_per_mm)), int(round(it.y0 * px_per_mm)))
-            p1 = (int(round(it.x1 * px_per_mm)), int(round(it.y1 * px_per_mm)))
-            cv2.line(img, p0, p1, int(round(it.grey * 255)), max(1, int(round(it.line_mm * px_per_mm))))
-    return img

@@ -38,7 +38,7 @@ class Judgement:
     adjudication: Any = None
 
 
-def make_frame(image_rgb: np.ndarray, source: str = "", profile: Any = None) -> Frame:
+def make_frame(image_rgb: np.ndarray, source: str = "", profile: Any = None, layout: Any = None) -> Frame:
     """Calibrate one photo from its markers; a photo without markers keeps the reason instead.
 
     Parameters
@@ -48,9 +48,13 @@ def make_frame(image_rgb: np.ndarray, source: str = "", profile: Any = None) -> 
         Where the photo came from, for the ledger.
     profile : CalibrationProfile, optional
         A saved calibration profile (marker layout, lens, registered colours).
+    layout : MarkerLayout, optional
+        The game's marker layout (a profile's layout wins).
     """
     try:
-        kwargs = {"profile": profile} if profile is not None else {}
+        kwargs: dict[str, Any] = {"profile": profile} if profile is not None else {}
+        if layout is not None and profile is None:
+            kwargs["layout"] = layout
         cal = calibrate_from_markers(image_rgb, **kwargs)
         return Frame(image_rgb=image_rgb, calibration=cal, source=source, profile=profile)
     except CalibrationError as exc:
@@ -91,7 +95,8 @@ def judge_images(
     with timer.stage("context"):
         ctx = parse_context(game, context)
     with timer.stage("calibration"):
-        frames = tuple(make_frame(img, src, profile) for img, src in images)
+        layout = game.marker_layout() if game.marker_layout is not None else None
+        frames = tuple(make_frame(img, src, profile, layout) for img, src in images)
     state = game.detect(list(frames), ctx, timer)
     with timer.stage("rules"):
         adj = adjudicate_typed(game, state, ctx)

@@ -133,6 +133,9 @@ class GamePlugin(Generic[C, S, A]):
         Browser camera capture size the game needs (``"720p"``, ``"1080p"``).
     order : int
         Position in menus (lower first).
+    marker_layout : callable() -> MarkerLayout, optional
+        The game's own calibration marker layout (default: the components' common layout; a user's
+        profile layout wins over both).
     """
 
     name: str
@@ -152,6 +155,7 @@ class GamePlugin(Generic[C, S, A]):
     session: SessionRules | None = None
     camera_resolution: str = "1080p"
     order: int = 100
+    marker_layout: Callable[[], Any] | None = None
 
     # ------------------------------------------------------------------ conveniences over the fields
     @property

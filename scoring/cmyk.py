@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
+from itertools import combinations
 
 from geometry.mosaic import IllegalContact, MosaicGeometry, analyse_shape, illegal_contacts
 from scoring.cmyk_cards import (
@@ -33,7 +34,7 @@ from scoring.cmyk_cards import (
     PersonalCard,
     resolve_cards,
 )
-from scoring.cmyk_checks import flagged_cells, mosaic_flags, tile_set_flags
+from scoring.cmyk_checks import K_TILES_IN_SET, flagged_cells, mosaic_flags, tile_set_flags
 from scoring.cmyk_options import (
     CmykContext,
     CmykOptions,
@@ -282,6 +283,51 @@ def _score_player(k: int, players: Sequence[CmykPlayer], mosaic: MosaicState, re
                        tuple(counted), (total,), tuple(lines), (total, total))
 
 
+def unread_cells(mosaic: MosaicState) -> tuple[tuple[int, int], ...]:
+    """Cells the detector could not read (``mosaic_incomplete`` flags), without the read ones, sorted."""
+    read = {t.cell for t in mosaic.tiles}
+    out = set()
+    for f in mosaic.flags:
+        if f.code == "mosaic_incomplete":
+            out |= {(int(c[0]), int(c[1])) for c in f.data.get("unread_cells", [])}
+    return tuple(sorted(out - read))
+
+
+def _with_unknown_tiles(mosaic: MosaicState, cells: Sequence[tuple[int, int]], k_left: bool) -> MosaicState:
+    """The mosaic with a tile of unknown marks in each cell (a K tile when the set still has one unread)."""
+    extra = tuple(TileReading(cell=c, kind="k" if k_left else "normal", edges={}, confidence=0.0) for c in cells)
+    return MosaicState(tiles=mosaic.tiles + extra, flags=mosaic.flags)
+
+
+def _unread_totals(k: int, players: Sequence[CmykPlayer], mosaics: Sequence[MosaicState], res: CardResolution,
+                   counts: dict[str, int], unread: dict, doubtful: frozenset, k_left: bool,
+                   o: CmykOptions) -> tuple[list[int], bool]:
+    """Player k's totals over the readings the unread cells leave open, and whether they are all of them.
+
+    Every subset of k's unread cells holds tiles of unknown marks (counting for nothing and for everything,
+    and as a K tile where one is left); the other players' unread cells only change tile counts
+    (``use_many``): none filled, or all. With more than ``o.incomplete_max_cells`` cells, only none, all
+    and each single cell are tried (not exhaustive).
+    """
+    name = players[k].name
+    mine = list(unread[name])
+    others_max = {n: c + (len(unread[n]) if n != name else 0) for n, c in counts.items()}
+    exhaustive = len(mine) <= o.incomplete_max_cells
+    if exhaustive:
+        subsets = [list(s) for r in range(len(mine) + 1) for s in combinations(mine, r)]
+    else:
+        subsets = [[], mine] + [[c] for c in mine]
+    totals = []
+    for sub in subsets:
+        m = _with_unknown_tiles(mosaics[k], sub, k_left)
+        for others in (counts, others_max):
+            cnt = {**others, name: counts[name] + len(sub)}
+            for mode in ("low", "high"):
+                totals.append(_score_player(k, players, m, res, cnt, o, o.k_marks_wild_for_cards,
+                                            (doubtful | frozenset(sub), mode)).total)
+    return totals, exhaustive
+
+
 def score_game(players: Sequence[CmykPlayer], mosaics: Sequence[MosaicState], public_cards: Sequence[str],
                answers: CardAnswers = CardAnswers(), options: CmykOptions = CmykOptions()) -> CmykResult:
     """Score every player's mosaic, rank them, and explain.
@@ -315,6 +361,8 @@ def score_game(players: Sequence[CmykPlayer], mosaics: Sequence[MosaicState], pu
         raise ValueError(f"players: names must be non-empty and distinct, got {names}")
     res = resolve_cards(public_cards, answers)
     counts = {p.name: len(m.tiles) for p, m in zip(players, mosaics)}
+    unread = {p.name: unread_cells(m) for p, m in zip(players, mosaics)}
+    k_left = sum(_is_k(t) for m in mosaics for t in m.tiles) < K_TILES_IN_SET
     flags: list[Flag] = list(res.flags)
     scores = []
     ranges: dict[str, tuple[int, int]] = {}
@@ -332,10 +380,27 @@ def score_game(players: Sequence[CmykPlayer], mosaics: Sequence[MosaicState], pu
             lo, hi = (_score_player(k, players, mosaic, res, counts, options, options.k_marks_wild_for_cards,
                                     (doubtful, mode)).total for mode in ("low", "high"))
             lo, hi = min(lo, s.total), max(hi, s.total)
+        exhaustive = True
+        if any(unread.values()):  # unread cells (this mosaic's, or others' through use_many) could hold tiles
+            totals, exhaustive = _unread_totals(k, players, mosaics, res, counts, unread, doubtful, k_left, options)
+            lo, hi = min(lo, *totals), max(hi, *totals)
         ranges[name] = (lo, hi)
-        if lo != hi:
+        if unread[name]:
+            n_unread = len(unread[name])
+            if exhaustive:
+                flags.append(Flag("score_range", f"{name}: {s.total} as read, {lo}..{hi} with the {n_unread} unread "
+                                  f"cell(s) empty or holding any tile, and the doubtful readings",
+                                  {"player": name, "range": [lo, hi], "cells": [list(c) for c in unread[name]]}))
+            else:
+                flags.append(Flag("score_open", f"{name}: cannot judge the total exactly: {n_unread} lattice cells "
+                                  f"of the "
+                                  f"mosaic were not read; {s.total} as read, {lo}..{hi} over the readings tried, "
+                                  "possibly beyond; retake the photo with the whole mosaic clear",
+                                  {"player": name, "range": [lo, hi], "cells": [list(c) for c in unread[name]]}))
+        elif lo != hi:
             flags.append(Flag("score_range", f"{name}: {s.total} as read, {lo}..{hi} depending on "
-                              f"{len(doubtful)} doubtful tile reading(s) (mark-based cards, K tiles)",
+                              f"{len(doubtful)} doubtful tile reading(s) (mark-based cards, K tiles)"
+                              + (", and other players' unread cells" if any(unread.values()) else ""),
                               {"player": name, "range": [lo, hi], "cells": [list(c) for c in sorted(doubtful)]}))
         keep = {f.name: getattr(s, f.name) for f in fields(s) if f.name not in ("total_alternatives", "total_range")}
         scores.append(PlayerScore(**keep, total_alternatives=tuple(sorted({s.total, alt.total})),

@@ -40,7 +40,7 @@ def mosaic_flags(player: str, mosaic: MosaicState, illegal: Sequence[IllegalCont
     min_confidence : float
         Tiles or edges read with less are flagged ``low_confidence``.
     """
-    out = []  # the detector's own flags (mosaic.flags) are reported by the caller (judge/cmyk.py), not repeated
+    out = []  # the detector's own flags (mosaic.flags) are reported by the caller (judge/games/cmyk.py), not repeated
     if not mosaic.tiles:
         out.append(Flag("no_tiles", f"{player}: no tiles found in the mosaic", {"player": player}))
     seen: dict[tuple[int, int], int] = {}

@@ -42,6 +42,10 @@ class CmykOptions:
     doubt_flagged_cells : bool
         Cells named in the detector's own flags (``MosaicState.flags[].data["cells"]``) also count as
         doubtful for ``total_range`` / ``score_range`` / ``ranking_uncertain``.
+    incomplete_max_cells : int
+        A mosaic flagged ``mosaic_incomplete`` bounds its total over every subset of its unread cells
+        holding unknown tiles when it has at most this many; with more, the total is reported as not
+        judgeable exactly (``score_open``) and the range covers only the readings tried.
     """
 
     horizontal: str = "H"
@@ -61,6 +65,7 @@ class CmykOptions:
     use_many_second_points: int = 3
     min_confidence: float = 0.6
     doubt_flagged_cells: bool = True
+    incomplete_max_cells: int = 6
 
     def __post_init__(self) -> None:
         for name, d in (("", self.horizontal), *self.horizontal_by_player):

@@ -53,6 +53,7 @@ def ledger_target(request, tmp_path) -> str:
 #: test (a Streamlit server and Chromium).
 SLOW = {
     "test_browser.py": {"test_camera_photo_in_a_real_browser"},
+    "test_browser_live.py": {"test_live_camera_settles_in_a_real_browser"},
     "test_calibration_lens.py": {"test_charuco_calibration_recovers_focal_and_distortion",
                                  "test_board_kept_in_the_middle_is_warned"},
     "test_acrylic.py": {"test_challenge_boards_found_with_their_pose"},

@@ -19,6 +19,7 @@ FIELDS = {
     "carrotain": {"verdict", "contested", "hidden", "not_hidden", "awards", "chips", "boards"},
     "kaleido": {"complete_hexagons", "hexagons", "full_boards", "board_points"},
     "cmyk": {"players", "ranking"},
+    "ingenious": {"placed", "move_points", "colour_scores", "extra_placements", "board", "ranking"},
 }
 
 

@@ -25,9 +25,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calibration.table import CalibrationError, calibrate_from_markers  # noqa: E402
+from core.timing import StageTimer  # noqa: E402
 from geometry import trilattice as tl  # noqa: E402
 from judge.games.cmyk import MARKERLESS_CONFIDENCE, _hexagon_vertices  # noqa: E402
-from judge.timing import StageTimer  # noqa: E402
 from scoring.cmyk_state import EdgeReading, MosaicState, TileReading  # noqa: E402
 from synth.samples.cmyk import render_scene  # noqa: E402
 from vision.cmyk import CmykVisionConfig, detect_mosaic  # noqa: E402

@@ -8,7 +8,7 @@ the table, when the calibration can map that height.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -37,7 +37,7 @@ class CmykVisionConfig:
     region_margin_mm: float = 12.0
     min_ink_share: float = 0.05
     min_tile_area_share: float = 0.2
-    sample_step_mm: float = 0.6
+    sample_step_mm: float = 0.8
     band_inner_mm: float = 0.9
     band_outer_mm: float = 5.4
     ground_clear_mm: float = 2.0
@@ -59,8 +59,27 @@ class CmykVisionConfig:
     ground_disagree_levels: float = 1.3
     ground_summary_share: float = 0.4
     max_vertex_residual_mm: float = 3.0
+    evidence_window_mm: float = 30.0
+    evidence_min_share: float = 0.02
+    tile_mask_dilate_px: int = 5
+    direction_step_mm: float = 10.0
+    min_px_per_mm: float = 0.3
+    horizontal_ambiguous_margin: float = 0.02
+    min_mark_px_per_mm: float = 0.8
+    doubt_summary_share: float = 0.34
+    candidate_margin_mm: float = 20.0
+    band_corner_clear_mm: float = 0.8
+    band_luminance_percentile: float = 80.0
+    unread_min_excess: float = 0.3
+    unread_min_saturation: float = 0.12
+    unread_min_excess_hole: float = 0.6
+    explained_margin_mm: float = 16.0
+    unexplained_min_tile_share: float = 0.25
     marker_black_inset_mm: float = 3.0
     marker_white_out_mm: float = 4.0
+    marker_ring_samples: int = 40
+    marker_white_percentile: float = 75.0
+    min_white_over_black: float = 20.0
     lattice: LatticeFitConfig = field(default_factory=LatticeFitConfig)
     read: rd.ReadConfig = field(default_factory=rd.ReadConfig)
 
@@ -81,6 +100,11 @@ class MosaicDetection:
     state: MosaicState
     frame: LatticeFrame
     tile_outlines_px: dict
+
+
+#: Implementation sizes (no effect on results): points below this go through the exact mapping; remap rows.
+_MIN_TABULATED_POINTS = 64
+_REMAP_ROW_PX = 1024
 
 
 class _Mapper:
@@ -109,13 +133,13 @@ class _Mapper:
 
     def to_px(self, xy_mm: np.ndarray) -> np.ndarray:
         xy = np.asarray(xy_mm, np.float64).reshape(-1, 2)
-        if self.grid is None or len(xy) < 64:
+        if self.grid is None or len(xy) < _MIN_TABULATED_POINTS:
             return self.exact_px(xy)
         x0, y0, x1, y1, step, tab = self.grid
         if xy[:, 0].min() < x0 or xy[:, 0].max() > x1 or xy[:, 1].min() < y0 or xy[:, 1].max() > y1:
             return self.exact_px(xy)
         n = len(xy)
-        width = 1024
+        width = _REMAP_ROW_PX
         rows = -(-n // width)
         u = np.zeros(rows * width, np.float32)
         v = np.zeros(rows * width, np.float32)
@@ -144,7 +168,7 @@ class _Mapper:
         """Bilinear colours at table points, shape (N, 3) float32."""
         p = self.to_px(xy_mm).astype(np.float32)
         n = len(p)
-        width = 1024
+        width = _REMAP_ROW_PX
         rows = -(-n // width)
         grid = np.zeros((rows * width, 2), np.float32)
         grid[:n] = p
@@ -163,7 +187,7 @@ def colour_reference(image: np.ndarray, cal, config: CmykVisionConfig) -> tuple[
     layout = MarkerLayout.from_components()
     half = layout.side_mm / 2
     blacks, whites = [], []
-    t = np.linspace(-1, 1, 40)
+    t = np.linspace(-1, 1, config.marker_ring_samples)
     for mid in getattr(cal, "marker_ids", tuple(layout.centres_mm)):
         cx, cy = layout.centres_mm[int(mid)]
         for r, sink in ((half - config.marker_black_inset_mm, blacks), (half + config.marker_white_out_mm, whites)):
@@ -175,11 +199,74 @@ def colour_reference(image: np.ndarray, cal, config: CmykVisionConfig) -> tuple[
             vals = cv2.remap(image, px[:, :1], px[:, 1:2], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
             sink.append(vals.reshape(-1, 3))
     black = np.median(np.concatenate(blacks), axis=0)
-    white = np.percentile(np.concatenate(whites), 75, axis=0)
-    return black.astype(np.float64), np.maximum(white, black + 20).astype(np.float64)
+    white = np.percentile(np.concatenate(whites), config.marker_white_percentile, axis=0)
+    return black.astype(np.float64), np.maximum(white, black + config.min_white_over_black).astype(np.float64)
 
 
-def _find_mosaic_region(image, mapper, black, white, config) -> tuple[tuple, np.ndarray] | None:
+@dataclass(frozen=True)
+class _InkTables:
+    """This frame's ink look-up tables (``vision.cmyk_read.ink_table``): the reader's, and a faint one
+    (lower saturation) that only tells where tile colour is left unread."""
+
+    strict: np.ndarray
+    faint: np.ndarray
+
+
+def _ink_tables(black: np.ndarray, white: np.ndarray, config: CmykVisionConfig) -> _InkTables:
+    strict, faint = rd.ink_tables(black, white, config.read, (config.unread_min_saturation,))
+    return _InkTables(strict, faint)
+
+
+@dataclass(frozen=True)
+class _CoarseView:
+    """The coarse top view's tile evidence and its placement on the table."""
+
+    evidence: np.ndarray
+    origin_mm: tuple[float, float]
+    mm_per_px: float
+
+    def to_view(self, xy_mm: np.ndarray) -> np.ndarray:
+        return (np.asarray(xy_mm, np.float64) - self.origin_mm) / self.mm_per_px
+
+    def to_table(self, xy_px: np.ndarray) -> np.ndarray:
+        return np.asarray(xy_px, np.float64) * self.mm_per_px + self.origin_mm
+
+
+def _cell_area_mm2(edge_mm: float) -> float:
+    return edge_mm * edge_mm * np.sqrt(3.0) / 4.0
+
+
+def tile_evidence(lab: np.ndarray, mm_per_px: float, window_mm: float, min_share: float) -> np.ndarray:
+    """Where all three inks lie close together: the tiles' own signature, whatever the table's colour.
+
+    Every CMYK! tile carries a cyan, a magenta and a yellow band within ~20 mm of any point on it; a
+    table (wood, cloth, a printed pattern) shows one hue, not all three together.
+
+    Parameters
+    ----------
+    lab : ndarray, shape (H, W), int8
+        Ink labels (``vision.cmyk_read.classify_inks``).
+    mm_per_px : float
+    window_mm : float
+        Side of the square neighbourhood.
+    min_share : float
+        Share of the neighbourhood each ink must cover.
+
+    Returns
+    -------
+    ndarray, shape (H, W), bool
+    """
+    k = max(3, int(round(window_mm / mm_per_px)) | 1)
+    out = np.ones(lab.shape, bool)
+    for ink in range(len(rd.INKS)):
+        count = cv2.boxFilter((lab == ink).view(np.uint8), cv2.CV_16U, (k, k), normalize=False,
+                              borderType=cv2.BORDER_CONSTANT)  # at most k * k: no overflow below k = 255
+        out &= count >= min_share * k * k
+    return out
+
+
+def _find_mosaic_region(image, mapper, inks: _InkTables, config) -> tuple[tuple, np.ndarray, _CoarseView] | None:
+    """The table region holding the mosaic (``(x0, y0, x1, y1)`` mm), its centre and the coarse view."""
     from calibration.markers import MarkerLayout
 
     search = getattr(mapper.cal, "search_region_mm", None)
@@ -191,22 +278,11 @@ def _find_mosaic_region(image, mapper, black, white, config) -> tuple[tuple, np.
         x1, y1 = cs.max(axis=0) + config.search_margin_mm
     mpp = config.coarse_mm_per_px
     view = mapper.rectify(image, mpp, (x0, y0, x1, y1))
-    lab = rd.classify_inks(rd.normalise(view, black.astype(np.float32), white.astype(np.float32)), config.read)
-    # cyan and magenta bands find the mosaic (every tile has both; yellow-ish wood tables do not)
-    ink = ((lab == 0) | (lab == 1)).astype(np.uint8)
-    k = max(3, int(round(config.close_mm / mpp)) | 1)
-    closed = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-    n, comp, stats, _ = cv2.connectedComponentsWithStats(closed)
-    keep = []
-    for c in range(1, n):
-        area = stats[c, cv2.CC_STAT_AREA]
-        if area < config.min_tile_area_share * config.edge_mm ** 2 / mpp ** 2:
-            continue
-        labs = lab[comp == c]
-        share = np.bincount(labs[labs >= 0], minlength=3) / max(1, len(labs))
-        if share[:2].min() < config.min_ink_share:
-            continue
-        keep.append(c)
+    lab = rd.classify_table(view, inks.strict)
+    evidence = tile_evidence(lab, mpp, config.evidence_window_mm, config.evidence_min_share)
+    n, comp, stats, _ = cv2.connectedComponentsWithStats(evidence.astype(np.uint8))
+    min_area = config.min_tile_area_share * config.edge_mm ** 2 / mpp ** 2
+    keep = [c for c in range(1, n) if stats[c, cv2.CC_STAT_AREA] >= min_area]
     if not keep:
         return None
     # one mosaic per photo: every tile-like blob belongs to it (a split mosaic stays whole)
@@ -216,10 +292,11 @@ def _find_mosaic_region(image, mapper, black, white, config) -> tuple[tuple, np.
     region = (x0 + xs.min() * mpp - m, y0 + ys.min() * mpp - m, x0 + (xs.max() + 1) * mpp + m,
               y0 + (ys.max() + 1) * mpp + m)
     centre = np.array([x0 + xs.mean() * mpp, y0 + ys.mean() * mpp])
-    return region, centre
+    return region, centre, _CoarseView(evidence, (float(x0), float(y0)), mpp)
 
 
-def _triangle_samples(edge: float, step: float, band_in: float, band_out: float, band: float, clear: float):
+def _triangle_samples(edge: float, step: float, band_in: float, band_out: float, band: float, clear: float,
+                      corner_clear: float):
     """Sample points of an up cell relative to its centroid (lattice frame) with their zones.
 
     Returns
@@ -250,7 +327,7 @@ def _triangle_samples(edge: float, step: float, band_in: float, band_out: float,
     for k, d in enumerate("HPN"):
         sel = inside & (nearest == k) & (dmin >= band_in) & (dmin <= band_out)
         second = np.sort(D, axis=1)[:, 1]
-        sel &= second > band + 0.8  # keep away from the corners where bands meet
+        sel &= second > band + corner_clear  # keep away from the corners where bands meet
         band_pts[d] = p[sel]
     ground = p[inside & (dmin > band + clear)]
     return band_pts, ground
@@ -271,9 +348,44 @@ def _mark_lines(edge: float, offsets: tuple, half: float, step: float):
     return np.array(out), s
 
 
+@dataclass(frozen=True)
+class _BandReading:
+    """The ink bands of every candidate cell.
+
+    Attributes
+    ----------
+    cells : list of (i, j)
+        Cells read as tiles (three inks in a clockwise order along their edges).
+    occupied : list of int
+        Their indices among the candidates.
+    colours : ndarray, shape (C, S, 3)
+        Sampled colours of every candidate (bands H, P, N, then ground).
+    offsets : ndarray, shape (5,)
+        Sample index where each zone starts (H, P, N, ground, end).
+    counts : ndarray, shape (T, 3, 3)
+        Per read tile, band direction and ink: samples voting for that ink.
+    rotation_ll : ndarray, shape (T, 3)
+    rotations : ndarray, shape (T,)
+    purity : ndarray, shape (T,)
+        Share of each band's samples in the ink its rotation gives it (registration).
+    unread : list of (i, j)
+        Candidate cells not read as tiles although at least two inks show along their edges.
+    """
+
+    cells: list
+    occupied: list
+    colours: np.ndarray
+    offsets: np.ndarray
+    counts: np.ndarray
+    rotation_ll: np.ndarray
+    rotations: np.ndarray
+    purity: np.ndarray
+    unread: list
+
+
 def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None = None,
                   config: CmykVisionConfig = CmykVisionConfig(), horizontal_deg: float = 0.0) -> MosaicDetection | None:
-    """Read every tile of the mosaic in a photo.
+    """Read every tile of the mosaic in a photo, and flag what could not be read.
 
     Parameters
     ----------
@@ -291,202 +403,390 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
     """
     timer = timer or StageTimer()
     mapper = _Mapper(calibration, config.thickness_mm)
-    flags: list[Flag] = []
     with timer.stage("tiles"):
         black, white = colour_reference(image_rgb, calibration, config)
-        found = _find_mosaic_region(image_rgb, mapper, black, white, config)
+        inks = _ink_tables(black, white, config)
+        found = _find_mosaic_region(image_rgb, mapper, inks, config)
         if found is None:
             return None
-        region, centre = found
+        region, centre, coarse = found
     with timer.stage("lattice"):
-        pad = config.edge_mm
-        mapper.prepare((region[0] - pad, region[1] - pad, region[2] + pad, region[3] + pad), config.map_grid_mm)
-        mpp = config.fine_mm_per_px
-        view = mapper.rectify(image_rgb, mpp, region)
-        norm = rd.normalise(view, black.astype(np.float32), white.astype(np.float32))
-        lab = rd.classify_inks(norm, config.read)
-        cm = ((lab == 0) | (lab == 1)).astype(np.uint8)
-        kk = max(3, int(round(config.close_mm / mpp)) | 1)
-        area = cv2.morphologyEx(cm, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kk, kk)))
-        area = cv2.dilate(area, np.ones((kk // 2 | 1, kk // 2 | 1), np.uint8)) > 0
-        lab = np.where(area, lab, -1)
-        masks = {ink: lab == k for k, ink in enumerate(rd.INKS)}
-        tile_mask = cv2.dilate((lab >= 0).astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
-        gray = cv2.cvtColor(view, cv2.COLOR_RGB2GRAY).astype(np.float32)
-        fit = fit_lattice(masks, gray, tile_mask, mpp, region[:2], config.lattice)
-        if fit is None:
+        located = _locate_lattice(image_rgb, mapper, inks, region, centre, horizontal_deg, config)
+        if located is None:
             return None
-        if fit.vertex_residual_mm > config.max_vertex_residual_mm:
-            flags.append(Flag("lattice_inconsistent", f"the tile edges miss a common lattice by "
-                              f"{fit.vertex_residual_mm:.1f} mm: cells may be wrong",
-                              {"residual_mm": round(fit.vertex_residual_mm, 2)}))
-
-        def image_dir(p, u):
-            q = mapper.to_px(np.array([p, p + u * 10.0]))
-            return q[1] - q[0]
-
-        frame, warn = choose_frame(fit, config.edge_mm, image_dir, centre, horizontal_deg)
-        if warn:
-            flags.append(Flag("horizontal_ambiguous", warn))
-        # candidate cells covering the region
-        corners = np.array([[region[0], region[1]], [region[2], region[1]], [region[2], region[3]],
-                            [region[0], region[3]]])
-        lc = frame.from_table(corners)
-        e, hh = config.edge_mm, tl.row_height(config.edge_mm)
-        jr = range(int(np.floor(lc[:, 1].min() / hh)) - 1, int(np.ceil(lc[:, 1].max() / hh)) + 1)
-        ir = range(int(np.floor(lc[:, 0].min() / (e / 2))) - 1, int(np.ceil(lc[:, 0].max() / (e / 2))) + 2)
-        cands = []
-        for j in jr:
-            for i in ir:
-                c = frame.to_table(np.array([tl.cell_centroid(i, j, e)]))[0]
-                if region[0] <= c[0] <= region[2] and region[1] <= c[1] <= region[3]:
-                    cands.append((i, j))
+        frame, flags = located
+        cands = _candidate_cells(frame, region, config)
     with timer.stage("edges"):
-        band_t, ground_t = _triangle_samples(e, config.sample_step_mm, config.band_inner_mm, config.band_outer_mm,
-                                             config.band_mm, config.ground_clear_mm)
-        nb = [len(band_t[d]) for d in "HPN"]
-        local_up = np.concatenate([band_t["H"], band_t["P"], band_t["N"], ground_t])
-        pts = []
-        for (i, j) in cands:
-            c = np.array(tl.cell_centroid(i, j, e))
-            sgn = 1.0 if tl.is_up(i, j) else -1.0
-            pts.append(c + sgn * local_up)
-        pts = np.concatenate(pts)
-        cols = mapper.sample(image_rgb, frame.to_table(pts)).reshape(len(cands), len(local_up), 3)
-        ncol = rd.normalise(cols, black.astype(np.float32), white.astype(np.float32))
-        labs = rd.classify_inks(ncol, config.read)
-        o = np.cumsum([0] + nb)
-        band_lab = [labs[:, o[k]:o[k + 1]] for k in range(3)]
-        ink_frac = np.mean(np.concatenate(band_lab, axis=1) >= 0, axis=1)
-        # a tile shows the three inks in one of the clockwise orders (a yellowish table shows one ink)
-        all_counts = np.stack([np.stack([np.bincount(band_lab[d][k][band_lab[d][k] >= 0], minlength=3)
-                                         for d in range(3)]) for k in range(len(cands))])
-        order_share = np.array([max(np.mean([all_counts[k, d, rd.INKS.index(rot[d])] / max(1, nb[d])
-                                             for d in range(3)]) for rot in rd.ROTATIONS)
-                                for k in range(len(cands))])
-        occ = [k for k in range(len(cands)) if ink_frac[k] >= config.occupancy_min_ink
-               and order_share[k] >= config.occupancy_min_order_share]
-        if not occ:
+        bands = _read_bands(image_rgb, mapper, frame, cands, inks, config)
+        if not bands.cells:
             return None
-        cells = [cands[k] for k in occ]
-        counts = np.stack([np.stack([np.bincount(band_lab[d][k][band_lab[d][k] >= 0], minlength=3)
-                                     for d in range(3)]) for k in occ])  # (T, 3 dirs, 3 inks)
-        rot_ll = np.array([rd.rotation_loglik(c) for c in counts])
-        rots = np.argmax(rot_ll, axis=1)
-        # registration: share of each band's samples in the ink the rotation gives it (misplaced
-        # sampling, e.g. from an unmodelled lens, mixes neighbouring bands and ground in)
-        purity = np.array([np.mean([counts[t, d, rd.INKS.index(rd.ROTATIONS[rots[t]][d])] / max(1, nb[d])
-                                    for d in range(3)]) for t in range(len(occ))])
     with timer.stage("marks"):
-        lines, s = _mark_lines(e, config.mark_offsets_mm, config.mark_half_length_mm, config.mark_step_mm)
-        mpts = []
-        for (i, j) in cells:
-            c = np.array(tl.cell_centroid(i, j, e))
-            sgn = 1.0 if tl.is_up(i, j) else -1.0
-            mpts.append(c + sgn * lines.reshape(-1, 2))
-        mcols = mapper.sample(image_rgb, frame.to_table(np.concatenate(mpts)))
-        mcols = mcols.reshape(len(cells), 3, len(config.mark_offsets_mm), len(s), 3)
-        lum_o = mcols.mean(axis=4)  # (T, 3, O, L): one profile per offset across the band
-        band_lum = np.percentile(lum_o, 80, axis=(2, 3), keepdims=True)
-        dark_o = 1.0 - lum_o / np.maximum(band_lum, 1.0)
-        # the marks' row: the window of offsets with the most darkness (absorbs ~1-2 mm misregistration)
-        energy = np.clip(dark_o, 0, None).sum(axis=3)  # (T, 3, O)
-        win = config.mark_rows_averaged
-        csum = np.stack([energy[..., i:i + win].sum(axis=2) for i in range(energy.shape[2] - win + 1)], axis=2)
-        start = np.argmax(csum, axis=2)  # (T, 3)
-        idx = start[..., None] + np.arange(win)
-        dark = np.take_along_axis(dark_o, idx[..., None], axis=2).mean(axis=2)  # (T, 3, L)
-        px_per_mm = float(np.linalg.norm(image_dir(centre, np.array([1.0, 0.0])))) / 10.0
-        templates, _ = rd.mark_templates(s, config.mark_blur_px / max(px_per_mm, 0.3), config.read)
-        mll, mamp = rd.mark_loglik(dark.reshape(-1, len(s)), templates, config.read)
-        mll = mll.reshape(len(cells), 3, 7)
-        mamp = mamp.reshape(len(cells), 3, 6)
-        black_lin = rd.srgb_to_linear(black / 255.0)
-        evidence = []
-        for t, k in enumerate(occ):
-            rot = rd.ROTATIONS[rots[t]]
-            band_lin = np.stack([np.median(rd.srgb_to_linear(cols[k, o[d]:o[d + 1]] / 255.0), axis=0)
-                                 for d in range(3)])
-            ground_lin = rd.srgb_to_linear(cols[k, o[3]:] / 255.0)
-            inks = np.array([rd.INKS.index(rot[d]) for d in range(3)])
-            gest, dark_lum = rd.ground_levels(ground_lin, band_lin, inks, black_lin)
-            p = rd.posterior(rot_ll[t])
-            evidence.append(rd.TileEvidence(rotation=int(rots[t]), rotation_confidence=float(p[rots[t]]),
-                                            ground_est=gest, mark_ll=mll[t], mark_amp=mamp[t],
-                                            dark_luminance=dark_lum))
+        px_per_mm = _px_per_mm(mapper, centre, config)
+        evidence = _read_marks(image_rgb, mapper, frame, px_per_mm, bands, black, config)
+        flags.extend(_resolution_flags(px_per_mm, bands.cells, config))
     with timer.stage("assign"):
-        bias, gsigma, nres = rd.calibrate_ground(evidence, config.read)
-        evidence = [rd.TileEvidence(ev.rotation, ev.rotation_confidence, ev.ground_est - bias, ev.mark_ll,
-                                    ev.mark_amp, ev.dark_luminance) for ev in evidence]
-        own_scores, columns = rd.score_matrix(evidence, config.read, gsigma)
-        chosen = rd.assign(own_scores)
-        scores = own_scores
-        for _ in range(config.contact_iterations):
-            bonus = rd.contact_bonus(cells, [ev.rotation for ev in evidence], chosen, columns,
-                                     config.contact_weight, lambda c, d: tl.neighbour(*c, d))
-            scores = own_scores + bonus
-            chosen = rd.assign(scores)
-        tiles, outlines = [], {}
-        for t, cell in enumerate(cells):
-            ev = evidence[t]
-            rot = rd.ROTATIONS[ev.rotation]
-            post = rd.posterior(scores[t])
-            col = int(chosen[t])
-            own_best = int(np.argmax(scores[t]))
-            if col < 0:
-                col = own_best
-                flags.append(Flag("tile_unassigned", f"tile at {list(cell)} matches no tile left in the set",
-                                  {"cells": [list(cell)]}))
-            kind = "k" if columns[col] == "k" else "normal"
-            tile_conf = float(post[col] if columns[col] != "k" else post[-2:].sum())
-            reg = float(np.clip((purity[t] - config.purity_bad) / (config.purity_good - config.purity_bad), 0, 1))
-            tile_conf *= reg * config.confidence_scale
-            edges = {}
-            for d, dn in enumerate(rd.DIRS):
-                ink = rot[d]
-                ci = rd.INKS.index(ink)
-                if kind == "k":
-                    edges[dn] = EdgeReading(ink, None, round(ev.rotation_confidence, 3))
-                    continue
-                lv = columns[col][ci]
-                lv_post = sum(post[c] for c, ty in enumerate(columns) if ty != "k" and ty[ci] == lv)
-                edges[dn] = EdgeReading(ink, int(lv), round(float(min(lv_post, ev.rotation_confidence)), 3))
-            tiles.append(TileReading(cell=cell, kind=kind, edges=edges, confidence=round(tile_conf, 3)))
-            if own_best != col and columns[own_best] != columns[col]:
-                flags.append(Flag("tile_set_conflict",
-                                  f"tile at {list(cell)} looks most like {_name(columns[own_best])} but that tile "
-                                  f"is taken by another reading; read as {_name(columns[col])}",
-                                  {"cells": [list(cell)]}))
-            elif tile_conf < config.min_tile_confidence:
-                flags.append(Flag("tile_doubtful", f"tile at {list(cell)} read as {_name(columns[col])} with "
-                                  f"confidence {tile_conf:.2f}", {"cells": [list(cell)]}))
-            if kind == "normal":
-                lv3 = np.array(columns[col], float)
-                gap = np.abs(ev.ground_est - lv3).max()
-                mark_best = [int(np.argmax(ev.mark_ll[d, :6])) for d in range(3)]
-                mark_cmy = [mark_best[rot.index(ink)] for ink in rd.INKS]
-                if gap > config.ground_disagree_levels and tuple(mark_cmy) == tuple(columns[col]):
-                    flags.append(Flag("marks_vs_ground", f"tile at {list(cell)}: marks read {tuple(mark_cmy)} but "
-                                      f"the ground colour looks like {tuple(np.round(ev.ground_est, 1))}",
-                                      {"cells": [list(cell)]}))
-            if ev.rotation_confidence < config.min_edge_confidence:
-                flags.append(Flag("edge_colours_doubtful", f"tile at {list(cell)}: the edge inks do not clearly "
-                                  "follow the clockwise cyan-magenta-yellow order", {"cells": [list(cell)]}))
-            verts = frame.to_table(tl.cell_vertices(*cell, e))
-            outlines[cell] = mapper.to_px(verts)
-        if np.median(purity) < config.purity_global:
-            flags.append(Flag("registration_poor", f"the tiles' ink bands sit off the expected places (median purity "
-                              f"{np.median(purity):.2f}): lens distortion or a bad table frame; readings unreliable",
-                              {"cells": [], "median_purity": round(float(np.median(purity)), 3)}))
-        mvg = [f for f in flags if f.code == "marks_vs_ground"]
-        if len(mvg) > config.ground_summary_share * len(tiles):
-            flags = [f for f in flags if f.code != "marks_vs_ground"]
-            flags.append(Flag("ground_colours_unreliable", f"the ground colours of {len(mvg)} of {len(tiles)} tiles "
-                              "disagree with their marks (colour cast or uneven light): levels rest on the marks",
-                              {"cells": []}))
+        tiles, tile_flags = _assign_tiles(bands, evidence, config)
+        flags.extend(tile_flags)
         flags.extend(_contact_flags(tiles, config))
+    with timer.stage("complete"):
+        flags.extend(_completeness_flags(mapper, frame, coarse, tiles, bands.unread, config))
+        e = config.edge_mm
+        px = mapper.to_px(frame.to_table(np.concatenate([tl.cell_vertices(*t.cell, e) for t in tiles])))
+        outlines = {t.cell: px[3 * k:3 * k + 3] for k, t in enumerate(tiles)}
     return MosaicDetection(state=MosaicState(tiles=tuple(tiles), flags=tuple(flags)), frame=frame,
                            tile_outlines_px=outlines)
+
+
+def _locate_lattice(image_rgb, mapper, inks: _InkTables, region, centre, horizontal_deg,
+                    config) -> tuple[LatticeFrame, list[Flag]] | None:
+    """Fit one lattice to the tiles' ink bands in a fine top view and choose its frame (rows, up)."""
+    flags: list[Flag] = []
+    pad = config.edge_mm
+    mapper.prepare((region[0] - pad, region[1] - pad, region[2] + pad, region[3] + pad), config.map_grid_mm)
+    mpp = config.fine_mm_per_px
+    view = mapper.rectify(image_rgb, mpp, region)
+    lab = rd.classify_table(view, inks.strict)
+    area = tile_evidence(lab, mpp, config.evidence_window_mm, config.evidence_min_share)
+    lab = np.where(area, lab, -1)
+    masks = {ink: lab == k for k, ink in enumerate(rd.INKS)}
+    k = config.tile_mask_dilate_px
+    tile_mask = cv2.dilate((lab >= 0).astype(np.uint8), np.ones((k, k), np.uint8)) > 0
+    gray = cv2.cvtColor(view, cv2.COLOR_RGB2GRAY).astype(np.float32)
+    fit = fit_lattice(masks, gray, tile_mask, mpp, region[:2], config.lattice)
+    if fit is None:
+        return None
+    if fit.vertex_residual_mm > config.max_vertex_residual_mm:
+        flags.append(Flag("lattice_inconsistent", f"the tile edges miss a common lattice by "
+                          f"{fit.vertex_residual_mm:.1f} mm: cells may be wrong",
+                          {"residual_mm": round(fit.vertex_residual_mm, 2)}))
+
+    def image_dir(p, u):
+        q = mapper.to_px(np.array([p, p + u * config.direction_step_mm]))
+        return q[1] - q[0]
+
+    frame, warn = choose_frame(fit, config.edge_mm, image_dir, centre, horizontal_deg,
+                               config.horizontal_ambiguous_margin)
+    if warn:
+        flags.append(Flag("horizontal_ambiguous", warn))
+    return frame, flags
+
+
+def _candidate_cells(frame: LatticeFrame, region: tuple, config: CmykVisionConfig) -> list[tuple[int, int]]:
+    """Lattice cells whose centroid lies in the region grown by ``candidate_margin_mm``."""
+    m = config.candidate_margin_mm
+    x0, y0, x1, y1 = region[0] - m, region[1] - m, region[2] + m, region[3] + m
+    lc = frame.from_table(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]))
+    e, hh = config.edge_mm, tl.row_height(config.edge_mm)
+    jr = range(int(np.floor(lc[:, 1].min() / hh)) - 1, int(np.ceil(lc[:, 1].max() / hh)) + 1)
+    ir = range(int(np.floor(lc[:, 0].min() / (e / 2))) - 1, int(np.ceil(lc[:, 0].max() / (e / 2))) + 2)
+    cells = [(i, j) for j in jr for i in ir]
+    c = frame.to_table(np.array([tl.cell_centroid(i, j, e) for i, j in cells]))
+    inside = (c[:, 0] >= x0) & (c[:, 0] <= x1) & (c[:, 1] >= y0) & (c[:, 1] <= y1)
+    return [cell for cell, ok in zip(cells, inside) if ok]
+
+
+def _cell_points(cells, local_up: np.ndarray, edge_mm: float) -> np.ndarray:
+    """``local_up`` points (relative to an up cell's centroid) placed in every cell, shape (C * N, 2)."""
+    ij = np.asarray(cells, np.int64).reshape(-1, 2)
+    centroid = np.stack([ij[:, 0] * edge_mm / 2, (ij[:, 1] + np.where((ij[:, 0] + ij[:, 1]) % 2 == 0, 1 / 3, 2 / 3))
+                         * tl.row_height(edge_mm)], axis=1)
+    sign = np.where((ij[:, 0] + ij[:, 1]) % 2 == 0, 1.0, -1.0)
+    return (centroid[:, None, :] + sign[:, None, None] * local_up[None]).reshape(-1, 2)
+
+
+def _read_bands(image_rgb, mapper, frame, cands, inks: _InkTables, config) -> _BandReading:
+    """Sample every candidate's bands: which cells hold tiles, and each tile's rotation (edge inks)."""
+    e = config.edge_mm
+    band_t, ground_t = _triangle_samples(e, config.sample_step_mm, config.band_inner_mm, config.band_outer_mm,
+                                         config.band_mm, config.ground_clear_mm, config.band_corner_clear_mm)
+    nb = [len(band_t[d]) for d in "HPN"]
+    local_up = np.concatenate([band_t["H"], band_t["P"], band_t["N"], ground_t])
+    cols = mapper.sample(image_rgb, frame.to_table(_cell_points(cands, local_up, e)))
+    cols = cols.reshape(len(cands), len(local_up), 3)
+    labs = rd.classify_table(cols, inks.strict)
+    o = np.cumsum([0] + nb + [len(ground_t)])
+    all_counts = _band_counts(labs, o, nb)
+    share = all_counts / np.array(nb, float)[None, :, None]
+    ink_frac = share.sum(axis=2).mean(axis=1)
+    # a tile shows the three inks in one of the clockwise orders (a yellowish table shows one ink)
+    order_share = np.stack([np.mean([share[:, d, rd.INKS.index(rot[d])] for d in range(3)], axis=0)
+                            for rot in rd.ROTATIONS], axis=1).max(axis=1)
+    occ = [k for k in range(len(cands)) if ink_frac[k] >= config.occupancy_min_ink
+           and order_share[k] >= config.occupancy_min_order_share]
+    counts = all_counts[occ]
+    rot_ll = np.array([rd.rotation_loglik(c) for c in counts]).reshape(-1, 3)
+    rots = np.argmax(rot_ll, axis=1)
+    # registration: share of each band's samples in the ink the rotation gives it (misplaced
+    # sampling, e.g. from an unmodelled lens, mixes neighbouring bands and ground in)
+    purity = np.array([np.mean([share[k, d, rd.INKS.index(rd.ROTATIONS[rots[t]][d])] for d in range(3)])
+                       for t, k in enumerate(occ)])
+    # faint inks (washed out by glare, partly covered) still count as tile colour for completeness
+    faint = rd.classify_table(cols, inks.faint)
+    faint_share = _band_counts(faint, o, nb) / np.array(nb, float)[None, :, None]
+    unread = _unread_cells(cands, occ, rots, faint_share, config)
+    return _BandReading(cells=[cands[k] for k in occ], occupied=occ, colours=cols, offsets=o, counts=counts,
+                        rotation_ll=rot_ll, rotations=rots, purity=purity, unread=unread)
+
+
+def _band_counts(labs: np.ndarray, offsets: np.ndarray, nb: list) -> np.ndarray:
+    """Per candidate, band direction and ink: how many samples vote for that ink, shape (C, 3, 3)."""
+    return np.stack([np.stack([(labs[:, offsets[d]:offsets[d + 1]] == ink).sum(axis=1) for ink in range(3)], axis=1)
+                     for d in range(3)], axis=1)
+
+
+def _unread_cells(cands: list, occupied: list, rotations: np.ndarray, share: np.ndarray,
+                  config: CmykVisionConfig) -> list:
+    """Cells next to the read tiles that show a tile's inks in the places a legal tile would have them.
+
+    A read neighbour fixes which ink the shared edge carries, and so the rotation (the clockwise
+    C-M-Y order) a legal tile in the cell must have; the cell counts as unread when its other (free)
+    bands show those inks, one of them at least ``unread_min_excess`` more than the bare table does (a hole,
+    every band shared: ``unread_min_excess_hole`` over all three). The bare
+    table's shares come from candidates away from every read tile (a wood table may pass as yellow,
+    a cloth as magenta); the shared band is ignored (the neighbour's ink bleeds across the edge).
+
+    Parameters
+    ----------
+    cands : list of (i, j)
+    occupied : list of int
+        Indices of the candidates read as tiles.
+    rotations : ndarray, shape (T,)
+        Rotation index of each read tile (``occupied`` order).
+    share : ndarray, shape (C, 3, 3)
+        Per candidate, band direction and ink: share of the band's samples in that ink.
+    """
+    rot_of = {cands[k]: int(r) for k, r in zip(occupied, rotations)}
+    taken = set(occupied)
+    near = [[tl.neighbour(*c, d) in rot_of for d in rd.DIRS] for c in cands]
+    away = [k for k in range(len(cands)) if k not in taken and not any(near[k])]
+    table = np.median(share[away].mean(axis=1), axis=0) if away else np.zeros(len(rd.INKS))
+    out = []
+    for k, cell in enumerate(cands):
+        if k in taken or not any(near[k]):
+            continue
+        best = 0.0
+        for d, dn in enumerate(rd.DIRS):
+            if not near[k][d]:
+                continue
+            ink = rd.ROTATIONS[rot_of[tl.neighbour(*cell, dn)]][d]
+            for rot in rd.ROTATIONS:
+                if rot[d] != ink:
+                    continue
+                free = [f for f in range(3) if not near[k][f]] or [0, 1, 2]
+                ex = [max(0.0, share[k, f, rd.INKS.index(rot[f])] - table[rd.INKS.index(rot[f])]) for f in free]
+                best = max(best, float(np.max(ex)))
+        # a hole (every band shared) needs full bands: the neighbours' inks bleed into all three
+        if best >= (config.unread_min_excess if not all(near[k]) else config.unread_min_excess_hole):
+            out.append(cell)
+    return out
+
+
+def _px_per_mm(mapper, centre: np.ndarray, config: CmykVisionConfig) -> float:
+    """Image pixels per table mm at the mosaic's centre (along table x)."""
+    step = mapper.to_px(np.array([centre, centre + [config.direction_step_mm, 0.0]]))
+    return float(np.linalg.norm(step[1] - step[0])) / config.direction_step_mm
+
+
+def _resolution_flags(px_per_mm: float, cells: list, config: CmykVisionConfig) -> list[Flag]:
+    """``marks_too_small`` when the photo resolves the marks' dots too coarsely to trust any level."""
+    if px_per_mm >= config.min_mark_px_per_mm:
+        return []
+    pitch_px = config.read.dot_pitch_mm * px_per_mm
+    return [Flag("marks_too_small", f"the photo shows the tiles' marks too small to read reliably (dots "
+                 f"{pitch_px:.1f} px apart, {config.read.dot_pitch_mm * config.min_mark_px_per_mm:.1f} px needed): "
+                 "every level is in doubt; photograph the mosaic closer or at a higher resolution",
+                 {"cells": [list(c) for c in cells], "px_per_mm": round(px_per_mm, 2)})]
+
+
+def _read_marks(image_rgb, mapper, frame, px_per_mm: float, bands: _BandReading, black,
+                config) -> list[rd.TileEvidence]:
+    """Per tile: mark log-likelihoods along each band and the ground colour's levels."""
+    e = config.edge_mm
+    lines, s = _mark_lines(e, config.mark_offsets_mm, config.mark_half_length_mm, config.mark_step_mm)
+    cells = bands.cells
+    mcols = mapper.sample(image_rgb, frame.to_table(_cell_points(cells, lines.reshape(-1, 2), e)))
+    mcols = mcols.reshape(len(cells), 3, len(config.mark_offsets_mm), len(s), 3)
+    lum_o = mcols.mean(axis=4)  # (T, 3, O, L): one profile per offset across the band
+    band_lum = np.percentile(lum_o, config.band_luminance_percentile, axis=(2, 3), keepdims=True)
+    dark_o = 1.0 - lum_o / np.maximum(band_lum, 1.0)
+    # the marks' row: the window of offsets with the most darkness (absorbs ~1-2 mm misregistration)
+    energy = np.clip(dark_o, 0, None).sum(axis=3)  # (T, 3, O)
+    win = config.mark_rows_averaged
+    csum = np.stack([energy[..., i:i + win].sum(axis=2) for i in range(energy.shape[2] - win + 1)], axis=2)
+    start = np.argmax(csum, axis=2)  # (T, 3)
+    idx = start[..., None] + np.arange(win)
+    dark = np.take_along_axis(dark_o, idx[..., None], axis=2).mean(axis=2)  # (T, 3, L)
+    templates, _ = rd.mark_templates(s, config.mark_blur_px / max(px_per_mm, config.min_px_per_mm), config.read)
+    mll, mamp = rd.mark_loglik(dark.reshape(-1, len(s)), templates, config.read)
+    mll = mll.reshape(len(cells), 3, 7)
+    mamp = mamp.reshape(len(cells), 3, 6)
+    black_lin = rd.srgb_to_linear(black / 255.0)
+    o = bands.offsets
+    cols = bands.colours[bands.occupied]
+    band_lin = np.stack([np.median(rd.srgb_to_linear(cols[:, o[d]:o[d + 1]] / 255.0), axis=1) for d in range(3)],
+                        axis=1)  # (T, 3 bands, 3)
+    ground_lin = rd.srgb_to_linear(cols[:, o[3]:o[4]] / 255.0)
+    inks = np.array([[rd.INKS.index(rd.ROTATIONS[r][d]) for d in range(3)] for r in bands.rotations])
+    gest, dark_lum = rd.ground_levels_batch(ground_lin, band_lin, inks, black_lin, config.read)
+    out = []
+    for t in range(len(cells)):
+        r = int(bands.rotations[t])
+        p = rd.posterior(bands.rotation_ll[t])
+        out.append(rd.TileEvidence(rotation=r, rotation_confidence=float(p[r]), ground_est=gest[t], mark_ll=mll[t],
+                                   mark_amp=mamp[t], dark_luminance=float(dark_lum[t])))
+    return out
+
+
+def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence],
+                  config: CmykVisionConfig) -> tuple[list[TileReading], list[Flag]]:
+    """Each tile to a distinct tile of the set (marks, ground, contacts), with confidences and doubts."""
+    cells = bands.cells
+    bias, gsigma, _ = rd.calibrate_ground(evidence, config.read)
+    evidence = [rd.TileEvidence(ev.rotation, ev.rotation_confidence, ev.ground_est - bias, ev.mark_ll,
+                                ev.mark_amp, ev.dark_luminance) for ev in evidence]
+    own_scores, columns = rd.score_matrix(evidence, config.read, gsigma)
+    chosen = rd.assign(own_scores)
+    scores = own_scores
+    for _ in range(config.contact_iterations):
+        bonus = rd.contact_bonus(cells, [ev.rotation for ev in evidence], chosen, columns,
+                                 config.contact_weight, lambda c, d: tl.neighbour(*c, d))
+        scores = own_scores + bonus
+        chosen = rd.assign(scores)
+    flags: list[Flag] = []
+    tiles = []
+    for t, cell in enumerate(cells):
+        tile, tile_flags = _tile_reading(cell, evidence[t], scores[t], int(chosen[t]), columns,
+                                         float(bands.purity[t]), config)
+        tiles.append(tile)
+        flags.extend(tile_flags)
+    purity = float(np.median(bands.purity))
+    if purity < config.purity_global:
+        flags.append(Flag("registration_poor", f"the tiles' ink bands sit off the expected places (median purity "
+                          f"{purity:.2f}): lens distortion or a bad table frame; readings unreliable",
+                          {"cells": [], "median_purity": round(purity, 3)}))
+    flags.extend(_unreliable_flags(tiles, flags, config))
+    mvg = [f for f in flags if f.code == "marks_vs_ground"]
+    if len(mvg) > config.ground_summary_share * len(tiles):
+        flags = [f for f in flags if f.code != "marks_vs_ground"]
+        flags.append(Flag("ground_colours_unreliable", f"the ground colours of {len(mvg)} of {len(tiles)} tiles "
+                          "disagree with their marks (colour cast or uneven light): levels rest on the marks",
+                          {"cells": []}))
+    return tiles, flags
+
+
+def _unreliable_flags(tiles: list[TileReading], flags: list[Flag], config: CmykVisionConfig) -> list[Flag]:
+    """``readings_unreliable`` when so many tiles are in doubt that the confident ones are suspect too.
+
+    A photo that defeats the mark reader (blur, noise, too few pixels per dot) shows it as many doubtful
+    tiles; then every tile is named, so that the score range covers what any reading could give.
+    """
+    doubted = {tuple(c) for f in flags if f.code in _TILE_DOUBT_CODES for c in f.data.get("cells", [])}
+    if not tiles or len(doubted) < config.doubt_summary_share * len(tiles):
+        return []
+    return [Flag("readings_unreliable", f"{len(doubted)} of {len(tiles)} tiles are read with doubt: the photo does not "
+                 "show the marks well enough (blur, noise or resolution), so every tile's levels are in doubt",
+                 {"cells": [list(t.cell) for t in tiles]})]
+
+
+#: Per-tile doubts that count towards ``readings_unreliable``.
+_TILE_DOUBT_CODES = ("tile_doubtful", "tile_set_conflict", "tile_unassigned", "edge_colours_doubtful")
+
+
+def _tile_reading(cell, ev: rd.TileEvidence, scores: np.ndarray, col: int, columns: list, purity: float,
+                  config: CmykVisionConfig) -> tuple[TileReading, list[Flag]]:
+    """One tile's reading from its score row and assigned column, and its own doubts."""
+    flags = []
+    rot = rd.ROTATIONS[ev.rotation]
+    post = rd.posterior(scores)
+    levels = np.array([c if c != "k" else (-1, -1, -1) for c in columns])
+    own_best = int(np.argmax(scores))
+    if col < 0:
+        col = own_best
+        flags.append(Flag("tile_unassigned", f"tile at {list(cell)} matches no tile left in the set",
+                          {"cells": [list(cell)]}))
+    kind = "k" if columns[col] == "k" else "normal"
+    tile_conf = float(post[col] if columns[col] != "k" else post[-2:].sum())
+    reg = float(np.clip((purity - config.purity_bad) / (config.purity_good - config.purity_bad), 0, 1))
+    tile_conf *= reg * config.confidence_scale
+    edges = {}
+    for d, dn in enumerate(rd.DIRS):
+        ink = rot[d]
+        ci = rd.INKS.index(ink)
+        if kind == "k":
+            edges[dn] = EdgeReading(ink, None, round(ev.rotation_confidence, 3))
+            continue
+        lv = columns[col][ci]
+        lv_post = float(post[levels[:, ci] == lv].sum())
+        edges[dn] = EdgeReading(ink, int(lv), round(float(min(lv_post, ev.rotation_confidence)), 3))
+    tile = TileReading(cell=cell, kind=kind, edges=edges, confidence=round(tile_conf, 3))
+    if own_best != col and columns[own_best] != columns[col]:
+        flags.append(Flag("tile_set_conflict",
+                          f"tile at {list(cell)} looks most like {_name(columns[own_best])} but that tile "
+                          f"is taken by another reading; read as {_name(columns[col])}",
+                          {"cells": [list(cell)]}))
+    elif tile_conf < config.min_tile_confidence:
+        flags.append(Flag("tile_doubtful", f"tile at {list(cell)} read as {_name(columns[col])} with "
+                          f"confidence {tile_conf:.2f}", {"cells": [list(cell)]}))
+    if kind == "normal":
+        gap = np.abs(ev.ground_est - np.array(columns[col], float)).max()
+        mark_best = [int(np.argmax(ev.mark_ll[d, :6])) for d in range(3)]
+        mark_cmy = [mark_best[rot.index(ink)] for ink in rd.INKS]
+        if gap > config.ground_disagree_levels and tuple(mark_cmy) == tuple(columns[col]):
+            flags.append(Flag("marks_vs_ground", f"tile at {list(cell)}: marks read {tuple(mark_cmy)} but "
+                              f"the ground colour looks like {tuple(np.round(ev.ground_est, 1))}",
+                              {"cells": [list(cell)]}))
+    if ev.rotation_confidence < config.min_edge_confidence:
+        flags.append(Flag("edge_colours_doubtful", f"tile at {list(cell)}: the edge inks do not clearly "
+                          "follow the clockwise cyan-magenta-yellow order", {"cells": [list(cell)]}))
+    return tile, flags
+
+
+def _completeness_flags(mapper, frame: LatticeFrame, coarse: _CoarseView, tiles: list[TileReading],
+                        unread_cells: list, config: CmykVisionConfig) -> list[Flag]:
+    """``mosaic_incomplete`` when tile-coloured area is left that no read tile explains.
+
+    Two kinds: lattice cells next to the read ones whose edges show inks but were not read as tiles
+    (partly hidden, glare, damaged), and tile evidence (all three inks together) away from every
+    read tile. Each unexplained region is reported as a polygon in image pixels for the overlay.
+    """
+    e = config.edge_mm
+    explained = np.zeros(coarse.evidence.shape, np.uint8)
+    if tiles:
+        v = frame.to_table(np.concatenate([tl.cell_vertices(*t.cell, e) for t in tiles]))
+        cv2.fillPoly(explained, list(np.round(coarse.to_view(v)).astype(np.int32).reshape(-1, 3, 2)), 1)
+    grow = max(3, int(round(config.explained_margin_mm / coarse.mm_per_px)) | 1)
+    explained = cv2.dilate(explained, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (grow, grow)))
+    left = (coarse.evidence & (explained == 0)).astype(np.uint8)
+    n, comp, stats, _ = cv2.connectedComponentsWithStats(left)
+    min_area = config.unexplained_min_tile_share * _cell_area_mm2(e) / coarse.mm_per_px ** 2
+    regions_mm = []
+    for c in range(1, n):
+        if stats[c, cv2.CC_STAT_AREA] < min_area:
+            continue
+        cnts, _ = cv2.findContours((comp == c).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        hull = cv2.convexHull(max(cnts, key=cv2.contourArea)).reshape(-1, 2).astype(np.float64)
+        regions_mm.append(coarse.to_table(hull))
+    read = {t.cell for t in tiles}
+    cells = set(unread_cells) - read
+    # cells of the lattice under an unexplained region could hold tiles too
+    for poly in regions_mm:
+        lo, hi = poly.min(axis=0), poly.max(axis=0)
+        for cell in _candidate_cells(frame, (lo[0], lo[1], hi[0], hi[1]), replace(config, candidate_margin_mm=0)):
+            c = frame.to_table(np.array([tl.cell_centroid(*cell, e)]))[0].astype(np.float32)
+            if cell not in read and cv2.pointPolygonTest(poly.astype(np.float32), (float(c[0]), float(c[1])),
+                                                         False) >= 0:
+                cells.add(cell)
+    if not cells and not regions_mm:
+        return []
+    cell_polys = [frame.to_table(tl.cell_vertices(*c, e)) for c in sorted(cells)]
+    regions_px = [np.round(mapper.to_px(p), 1).tolist() for p in regions_mm + cell_polys]
+    area = sum(float(cv2.contourArea(p.astype(np.float32))) for p in regions_mm) + len(cells) * _cell_area_mm2(e)
+    msg = (f"part of the mosaic was not read: {len(cells)} lattice cell(s) show tile colours but no tile was "
+           f"read there" + (f", and {len(regions_mm)} tile-coloured region(s) lie off the read tiles"
+                            if regions_mm else "") + "; the total could change with them")
+    return [Flag("mosaic_incomplete", msg, {"unread_cells": [list(c) for c in sorted(cells)],
+                                           "regions_px": regions_px, "unread_area_mm2": round(area, 1),
+                                           "unexplained_regions": len(regions_mm)})]
 
 
 def _name(t) -> str:
@@ -494,20 +794,14 @@ def _name(t) -> str:
 
 
 def _contact_flags(tiles: list[TileReading], config: CmykVisionConfig) -> list[Flag]:
-    """Touching edges that disagree (the rules' illegal-contact test, ``geometry.mosaic.illegal_contacts``) while
-    one side is unsure: the contact itself is in doubt."""
+    """Touching edges that disagree (``geometry.mosaic``'s rule) while one side is unsure: the contact is in doubt."""
     by_cell = {t.cell: t for t in tiles}
-    illegal = {(c.cells[0], c.direction) for c in illegal_contacts(
-        {t.cell: {d: (e.colour, e.level) for d, e in t.edges.items()} for t in tiles})}
+    contacts = illegal_contacts({t.cell: {d: (e.colour, e.level) for d, e in t.edges.items()} for t in tiles})
     out = []
-    for t in tiles:
-        for d, e in t.edges.items():
-            nb = by_cell.get(tl.neighbour(*t.cell, d))
-            if nb is None or nb.cell < t.cell:
-                continue
-            f = nb.edges.get(d)
-            unsure = f is not None and min(e.confidence, f.confidence) < config.min_edge_confidence
-            if unsure and (t.cell, d) in illegal:
-                msg = f"tiles {list(t.cell)} and {list(nb.cell)} disagree on their shared {d} edge, one reading unsure"
-                out.append(Flag("contact_doubtful", msg, {"cells": [list(t.cell), list(nb.cell)]}))
+    for c in contacts:
+        a, b = (by_cell[x].edges[c.direction] for x in c.cells)
+        if min(a.confidence, b.confidence) < config.min_edge_confidence:
+            msg = (f"tiles {list(c.cells[0])} and {list(c.cells[1])} disagree on their shared {c.direction} edge, "
+                   "one reading unsure")
+            out.append(Flag("contact_doubtful", msg, {"cells": [list(c.cells[0]), list(c.cells[1])]}))
     return out

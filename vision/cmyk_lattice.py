@@ -27,7 +27,8 @@ class LatticeFitConfig:
     max_vertex_residual_mm: float = 4.0
     band_extent_percentile: float = 3.0
     band_window_mm: float = 9.0
-    max_points_per_ink: int = 15000
+    max_points_per_ink: int = 6000
+    min_points_per_ink: int = 20
 
 
 @dataclass(frozen=True)
@@ -83,8 +84,10 @@ def orientation_mod60(gray: np.ndarray, weight_mask: np.ndarray | None = None) -
     w = gx * gx + gy * gy
     if weight_mask is not None:
         w = w * weight_mask
-    ang = np.arctan2(gy, gx)
-    z = np.sum(w * np.exp(6j * ang))
+    # w * exp(6i theta) = w * (g / |g|)^6, without trigonometry
+    g = (gx + 1j * gy).astype(np.complex64)
+    g2 = g * g
+    z = np.sum(w * (g2 * g2 * g2) / np.maximum(w, 1e-12) ** 3)
     tot = float(np.sum(w)) + 1e-9
     a = float(np.angle(z) / 6.0) % (np.pi / 3)
     return a, float(abs(z) / tot)
@@ -128,7 +131,7 @@ def fit_lattice(ink_masks: dict[str, np.ndarray], gray: np.ndarray, tile_mask: n
     phasor = np.zeros((3, 3), complex)
     for k in range(3):
         for c, ink in enumerate(inks):
-            if len(pts[ink]) < 20:
+            if len(pts[ink]) < config.min_points_per_ink:
                 continue
             s = pts[ink] @ normals[k]
             phasor[k, c] = np.mean(np.exp(2j * np.pi * s / h))
@@ -145,8 +148,8 @@ def fit_lattice(ink_masks: dict[str, np.ndarray], gray: np.ndarray, tile_mask: n
         a0 = float(np.angle(phasor[k, best_perm[k]]) * h / (2 * np.pi))
         t = _wrap(pts[inks[best_perm[k]]] @ normals[k] - a0, h)
         t = t[np.abs(t) < config.band_window_mm]
-        if len(t) > 20:
-            lo, hi = np.percentile(t, [config.band_extent_percentile, 100 - config.band_extent_percentile])
+        if len(t) > config.min_points_per_ink:
+            lo, hi = np.percentile(t, [config.band_extent_percentile, 100.0 - config.band_extent_percentile])
             a0 += float(lo + hi) / 2
         offsets.append(a0)
     # n0 - n1 + n2 = 0, so the offsets of concurrent families satisfy a0 - a1 + a2 = 0 (mod h)
@@ -183,7 +186,7 @@ class LatticeFrame:
 
 
 def choose_frame(fit: LatticeFit, edge_mm: float, image_dir_of, centre_mm: np.ndarray,
-                 horizontal_deg: float = 0.0) -> tuple[LatticeFrame, str | None]:
+                 horizontal_deg: float = 0.0, ambiguous_margin: float = 0.02) -> tuple[LatticeFrame, str | None]:
     """Pick the lattice frame: rows along the family nearest the photo's horizontal, up to the photo's top.
 
     Parameters
@@ -196,6 +199,8 @@ def choose_frame(fit: LatticeFit, edge_mm: float, image_dir_of, centre_mm: np.nd
         Mosaic centre; the origin is put at a lattice vertex next to it.
     horizontal_deg : float
         The photo direction to treat as horizontal, degrees counter-clockwise from the image x axis.
+    ambiguous_margin : float
+        Warn when the two most horizontal families' alignments (cosines) differ by less.
 
     Returns
     -------
@@ -217,7 +222,7 @@ def choose_frame(fit: LatticeFit, edge_mm: float, image_dir_of, centre_mm: np.nd
     order = np.argsort(scores)[::-1]
     k = int(order[0])
     warning = None
-    if scores[order[0]] - scores[order[1]] < 0.02:
+    if scores[order[0]] - scores[order[1]] < ambiguous_margin:
         warning = "two lattice directions are almost equally horizontal in the photo; rows chosen by a hair"
     right = dirs[k]
     up = np.array([right[1], -right[0]])

@@ -50,6 +50,19 @@ class MarkerlessConfig:
     band_percentile: float = 3.0
     search_margin_mm: float = 60.0
     seed: int = 0
+    #: Ink classes for finding the blob without a table frame: stricter than the framed reader's, since
+    #: here any ink-like pixel (a warm wood, a tinted cloth) joins the blob.
+    ink_min_saturation: float = 0.7
+    extent_percentile: float = 1.0
+    min_spacing_span: float = 1.5
+    min_points_per_ink: int = 30
+    refine_near_edges: float = 0.75
+    refine_along_edges: float = 0.3
+    refine_min_band_points: int = 20
+    min_white_over_black: float = 20.0
+    orientation_mask_dilate_px: int = 5
+    refine_mm_per_px: float = 0.5
+    refine_margin_mm: float = 10.0
 
 
 @dataclass(frozen=True)
@@ -114,13 +127,15 @@ def _periodicity(points: dict[str, np.ndarray], normal: np.ndarray, config: Mark
     """
     allp = np.concatenate([p for p in points.values() if len(p)])
     s_all = allp @ normal
-    extent = float(np.percentile(s_all, 99) - np.percentile(s_all, 1))
-    hi = max(config.spacing_px_range[0] * 1.5, min(config.spacing_px_range[1], extent / config.min_periods))
+    lo_pct, hi_pct = np.percentile(s_all, [config.extent_percentile, 100.0 - config.extent_percentile])
+    extent = float(hi_pct - lo_pct)
+    hi = max(config.spacing_px_range[0] * config.min_spacing_span,
+             min(config.spacing_px_range[1], extent / config.min_periods))
     hs = np.geomspace(config.spacing_px_range[0], hi, config.spacing_steps)
     R = np.zeros((3, len(hs)))
     for c, ink in enumerate(rd.INKS):
         p = points[ink]
-        if len(p) < 30:
+        if len(p) < config.min_points_per_ink:
             continue
         s = p @ normal
         R[c] = np.abs(np.exp(2j * np.pi * s[None, :] / hs[:, None]).mean(axis=1))
@@ -173,7 +188,7 @@ def _affine(normals: np.ndarray, spacing: list[float], edge_mm: float, config: M
 
 
 def _bands_shift(view_lab: np.ndarray, mpp: float, origin: tuple, frame, cells, rotations, window: float,
-                 pct: float) -> list[tuple[np.ndarray, np.ndarray]]:
+                 pct: float, config: MarkerlessConfig) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per tile, (ideal centroid mm, observed centroid mm) from its three bands' own positions."""
     e = frame.edge_mm
     out = []
@@ -183,7 +198,7 @@ def _bands_shift(view_lab: np.ndarray, mpp: float, origin: tuple, frame, cells, 
     lat = frame.from_table(pts)
     for cell, rot in zip(cells, rotations):
         c = np.array(tl.cell_centroid(*cell, e))
-        near = np.linalg.norm(lat - c, axis=1) < e * 0.75
+        near = np.linalg.norm(lat - c, axis=1) < e * config.refine_near_edges
         rows, rhs = [], []
         for d, dn in enumerate(rd.DIRS):
             a, b = tl.edge_endpoints(*cell, dn, e)
@@ -195,8 +210,8 @@ def _bands_shift(view_lab: np.ndarray, mpp: float, origin: tuple, frame, cells, 
             q = lat[sel]
             t = (q - a) @ n
             along = (q - (a + b) / 2) @ u
-            ok = (np.abs(t) < window) & (np.abs(along) < e * 0.3)
-            if ok.sum() < 20:
+            ok = (np.abs(t) < window) & (np.abs(along) < e * config.refine_along_edges)
+            if ok.sum() < config.refine_min_band_points:
                 continue
             lo, hi = np.percentile(t[ok], [pct, 100 - pct])
             inner_only = lo > -1.0  # an outer edge: the band lies on this tile's side only
@@ -231,8 +246,9 @@ def lattice_calibration(image_rgb: np.ndarray, detect, config: MarkerlessConfig 
     black = np.percentile(image_rgb.reshape(-1, 3), config.black_percentile, axis=0)
     small = cv2.resize(image_rgb, None, fx=config.work_scale, fy=config.work_scale, interpolation=cv2.INTER_AREA)
     flat = small.reshape(-1, 3).astype(np.float32)
+    ink_cfg = rd.ReadConfig(ink_min_saturation=config.ink_min_saturation)
     lab0 = rd.classify_inks(rd.normalise(flat, black.astype(np.float32),
-                                         np.percentile(flat, config.white_percentile, axis=0)))
+                                         np.percentile(flat, config.white_percentile, axis=0)), ink_cfg)
     # the mosaic's blob; its own percentiles give the colour reference (marks' black ink, paper-white grounds)
     ink = (lab0.reshape(small.shape[:2]) >= 0).astype(np.uint8)
     ink = cv2.morphologyEx(ink, cv2.MORPH_CLOSE, np.ones((config.close_px, config.close_px), np.uint8))
@@ -244,12 +260,13 @@ def lattice_calibration(image_rgb: np.ndarray, detect, config: MarkerlessConfig 
     inside = small[blob].astype(np.float32)
     black = np.percentile(inside, config.black_percentile, axis=0)  # the marks' black ink
     white = np.percentile(inside, config.white_percentile, axis=0)
-    white = np.maximum(white, black + 20)
+    white = np.maximum(white, black + config.min_white_over_black)
     ref = ColourRef(black_rgb=black.astype(np.float64), white_rgb=white.astype(np.float64))
-    lab = rd.classify_inks(rd.normalise(small, black.astype(np.float32), white.astype(np.float32)))
+    lab = rd.classify_inks(rd.normalise(small, black.astype(np.float32), white.astype(np.float32)), ink_cfg)
     lab = np.where(blob, lab, -1)
     gray = cv2.cvtColor(small, cv2.COLOR_RGB2GRAY).astype(np.float32)
-    mask = cv2.dilate(blob.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(np.float32)
+    k = config.orientation_mask_dilate_px
+    mask = cv2.dilate(blob.astype(np.uint8), np.ones((k, k), np.uint8)).astype(np.float32)
     ang = _orientation_peaks(gray, mask, config)
     if ang is None:
         return None
@@ -289,20 +306,22 @@ def lattice_calibration(image_rgb: np.ndarray, detect, config: MarkerlessConfig 
         det = detect(image_rgb, cal)
         if det is None or len(det.state.tiles) < config.refine_min_tiles:
             break
-        mpp = 0.5
+        mpp = config.refine_mm_per_px
         cells = [t.cell for t in det.state.tiles]
         rots = []
         for t in det.state.tiles:
             inks = tuple(t.edges[d].colour for d in rd.DIRS)
             rots.append(rd.ROTATIONS.index(inks) if inks in rd.ROTATIONS else 0)
         tri = np.concatenate([det.frame.to_table(tl.cell_vertices(*c, det.frame.edge_mm)) for c in cells])
-        region = (tri[:, 0].min() - 10, tri[:, 1].min() - 10, tri[:, 0].max() + 10, tri[:, 1].max() + 10)
+        m = config.refine_margin_mm
+        region = (tri[:, 0].min() - m, tri[:, 1].min() - m, tri[:, 0].max() + m, tri[:, 1].max() + m)
         from vision.cmyk import _Mapper
 
         view = _Mapper(cal, 0.0).rectify(image_rgb, mpp, region)
-        vlab = rd.classify_inks(rd.normalise(view, ref.black_rgb.astype(np.float32), ref.white_rgb.astype(np.float32)))
+        vlab = rd.classify_inks(rd.normalise(view, ref.black_rgb.astype(np.float32),
+                                             ref.white_rgb.astype(np.float32)), ink_cfg)
         pairs = _bands_shift(vlab, mpp, region[:2], det.frame, cells, rots, config.refine_window_mm,
-                             config.band_percentile)
+                             config.band_percentile, config)
         if len(pairs) < config.refine_min_tiles:
             break
         ideal = np.array([p[0] for p in pairs])

@@ -8,14 +8,21 @@ reported instead of silently resolved.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
-from scipy.optimize import linear_sum_assignment
-from scipy.special import erf
 
 from vision.colour import srgb_to_linear  # the project's one sRGB -> linear conversion (re-exported)
+
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """The error function, element-wise (``math.erf``: no SciPy import at start-up)."""
+    return _erf(np.asarray(x, dtype=np.float64)).astype(np.float64)
+
 
 INKS = ("cyan", "magenta", "yellow")
 INK_RGB = np.array([[0, 170, 235], [230, 0, 135], [250, 225, 0]], dtype=np.float64)
@@ -31,8 +38,9 @@ INK_HUES_256 = (140, 231, 38)
 class ReadConfig:
     """Tunables of tile reading."""
 
-    ink_min_chroma: float = 0.7
-    ink_min_value: float = 0.4
+    ink_min_saturation: float = 0.35
+    ink_min_chroma: float = 0.0
+    ink_min_value: float = 0.48
     ink_hue_tolerance_256: int = 14
     ground_sigma_levels: float = 0.55
     ground_sigma_min: float = 0.3
@@ -55,6 +63,9 @@ class ReadConfig:
     mark_ll_floor: float = 20.0
     dash_dot_softness: float = 0.25
     dash_dot_sigma_ref: float = 1.0
+    ground_band_min_expected: float = 0.3
+    ground_albedo_max: float = 1.5
+    ground_dark_percentile: float = 30.0
 
 
 def tile_types() -> list[tuple[int, int, int]]:
@@ -75,8 +86,32 @@ def normalise(rgb: np.ndarray, black_rgb: np.ndarray, white_rgb: np.ndarray) -> 
     return (np.asarray(rgb, np.float32) - black_rgb) / np.maximum(white_rgb - black_rgb, 1.0)
 
 
+def _hue_sat_value(norm: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(hue 0..255, saturation 0..255, value, chroma) of normalised colours, each shape (N,).
+
+    OpenCV's float HSV: value = max, saturation = (max - min) / max, hue in degrees; no clipping above 1.
+    """
+    x = np.clip(np.asarray(norm, np.float32).reshape(-1, 1, 3), 0.0, None)
+    hsv = cv2.cvtColor(x, cv2.COLOR_RGB2HSV).reshape(-1, 3)
+    value = hsv[:, 2]
+    return ((hsv[:, 0] * (256.0 / 360.0)).astype(np.int16) % 256, hsv[:, 1] * 255.0, value, hsv[:, 1] * value)
+
+
+def _label(hue, sat, value, chroma, config: ReadConfig, min_saturation: float) -> np.ndarray:
+    out = np.full(len(hue), -1, np.int8)
+    ok = (sat >= min_saturation * 255) & (value >= config.ink_min_value) & (chroma >= config.ink_min_chroma)
+    for k, h in enumerate(INK_HUES_256):
+        dh = np.abs(((hue - h + 128) % 256) - 128)
+        out[ok & (dh <= config.ink_hue_tolerance_256)] = k
+    return out
+
+
 def classify_inks(norm: np.ndarray, config: ReadConfig = ReadConfig()) -> np.ndarray:
-    """Per-pixel ink label from normalised colour, by hue and saturation.
+    """Per-pixel ink label from normalised colour, by hue, saturation and chroma.
+
+    Brightness-invariant: hue and saturation are measured on the colour scaled to its own maximum, so
+    a tile brighter than the markers' white (a lamp's hot spot) keeps its saturation instead of being
+    clipped to grey.
 
     Parameters
     ----------
@@ -88,18 +123,42 @@ def classify_inks(norm: np.ndarray, config: ReadConfig = ReadConfig()) -> np.nda
     ndarray, shape (...), int8
         0 cyan, 1 magenta, 2 yellow, -1 not an ink.
     """
-    shape = norm.shape[:-1]
-    img = np.clip(np.asarray(norm, np.float32).reshape(-1, 1, 3) / 1.2, 0.0, 1.0)
-    hsv = cv2.cvtColor((img * 255).astype(np.uint8), cv2.COLOR_RGB2HSV_FULL).reshape(-1, 3)
-    hue = hsv[:, 0].astype(np.int16)
-    sat = hsv[:, 1]
-    val = hsv[:, 2]
-    out = np.full(len(hue), -1, np.int8)
-    ok = (sat >= config.ink_min_chroma * 255) & (val >= config.ink_min_value * 255)
-    for k, h in enumerate(INK_HUES_256):
-        dh = np.abs(((hue - h + 128) % 256) - 128)
-        out[ok & (dh <= config.ink_hue_tolerance_256)] = k
-    return out.reshape(shape)
+    return _label(*_hue_sat_value(norm), config, config.ink_min_saturation).reshape(norm.shape[:-1])
+
+
+#: Levels per channel of the colour look-up tables (:func:`ink_table`).
+LUT_LEVELS = 32
+
+
+def ink_tables(black_rgb: np.ndarray, white_rgb: np.ndarray, config: ReadConfig = ReadConfig(),
+               min_saturations: tuple[float, ...] = ()) -> list[np.ndarray]:
+    """:func:`classify_inks` tabulated over 8-bit RGB for one frame's black and white.
+
+    Classifying through a table (:func:`classify_table`) costs an index per pixel instead of a colour
+    conversion; colours are quantised to ``256 / LUT_LEVELS`` steps, bin centres classified.
+
+    Returns
+    -------
+    list of ndarray, shape (L, L, L), int8
+        The table for ``config``, then one per extra minimum saturation (``min_saturations``).
+    """
+    step = 256 // LUT_LEVELS
+    c = np.arange(LUT_LEVELS, dtype=np.float32) * step + (step - 1) / 2
+    rgb = np.stack(np.meshgrid(c, c, c, indexing="ij"), axis=-1).reshape(-1, 3)
+    hsvc = _hue_sat_value(normalise(rgb, np.asarray(black_rgb, np.float32), np.asarray(white_rgb, np.float32)))
+    return [_label(*hsvc, config, sat).reshape(LUT_LEVELS, LUT_LEVELS, LUT_LEVELS)
+            for sat in (config.ink_min_saturation, *min_saturations)]
+
+
+def classify_table(rgb: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """Ink labels of 8-bit (or float 0..255) RGB colours through an :func:`ink_tables` table.
+
+    Returns
+    -------
+    ndarray, shape ``rgb.shape[:-1]``, int8
+    """
+    q = (np.clip(np.asarray(rgb), 0, 255).astype(np.uint8) >> int(np.log2(256 // LUT_LEVELS))).astype(np.intp)
+    return table[q[..., 0], q[..., 1], q[..., 2]]
 
 
 def rotation_loglik(ink_counts: np.ndarray) -> np.ndarray:
@@ -152,6 +211,7 @@ def mark_loglik(profiles: np.ndarray, templates: np.ndarray,
     profiles : ndarray, shape (M, L)
         Darkness (1 - luminance / band luminance) along each band's midline.
     templates : ndarray, shape (6, S, L)
+    config : ReadConfig
 
     Returns
     -------
@@ -180,7 +240,7 @@ def mark_loglik(profiles: np.ndarray, templates: np.ndarray,
 
 
 def ground_levels(ground_lin: np.ndarray, band_lin: np.ndarray, band_inks: np.ndarray,
-                  black_lin: np.ndarray, dark_quantile: float = 30.0) -> tuple[np.ndarray, float]:
+                  black_lin: np.ndarray, config: ReadConfig = ReadConfig()) -> tuple[np.ndarray, float]:
     """Estimate (c, m, y) from a tile's ground colour, white-balanced by its own ink bands.
 
     Parameters
@@ -192,28 +252,55 @@ def ground_levels(ground_lin: np.ndarray, band_lin: np.ndarray, band_inks: np.nd
     band_inks : ndarray, shape (3,), int
         Ink index of each band.
     black_lin : ndarray, shape (3,)
-    dark_quantile : float
-        Percentile of the ground's luminance albedo reported (K tiles: dark even with their white letter).
+    config : ReadConfig
+        ``ground_dark_percentile``: percentile of the ground's luminance albedo reported (K tiles: dark
+        even with their white letter); ``ground_band_min_expected``: channels of a band's ink used for
+        the white balance; ``ground_albedo_max``: albedo clip.
 
     Returns
     -------
     levels : ndarray, shape (3,), float
         Continuous level estimates (0 = white ... 5 = full ink) from the median ground colour.
     dark_luminance : float
-        Luminance albedo (linear, paper white = 1) at ``dark_quantile`` of the ground samples.
+        Luminance albedo (linear, paper white = 1) at ``ground_dark_percentile`` of the ground samples.
     """
-    expected = srgb_to_linear(INK_RGB[band_inks] / 255.0)  # (3, 3)
+    levels, dark = ground_levels_batch(np.asarray(ground_lin)[None], np.asarray(band_lin)[None],
+                                       np.asarray(band_inks)[None], black_lin, config)
+    return levels[0], float(dark[0])
+
+
+def ground_levels_batch(ground_lin: np.ndarray, band_lin: np.ndarray, band_inks: np.ndarray,
+                        black_lin: np.ndarray, config: ReadConfig = ReadConfig()) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`ground_levels` for T tiles at once.
+
+    Parameters
+    ----------
+    ground_lin : ndarray, shape (T, N, 3)
+    band_lin : ndarray, shape (T, 3, 3)
+    band_inks : ndarray, shape (T, 3), int
+    black_lin : ndarray, shape (3,)
+    config : ReadConfig
+
+    Returns
+    -------
+    levels : ndarray, shape (T, 3)
+    dark_luminance : ndarray, shape (T,)
+    """
+    expected = srgb_to_linear(INK_RGB[band_inks] / 255.0)  # (T, 3 bands, 3 channels)
     obs = band_lin - black_lin
-    use = expected > 0.3
-    ratio = obs / np.maximum(expected, 1e-6)
-    pooled = float(np.median(ratio[use])) if use.any() else 1.0
-    gain = np.array([float(np.median(ratio[use[:, ch], ch])) if use[:, ch].any() else pooled for ch in range(3)])
-    gain = np.where(gain > 1e-4, gain, pooled)
-    albedo = np.clip((np.asarray(ground_lin) - black_lin) / np.maximum(gain, 1e-4), 0.0, 1.5)
-    med = np.median(albedo, axis=0)
+    use = expected > config.ground_band_min_expected
+    ratio = np.where(use, obs / np.maximum(expected, 1e-6), np.nan)
+    with np.errstate(all="ignore"):
+        pooled = np.nanmedian(ratio.reshape(len(ratio), -1), axis=1)
+        gain = np.nanmedian(ratio, axis=1)  # (T, 3 channels)
+    pooled = np.where(np.isfinite(pooled), pooled, 1.0)
+    gain = np.where(np.isfinite(gain) & (gain > 1e-4), gain, pooled[:, None])
+    albedo = np.clip((np.asarray(ground_lin) - black_lin) / np.maximum(gain, 1e-4)[:, None], 0.0,
+                     config.ground_albedo_max)
+    med = np.median(albedo, axis=1)
     lum = albedo @ np.array([0.2126, 0.7152, 0.0722])
     levels = 5.0 * (1.0 - np.clip(linear_to_srgb(med), 0.0, 1.0))
-    return levels, float(np.percentile(lum, dark_quantile))
+    return levels, np.percentile(lum, config.ground_dark_percentile, axis=1)
 
 
 @dataclass(frozen=True)
@@ -344,6 +431,8 @@ def contact_bonus(cells: list[tuple[int, int]], rotations: list[int], chosen: np
 
 def assign(scores: np.ndarray) -> np.ndarray:
     """Each tile to a distinct type, maximising the summed log-likelihood. Returns column per row."""
+    from scipy.optimize import linear_sum_assignment  # noqa: PLC0415  (imported when first needed: CLI start-up)
+
     rows, cols = linear_sum_assignment(-scores)
     out = np.full(scores.shape[0], -1)
     out[rows] = cols

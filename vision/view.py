@@ -27,7 +27,6 @@ from functools import cached_property
 from typing import Any, Literal
 
 import numpy as np
-from scipy.ndimage import map_coordinates
 
 from calibration.markers import MarkerLayout
 from vision import carrotain_view as _geometry
@@ -63,6 +62,8 @@ def sample(image: np.ndarray, xy_px: np.ndarray, border: Border = "replicate") -
     h, w = img.shape[:2]
     inside = (pts[:, 0] >= 0) & (pts[:, 1] >= 0) & (pts[:, 0] <= w - 1) & (pts[:, 1] <= h - 1)
     channels = img[..., None] if img.ndim == 2 else img
+    from scipy.ndimage import map_coordinates  # noqa: PLC0415  (SciPy only when sampling: CLI start-up)
+
     out = np.stack([map_coordinates(channels[..., c], coords, order=1, mode=mode, cval=cval)
                     for c in range(channels.shape[2])], axis=1)
     if border != "replicate":

@@ -19,6 +19,7 @@ from scoring.cmyk_state import MosaicState
 from scoring.flags import Flag
 from vision.cmyk import CmykVisionConfig, detect_mosaic
 from vision.cmyk_markerless import LatticeCalibration, lattice_calibration
+from vision.cmyk_overlay import draw_unread
 
 EDGE_MM = 45.0
 #: Tile confidences are scaled by this without markers (frame and colour reference from the tiles alone):
@@ -282,6 +283,7 @@ def annotate(frame: Frame, state: CmykGameState, adj: CmykAdjudication) -> np.nd
         ring = np.array([[kk * e / 2 + e * 0.8 * np.cos(a), ll * h + e * 0.8 * np.sin(a)]
                          for a in np.linspace(0, 2 * np.pi, 7)[:-1]])
         cv2.polylines(img, [np.round(to_px(ring)).astype(np.int32)], True, (40, 220, 40), 2, cv2.LINE_AA)
+    img = draw_unread(img, mosaic)
     for contact in judged.get("illegal_contact_cells", []):
         i, j = contact["cells"][0]
         ab = to_px(tl.edge_endpoints(i, j, contact["direction"], e))

@@ -237,6 +237,13 @@ def annotate(frame: Frame, state: KaleidoState, adj: KaleidoAdjudication) -> np.
                     0.5 * scale, (0, 0, 0), 3 * scale, cv2.LINE_AA)
         cv2.putText(img, str(i), (int(cen[0]) - 6 * scale, int(cen[1]) + 5 * scale), cv2.FONT_HERSHEY_SIMPLEX,
                     0.5 * scale, (255, 255, 255), scale, cv2.LINE_AA)
+    for f in state.flags:  # places that look like part of a board: drawn, not dropped
+        for place in f.data.get("places", []) if f.code == "boards_partly_seen" else []:
+            ring = _to_px(frame, state, board_corners(place["centre_mm"], place["rotation_deg"], e))
+            cv2.polylines(img, [np.round(ring).astype(np.int32)], True, (255, 0, 0), 2 * scale, cv2.LINE_AA)
+            c = _to_px(frame, state, np.asarray(place["centre_mm"], dtype=np.float64)[None])[0]
+            cv2.putText(img, "?", (int(c[0]) - 6 * scale, int(c[1]) + 8 * scale), cv2.FONT_HERSHEY_SIMPLEX,
+                        0.9 * scale, (255, 0, 0), 2 * scale, cv2.LINE_AA)
     for h in adj.hexagons:
         outline = []
         for b, k in h["cells"]:

@@ -1,0 +1,106 @@
+"""The judgement of one placement from board readings (scoring.ingenious_judge), pure."""
+
+from __future__ import annotations
+
+import pytest
+
+from scoring.ingenious import Board
+from scoring.ingenious_judge import IngeniousAdjudication, IngeniousContext, IngeniousState, judge_placement
+
+
+def ctx(**kw):
+    obj = {"players": ["Aki", "Ben"], "mover": "Aki", "scores_before": {"Aki": {"red": 16}, "Ben": {}}}
+    obj.update(kw)
+    return IngeniousContext.from_json(obj)
+
+
+BEFORE = Board.of({(0, 1): "red", (0, 2): "red", (2, 0): "blue"})
+
+
+def test_clean_placement_scored_with_cap_and_extra():
+    after = BEFORE.with_hexes(Board.of({(0, 0): "red", (1, 0): "green"}).hexes)
+    a = judge_placement(IngeniousState(after=after, before=BEFORE), ctx())
+    assert [h["qr"] for h in a.placed] == [[0, 0], [1, 0]]
+    assert a.move_points == {"red": 2} and a.extra_placements == 1
+    assert a.colour_scores["Aki"]["red"] == 18 and a.scores == {"Aki": 0, "Ben": 0}
+    assert any(ln["count"] == 2 and ln["colour"] == "red" for ln in a.lines)
+    again = IngeniousAdjudication.from_json(a.to_json())
+    assert again == a
+    st = IngeniousState(after=after, before=BEFORE, doubtful={(5, 5): "x"})
+    assert IngeniousState.from_json(st.to_json()) == st
+
+
+def test_two_tiles_flagged_never_scored():
+    after = BEFORE.with_hexes(Board.of({(0, 0): "red", (1, 0): "green", (-3, 0): "red", (-3, 1): "red"}).hexes)
+    a = judge_placement(IngeniousState(after=after, before=BEFORE), ctx())
+    assert "not_one_tile" in {f["code"] for f in a.flags}
+    assert a.move_points == {} and a.colour_scores["Aki"]["red"] == 16
+
+
+def test_after_photo_alone_with_placed():
+    after = BEFORE.with_hexes(Board.of({(0, 0): "red", (1, 0): "green"}).hexes)
+    a = judge_placement(IngeniousState(after=after), ctx(placed=[[0, 0], [1, 0]]))
+    assert a.move_points == {"red": 2}
+    missing = judge_placement(IngeniousState(after=BEFORE), ctx(placed=[[0, 0], [1, 0]]))
+    assert "placed_not_seen" in {f["code"] for f in missing.flags} and missing.move_points == {}
+
+
+def test_doubt_on_a_counted_line_is_contested():
+    after = BEFORE.with_hexes(Board.of({(0, 0): "red", (1, 0): "green"}).hexes)
+    a = judge_placement(IngeniousState(after=after, before=BEFORE, doubtful={(0, 2): "hue between"}), ctx())
+    assert "contested" in {f["code"] for f in a.flags} and a.move_points == {"red": 2}
+
+
+def test_doubted_cells_left_out_when_that_makes_one_placement():
+    # a hand over (-4, 0) reads as a new orange hex: with it left out the move is clean (and contested)
+    after = BEFORE.with_hexes(Board.of({(0, 0): "red", (1, 0): "green", (-4, 0): "orange"}).hexes)
+    st = IngeniousState(after=after, before=BEFORE, doubtful={(-4, 0): "a hand?"})
+    a = judge_placement(st, ctx())
+    assert a.move_points == {"red": 2} and "contested" in {f["code"] for f in a.flags}
+
+
+def test_first_round_rule_checked():
+    after = Board.of({(0, 0): "red", (1, 0): "green"})
+    a = judge_placement(IngeniousState(after=after, before=Board()), ctx(first_round=True))
+    assert "first_round" in {f["code"] for f in a.flags} and a.move_points == {}
+    ok = Board.of({(4, -4): "red", (3, -4): "green"})
+    b = judge_placement(IngeniousState(after=ok, before=Board()), ctx(first_round=True))
+    assert b.move_points == {"red": 1}
+
+
+def test_team_partners_share_the_board():
+    c = IngeniousContext.from_json({"players": ["A", "B", "C", "D"], "mover": "C", "team": True,
+                                    "scores_before": {"A": {"red": 20}, "C": {"red": 20}}})
+    after = BEFORE.with_hexes(Board.of({(0, 0): "red", (1, 0): "green"}).hexes)
+    a = judge_placement(IngeniousState(after=after, before=BEFORE), c)
+    assert a.colour_scores["A"]["red"] == a.colour_scores["C"]["red"] == 22 and a.extra_placements == 0
+
+
+@pytest.mark.parametrize("obj, word", [
+    (None, "context"), ({"players": ["A"]}, "mover"), ({"players": ["A", "A"], "mover": "A", "scores_before": {}},
+                                                       "different"),
+    ({"players": ["A", "B"], "mover": "C", "scores_before": {}}, "mover"),
+    ({"players": ["A", "B"], "mover": "A", "scores_before": {}, "team": True}, "team"),
+    ({"players": ["A", "B"], "mover": "A", "scores_before": {"A": {"pink": 1}}}, "pink"),
+    ({"players": ["A", "B"], "mover": "A", "scores_before": {}, "placed": [[0, 0]]}, "placed"),
+])
+def test_bad_contexts_name_the_field(obj, word):
+    with pytest.raises(ValueError, match=word):
+        IngeniousContext.from_json(obj)
+
+
+def test_a_misread_cell_corrected_in_the_page_tables_rescores_the_move():
+    from ui.editor import apply_tables, state_tables
+
+    # the camera misread the line cell (0, 2) as orange: red scores 1
+    after = Board.of({(0, 1): "red", (0, 2): "orange", (2, 0): "blue", (0, 0): "red", (1, 0): "green"})
+    before = Board.of({(0, 1): "red", (0, 2): "orange", (2, 0): "blue"})
+    state = IngeniousState(after=after, before=before, doubtful={(0, 2): "hue between red and orange"})
+    assert judge_placement(state, ctx()).move_points == {"red": 1}
+    tables = state_tables(state.to_json())
+    for name in ("after", "before"):
+        for row in tables[name]:
+            if row["qr"] == "[0, 2]":
+                row["colour"] = "red"
+    fixed = IngeniousState.from_json(apply_tables(state.to_json(), tables))
+    assert judge_placement(fixed, ctx()).move_points == {"red": 2}

@@ -1,0 +1,161 @@
+"""Ingenious vision on synthetic before/after pairs (synth.ingenious) and on drawn cells."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from geometry.hexgrid import HexBoardPose
+from judge.pipeline import judge_images
+from judge.registry import game as get_game
+from synth.ingenious import IngeniousSceneConfig, draw_symbol, render_pair
+from vision.hexboard import TopView
+from vision.hexboard_cells import HUE_DEG, read_cells, shape_agrees
+
+
+@pytest.fixture(scope="module")
+def pairs():
+    return [render_pair(seed) for seed in (3, 11)]
+
+
+def _cells(board):
+    return {tuple(h["qr"]): h["colour"] for h in board}
+
+
+def test_pairs_judged_exactly(pairs):
+    game = get_game("ingenious")
+    for p in pairs:
+        exp = p.truth["expected"]
+        out = judge_images(game, [(p.before_rgb, "b"), (p.after_rgb, "a")], p.truth["context"]).result
+        assert sorted(map(str, out["placed"])) == sorted(map(str, exp["placed"]))
+        assert out["move_points"] == exp["move_points"]
+        assert out["colour_scores"] == exp["colour_scores"]
+        assert _cells(out["board"]) == _cells(exp["board"])
+        assert out["timings_ms"]["board_2"] > 0
+
+
+def test_pose_found_at_the_truth(pairs):
+    from calibration.table import calibrate_from_markers
+    from vision.ingenious import marker_layout, read_board
+
+    for p in pairs:
+        truth = HexBoardPose.from_json(p.truth["scene"]["board"])
+        cal = calibrate_from_markers(p.before_rgb, layout=marker_layout())
+        rd = read_board(p.before_rgb, cal)
+        assert np.linalg.norm(np.subtract(rd.pose.centre_mm, truth.centre_mm)) < 1.5
+        assert abs((rd.pose.rotation_deg - truth.rotation_deg + 180) % 360 - 180) < 0.6
+        assert rd.landmarks_read >= 5 and not rd.flags
+        after = read_board(p.after_rgb, calibrate_from_markers(p.after_rgb, layout=marker_layout()), prior=rd.pose)
+        assert after.refined
+
+
+def test_invalid_pair_is_flagged_never_scored():
+    p = render_pair(5, config=IngeniousSceneConfig(invalid_prob=1.0))
+    assert p.truth["scene"]["invalid"] in ("two_tiles", "moved_tile")
+    out = judge_images(get_game("ingenious"), [(p.before_rgb, "b"), (p.after_rgb, "a")], p.truth["context"]).result
+    codes = {f["code"] for f in out["flags"]}
+    assert codes & {"not_one_tile", "moved_tile", "not_neighbours"}
+    assert out["move_points"] == {} and out["extra_placements"] == 0
+
+
+def _drawn_cells(colours, cast=(1.0, 1.0, 1.0), hue_shift=None):
+    """A top view of tiles (off-white faces, one symbol each) in a row, 1 mm per px, with a photo's blur."""
+    n = len(colours)
+    img = np.zeros((40, 40 * n, 3), np.float32)
+    face = np.array([242, 240, 232]) / 255.0
+    from components import load_components
+
+    comp = load_components()["ingenious"]["tile"]["colours"]
+    for k, c in enumerate(colours):
+        img[:, 40 * k:40 * k + 40] = face
+        rgb = np.array(comp[c]["rgb"]) / 255.0
+        if hue_shift is not None:
+            rgb = np.array(comp[hue_shift[k]]["rgb"]) / 255.0 if hue_shift[k] else rgb
+        draw_symbol(img, c, (40 * k + 19.5, 19.5), 1.0, 17.0 * k, tuple(rgb), tuple(face))
+    img = cv2.GaussianBlur(np.clip(img * np.asarray(cast), 0, 1), (0, 0), 1.6)
+    u8 = (img * 255).astype(np.uint8)
+    view = TopView(u8, u8.mean(axis=2).astype(np.float32) + 1.0, (0.0, 0.0), 1.0, 6.0)
+    centres = np.array([[40 * k + 19.5, 19.5] for k in range(n)])
+    return read_cells(view, centres, HUE_DEG)
+
+
+COLS = ["red", "orange", "yellow", "green", "blue", "purple"]
+
+
+@pytest.mark.parametrize("cast", [(1.0, 1.0, 1.0), (1.0, 0.85, 0.6), (0.7, 0.85, 1.0), (0.8, 1.0, 0.8)])
+def test_every_symbol_read_under_a_colour_cast(cast):
+    # each cell's own face is its white reference: a cast changes nothing
+    got = _drawn_cells(COLS, cast)
+    plain = _drawn_cells(COLS)
+    assert [r.colour for r in got] == COLS
+    assert [round(r.hue_deg) for r in got] == [round(r.hue_deg) for r in plain]
+
+
+def test_a_colour_that_contradicts_the_shape_is_doubted():
+    # shapes of red/blue/green/purple drawn in the colour of their usual confusion: the hue alone would
+    # swap them; the shape makes it a doubt
+    shapes = ["red", "blue", "green", "purple"]
+    swapped = ["orange", "purple", "yellow", "blue"]
+    got = _drawn_cells(shapes, hue_shift=swapped)
+    assert [r.colour for r in got] == swapped
+    assert all(r.doubt for r in got), [r.doubt for r in got]
+    assert not any(shape_agrees(r.colour, r.centre_fill, r.outer_fill) for r in got)
+    # the true colours' shapes agree
+    assert all(shape_agrees(r.colour, r.centre_fill, r.outer_fill) for r in _drawn_cells(shapes))
+
+
+def test_empty_cells_read_empty():
+    img = np.full((40, 120, 3), 230, np.uint8)
+    view = TopView(img, img.mean(axis=2).astype(np.float32), (0.0, 0.0), 1.0, 6.0)
+    got = read_cells(view, np.array([[20.0, 20.0], [60.0, 20.0], [100.0, 20.0]]), HUE_DEG)
+    assert [r.colour for r in got] == [None, None, None]
+
+
+def test_markerless_fallback_from_the_board_rim(pairs):
+    p = pairs[0]
+    imgs = []
+    for rgb in (p.before_rgb, p.after_rgb):
+        img = rgb.copy()
+        for cs in p.after_photo.marker_corners_px.values():
+            c = np.asarray(cs)
+            m = c.mean(axis=0)
+            cv2.fillConvexPoly(img, np.round((c - m) * 1.8 + m).astype(np.int32), (120, 110, 100))
+        imgs.append(img)
+    out = judge_images(get_game("ingenious"), [(imgs[0], "b"), (imgs[1], "a")], p.truth["context"]).result
+    assert "markerless" in {f["code"] for f in out["flags"]}
+    assert sorted(map(str, out["placed"])) == sorted(map(str, p.truth["expected"]["placed"]))
+    assert out["move_points"] == p.truth["expected"]["move_points"]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_rack_photo_read_for_the_swap_right(seed):
+    from calibration.table import calibrate_from_markers
+    from scoring.ingenious_scores import swap_right
+    from synth.ingenious import render_rack
+    from vision.ingenious import marker_layout
+    from vision.ingenious_rack import read_rack
+
+    img, truth, _ = render_rack(seed)
+    rd = read_rack(img, calibrate_from_markers(img, layout=marker_layout()))
+    assert sorted(tuple(sorted(t)) for t in rd.tiles) == sorted(tuple(sorted(t)) for t in truth)
+    assert rd.doubts == ()
+    shown = {c for t in truth for c in t}
+    missing = [c for c in ("red", "orange", "yellow", "green", "blue", "purple") if c not in shown]
+    scores = dict.fromkeys(("red", "orange", "yellow", "green", "blue", "purple"), 5)
+    if missing:
+        scores[missing[0]] = 2
+        assert swap_right(scores, rd.tiles).allowed
+    scores[truth[0][0]] = 1
+    assert not swap_right(scores, rd.tiles).allowed
+
+
+def test_rack_with_a_missing_tile_is_doubted():
+    from calibration.table import calibrate_from_markers
+    from synth.ingenious import render_rack
+    from vision.ingenious import marker_layout
+    from vision.ingenious_rack import read_rack
+
+    img, truth, _ = render_rack(3, n_tiles=5)
+    rd = read_rack(img, calibrate_from_markers(img, layout=marker_layout()))
+    assert any("rack holds 6" in d for d in rd.doubts)

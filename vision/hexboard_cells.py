@@ -1,0 +1,288 @@
+"""Read the cells of a hex board: empty, or a symbol's colour, from colour AND symbol shape.
+
+Every cell is sampled on a top-down view (``vision.hexboard.TopView``) at the height of what is
+read (a tile's top face 4 mm above the board, a printed symbol on the board face). Each cell's own
+face (the ring around its symbol) is its white reference, so a colour cast or uneven light cancels
+out; the symbol is the strongly coloured part of the disc inside. Its hue gives the colour; its
+radial fill profile (centre filled or hollow, outer ring full or broken) gives the shape family, and a
+shape that contradicts the hue is a doubt, never silently trusted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.hexboard import TopView
+
+# The symbols' radial profile (components, ingenious.tile.colours; the kit draws them the same):
+# the centre is filled for all but the blue ring; the outer zone (6.8-9.2 mm) is full for the red
+# disc and the blue ring, about 0.6 for the green hexagon and the purple flower, and broken (below
+# about 0.4) for the orange sun's rays and the yellow star's points. Ranges allow for blur.
+OUTER_FILL = {
+    "red": (0.72, 1.01),
+    "orange": (0.0, 0.55),
+    "yellow": (0.0, 0.55),
+    "green": (0.3, 0.95),
+    "blue": (0.6, 1.01),
+    "purple": (0.25, 0.85),
+}
+HOLLOW = {"blue"}
+
+# Hue of each symbol over the tile face as photographed (opponent-space angle, degrees): the
+# component colours through a camera's tone curve; measured on rendered tune photos. A profile may
+# replace them (a user's own tiles).
+HUE_DEG = {"red": 356.0, "orange": 22.0, "yellow": 47.0, "green": 145.0, "blue": 220.0, "purple": 284.0}
+
+
+@dataclass(frozen=True)
+class CellReadConfig:
+    """Tunables of the cell reader (mm unless said).
+
+    Attributes
+    ----------
+    face_ring_mm : (float, float)
+        Ring around the symbol used as the cell's white reference.
+    symbol_r_mm : float
+        Symbols are 20 mm across: pixels within this radius are the symbol's disc.
+    centre_r_mm : float
+        Radius of the centre zone (filled for every symbol but the ring).
+    outer_ring_mm : (float, float)
+        Zone of the symbol's outer part (full for disc/hexagon/ring, broken for sun/star/flower).
+    noise_factor : float
+        The symbol threshold is at least this many times the face ring's median chroma (noise).
+    foreign_face : float
+        Relative chroma of a cell's face against the median face above which the cell is covered by
+        something else (a hand): doubt.
+    checker : bool
+        Sample every other pixel (a checkerboard): half the work, the same fractions.
+    chroma_min : float
+        A pixel belongs to the symbol when its chroma over the white reference exceeds this.
+    fill_occupied : float
+        Symbol fill fraction of the disc above which a symbol is present.
+    fill_doubt : (float, float)
+        Fill fractions between these are doubtful (neither clearly empty nor clearly a symbol).
+    hue_margin_deg : float
+        The nearest hue prototype must beat the second by this much, else doubt.
+    hue_max_deg : float
+        The nearest prototype must lie within this, else doubt.
+    min_face : float
+        A white reference darker than this (0..1) is a shadow or a hand: doubt.
+    """
+
+    face_ring_mm: tuple[float, float] = (11.0, 13.5)
+    symbol_r_mm: float = 10.0
+    centre_r_mm: float = 2.5
+    outer_ring_mm: tuple[float, float] = (6.8, 9.2)
+    chroma_min: float = 0.1
+    strong_percentile: float = 90.0
+    checker: bool = True
+    noise_factor: float = 3.0
+    foreign_face: float = 0.22
+    shape_level: float = 0.5
+    fill_occupied: float = 0.16
+    fill_doubt: tuple[float, float] = (0.08, 0.24)
+    hue_margin_deg: float = 8.0
+    hue_max_deg: float = 30.0
+    min_face: float = 0.12
+
+
+def hue_deg(rgb: np.ndarray) -> np.ndarray:
+    """Opponent-space hue angle of RGB rows (N, 3) -> (N,) degrees in [0, 360)."""
+    rgb = np.asarray(rgb, dtype=np.float64).reshape(-1, 3)
+    a = rgb[:, 0] - 0.5 * (rgb[:, 1] + rgb[:, 2])
+    b = 0.5 * np.sqrt(3.0) * (rgb[:, 1] - rgb[:, 2])
+    return np.degrees(np.arctan2(b, a)) % 360.0
+
+
+def prototypes(colours_rgb: dict[str, tuple[int, int, int]], face_rgb) -> dict[str, float]:
+    """Hue of each symbol colour seen over its face colour (the reader's white reference)."""
+    face = np.asarray(face_rgb, dtype=np.float64)
+    return {c: float(hue_deg(np.asarray(v, dtype=np.float64) / face)[0]) for c, v in colours_rgb.items()}
+
+
+@dataclass(frozen=True)
+class CellReading:
+    """What one cell shows.
+
+    Attributes
+    ----------
+    colour : str or None
+        The symbol's colour; None: empty (no symbol).
+    fill : float
+        Fraction of the symbol disc that is strongly coloured.
+    hue_deg : float
+    hue_margin_deg : float
+        Distance to the second-nearest prototype minus distance to the nearest.
+    centre_fill, outer_fill : float
+        Radial fill profile (shape).
+    shape : str
+        Shape family seen: ``solid``, ``hollow``, ``rayed``, ``petals`` or ``""`` (empty).
+    face : float
+        Brightness of the white reference.
+    doubt : str
+        Why this reading is doubtful ("" when sure).
+    """
+
+    colour: str | None
+    fill: float
+    hue_deg: float
+    hue_margin_deg: float
+    centre_fill: float
+    outer_fill: float
+    shape: str
+    face: float
+    doubt: str = ""
+
+    def to_json(self) -> dict:
+        return {
+            "colour": self.colour,
+            "fill": round(self.fill, 3),
+            "hue_deg": round(self.hue_deg, 1),
+            "hue_margin_deg": round(self.hue_margin_deg, 1),
+            "centre_fill": round(self.centre_fill, 3),
+            "outer_fill": round(self.outer_fill, 3),
+            "shape": self.shape,
+            "face": round(self.face, 3),
+            "doubt": self.doubt,
+        }
+
+
+def shape_family(centre_fill: float, outer_fill: float) -> str:
+    """Shape family seen from the radial fill profile: hollow, disc, mid or broken."""
+    if centre_fill < 0.5:
+        return "hollow"
+    if outer_fill >= 0.78:
+        return "disc"
+    if outer_fill >= 0.45:
+        return "mid"
+    return "broken"
+
+
+def shape_agrees(colour: str, centre_fill: float, outer_fill: float) -> bool:
+    """Does the radial profile fit the symbol of this colour?"""
+    if (centre_fill < 0.5) != (colour in HOLLOW):
+        return False
+    lo, hi = OUTER_FILL[colour]
+    return lo <= outer_fill <= hi
+
+
+def _offsets(mm_per_px: float, r_max: float, checker: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    n = int(np.ceil(r_max / mm_per_px))
+    d = np.arange(-n, n + 1)
+    dx, dy = np.meshgrid(d, d)
+    r = np.hypot(dx, dy) * mm_per_px
+    keep = r <= r_max
+    if checker:
+        keep &= (dx + dy) % 2 == 0
+    return np.stack([dx[keep], dy[keep]], axis=1), r[keep]
+
+
+def read_cells(
+    view: TopView,
+    centres_mm: np.ndarray,
+    hue_protos: dict[str, float],
+    config: CellReadConfig = CellReadConfig(),
+    groups: np.ndarray | None = None,
+) -> list[CellReading]:
+    """Read the symbol (or nothing) at each cell centre.
+
+    Parameters
+    ----------
+    view : TopView
+        At the height of what is read.
+    centres_mm : ndarray, shape (N, 2), table mm
+    hue_protos : dict colour -> hue degrees (``prototypes``)
+    config : CellReadConfig
+    groups : ndarray, shape (N,), int, optional
+        Cells whose bare faces look alike (a board's rings); each cell's face is compared with its
+        group's median face to find hands and objects.
+
+    Returns
+    -------
+    list of CellReading, one per centre.
+    """
+    if len(centres_mm) == 0:
+        return []
+    off, r = _offsets(view.mm_per_px, config.face_ring_mm[1], config.checker)
+    c_px = np.round(view.to_px(centres_mm)).astype(np.int64)
+    h, w = view.valid.shape
+    xs = np.clip(c_px[:, None, 0] + off[None, :, 0], 0, w - 1)
+    ys = np.clip(c_px[:, None, 1] + off[None, :, 1], 0, h - 1)
+    pix = view.image[ys, xs].astype(np.float32) * (1.0 / 255.0)  # (N, P, 3)
+    inside = view.gray[ys, xs] > 0
+    ring = (r >= config.face_ring_mm[0]) & (r <= config.face_ring_mm[1])
+    ring_pix = pix[:, ring]  # (N, R, 3)
+    bright = ring_pix.sum(axis=2)
+    top = bright >= bright.mean(axis=1, keepdims=True) - 1e-4  # the brighter part of the ring: the face
+    white = (ring_pix * top[..., None]).sum(axis=1) / np.maximum(top.sum(axis=1), 1)[:, None]  # (N, 3)
+    white = np.maximum(white, 1e-3)
+    disc = r <= config.symbol_r_mm
+    centre = r[disc] <= config.centre_r_mm
+    outer = (r[disc] >= config.outer_ring_mm[0]) & (r[disc] <= config.outer_ring_mm[1])
+    dnorm = pix[:, disc] / white[:, None, :]  # (N, D, 3)
+    chroma = dnorm.max(axis=2) - dnorm.min(axis=2)
+    # sensor noise: the chroma of the face ring itself (achromatic) sets each cell's threshold
+    rnorm = ring_pix[:, ::2] / white[:, None, :]
+    ring_chroma = rnorm.max(axis=2) - rnorm.min(axis=2)
+    noise = np.median(ring_chroma, axis=1)
+    thr = np.maximum(config.chroma_min, config.noise_factor * noise)
+    sym = chroma > thr[:, None]
+    # a face far from the board's and tiles' near-neutral faces is a hand or an object over the cell
+    groups = np.zeros(len(centres_mm), dtype=np.int64) if groups is None else np.asarray(groups)
+    ref = np.empty_like(white)
+    for g in np.unique(groups):
+        ref[groups == g] = np.median(white[groups == g], axis=0)
+    rel_face = white / np.maximum(ref, 1e-3)
+    foreign = (rel_face.max(axis=1) - rel_face.min(axis=1)) / np.maximum(rel_face.max(axis=1), 1e-3)
+    n_sym = sym.sum(axis=1)
+    fill = n_sym / disc.sum()
+    # shape on the symbol's own scale: a pixel is 'inside' when its chroma exceeds half the symbol's
+    k = int(round(config.strong_percentile / 100.0 * (chroma.shape[1] - 1)))
+    strong = np.partition(chroma, k, axis=1)[:, k]
+    shape_px = chroma > config.shape_level * np.maximum(strong, 1e-3)[:, None]
+    c_fill = shape_px[:, centre].mean(axis=1)
+    o_fill = shape_px[:, outer].mean(axis=1)
+    mean_rgb = (dnorm * sym[..., None]).sum(axis=1) / np.maximum(n_sym, 1)[:, None]
+    hue = np.where(n_sym >= 3, hue_deg(mean_rgb), 0.0)
+    names = list(hue_protos)
+    proto = np.array([hue_protos[n] for n in names])
+    dist = np.abs((proto[None, :] - hue[:, None] + 180.0) % 360.0 - 180.0)  # (N, 6)
+    order = np.argsort(dist, axis=1)
+    d0 = np.take_along_axis(dist, order[:, :1], axis=1)[:, 0]
+    d1 = np.take_along_axis(dist, order[:, 1:2], axis=1)[:, 0]
+    margin = d1 - d0
+    face_all = white.mean(axis=1)
+    all_inside = inside.all(axis=1)
+    out = []
+    for i in range(len(centres_mm)):
+        face = float(face_all[i])
+        if not all_inside[i]:
+            out.append(CellReading(None, 0.0, 0.0, 0.0, 0.0, 0.0, "", face, "outside the photo"))
+            continue
+        f = float(fill[i])
+        cf, of, h_i = float(c_fill[i]), float(o_fill[i]), float(hue[i])
+        doubt = ""
+        if face < config.min_face:
+            doubt = "dark cell face (shadow or hand)"
+        elif foreign[i] > config.foreign_face:
+            doubt = "the cell's face is not board or tile colour (a hand or an object over it?)"
+        if f < config.fill_occupied:
+            colour = None
+            shape = ""
+            if f > config.fill_doubt[0] and not doubt:
+                doubt = f"faint colour ({f:.2f} of the symbol disc)"
+        else:
+            colour = names[int(order[i, 0])]
+            shape = shape_family(cf, of)
+            if f < config.fill_doubt[1] and not doubt:
+                doubt = f"weak symbol ({f:.2f} of the symbol disc)"
+            elif d0[i] > config.hue_max_deg and not doubt:
+                doubt = f"hue {h_i:.0f} deg is far from every symbol colour"
+            elif margin[i] < config.hue_margin_deg and not doubt:
+                doubt = f"hue {h_i:.0f} deg between {colour} and {names[int(order[i, 1])]}"
+            elif not shape_agrees(colour, cf, of) and not doubt:
+                doubt = f"colour reads {colour} but the symbol's shape reads {shape}"
+        out.append(CellReading(colour, f, h_i, float(margin[i]), cf, of, shape, face, doubt))
+    return out

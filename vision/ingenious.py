@@ -1,0 +1,209 @@
+"""Ingenious from photos: the board's pose, then every cell (empty or a tile half's colour).
+
+The board (2 mm cardboard) is found on its printed face (z = 2 mm) from the markers' table frame
+(``vision.hexboard``); tiles are 4 mm thick, so their top faces (z = 6 mm) are read on a top view of
+that plane, which puts every tile face back over its own cell at any camera tilt. The printed start
+symbols are read on the board face and must agree with the pose.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from geometry.hexgrid import Cell, HexBoardPose, cells_within, ring
+from scoring.ingenious_state import FULL_RADIUS, START_CELLS, Board
+from vision.hexboard import BoardFit, HexBoardConfig, HexBoardSpec, TopView, find_board, refine, top_view
+from vision.hexboard_cells import HUE_DEG, CellReadConfig, CellReading, read_cells
+
+
+@dataclass(frozen=True)
+class IngeniousVisionConfig:
+    """Tunables of the Ingenious reader.
+
+    Attributes
+    ----------
+    board : HexBoardConfig
+    cells : CellReadConfig
+    board_top_mm : float
+        Printed board face above the table (2 mm cardboard).
+    tile_top_mm : float
+        Tile top faces above the table (board + 4 mm tiles).
+    hue_deg : dict colour -> degrees
+        Symbol hue prototypes (``vision.hexboard_cells.HUE_DEG``; a profile may replace them).
+    pitch_mm : float
+    centre_hint_mm : (float, float)
+        Usual board centre in the marker layout (components: 640 x 560 mm layout, centre 320, 280).
+    max_refine_shift_mm : float
+        A pose refined on the next photo may move this far before the full search runs again.
+    rim_mm : float
+        Width of the board's printed rim (components), for the markerless fallback.
+    """
+
+    board: HexBoardConfig = HexBoardConfig()
+    cells: CellReadConfig = CellReadConfig()
+    board_top_mm: float = 2.0
+    tile_top_mm: float = 6.0
+    hue_deg: tuple[tuple[str, float], ...] = tuple(HUE_DEG.items())
+    pitch_mm: float = 31.0
+    centre_hint_mm: tuple[float, float] = (320.0, 280.0)
+    max_refine_shift_mm: float = 12.0
+    rim_mm: float = 16.0
+
+    def spec(self) -> HexBoardSpec:
+        return HexBoardSpec(self.pitch_mm, FULL_RADIUS, self.board_top_mm, dict(START_CELLS), self.centre_hint_mm)
+
+
+@dataclass(frozen=True)
+class BoardReading:
+    """Everything read from one photo.
+
+    Attributes
+    ----------
+    pose : HexBoardPose
+    cells : dict Cell -> CellReading
+        Every cell of the physical board (radius 7) except the printed symbols.
+    symbols : dict Cell -> CellReading
+        The printed symbol cells, read on the board face.
+    landmarks_read : int
+        Printed symbols read as their colour.
+    flags : tuple of str
+        Doubts about the pose.
+    refined : bool
+        The pose was refined from a prior one (not searched from scratch).
+    """
+
+    pose: HexBoardPose
+    cells: dict[Cell, CellReading]
+    symbols: dict[Cell, CellReading]
+    landmarks_read: int
+    flags: tuple[str, ...] = field(default_factory=tuple)
+    refined: bool = False
+
+    def board(self) -> Board:
+        """The tile hexes read (doubtful ones included with their best colour)."""
+        return Board.of({c: r.colour for c, r in self.cells.items() if r.colour is not None})
+
+    def doubtful(self) -> dict[Cell, str]:
+        """Cells whose reading is in doubt, with the reason."""
+        return {c: r.doubt for c, r in self.cells.items() if r.doubt}
+
+
+def marker_layout():
+    """The Ingenious marker layout (640 x 560 mm around the radius-7 board, components)."""
+    from calibration.markers import MarkerLayout
+    from components import load_components
+
+    comp = load_components()
+    cal = comp["ingenious"]["calibration"]
+    base = comp["calibration"]
+    return MarkerLayout(
+        dictionary=base["aruco_dictionary"],
+        side_mm=float(base["marker_side_mm"]),
+        centres_mm={int(k): (float(v[0]), float(v[1])) for k, v in cal["marker_centres_mm"].items()},
+    )
+
+
+BOARD_CELLS = tuple(c for c in cells_within(FULL_RADIUS) if c not in START_CELLS)
+
+
+def _protos(config: IngeniousVisionConfig) -> dict[str, float]:
+    return dict(config.hue_deg)
+
+
+def landmark_reader(config: IngeniousVisionConfig):
+    """A function (view, centres_mm) -> colours, for ``find_board``."""
+    protos = _protos(config)
+
+    def read(view: TopView, centres_mm: np.ndarray) -> list[str | None]:
+        return [r.colour if not r.doubt else None for r in read_cells(view, centres_mm, protos, config.cells)]
+
+    return read
+
+
+def locate(image_rgb: np.ndarray, calibration, config: IngeniousVisionConfig = IngeniousVisionConfig(),
+           prior: HexBoardPose | None = None) -> tuple[HexBoardPose, int, tuple[str, ...], bool, TopView]:
+    """The board pose: refined from ``prior`` when given (and still confirmed), else searched.
+
+    Returns
+    -------
+    pose, landmarks read, flags, refined, the board-face top view used
+    """
+    spec = config.spec()
+    read = landmark_reader(config)
+    lm_cells = np.array(list(START_CELLS), dtype=np.float64)
+    if prior is not None:
+        pose, _contrast, view = refine(image_rgb, calibration, spec, prior, config.board)
+        shift = float(np.linalg.norm(np.subtract(pose.centre_mm, prior.centre_mm)))
+        got = read(view, pose.cell_centres_mm(lm_cells))
+        n_ok = sum(1 for g, w in zip(got, START_CELLS.values(), strict=True) if g == w)
+        if n_ok >= config.board.min_landmarks and shift <= config.max_refine_shift_mm:
+            return pose, n_ok, (), True, view
+    fit: BoardFit = find_board(image_rgb, calibration, spec, read, config.board)
+    return fit.pose, fit.landmarks_read, fit.flags, False, fit.view
+
+
+def read_board(image_rgb: np.ndarray, calibration, config: IngeniousVisionConfig = IngeniousVisionConfig(),
+               prior: HexBoardPose | None = None) -> BoardReading:
+    """Locate the board and read every cell of one photo.
+
+    Parameters
+    ----------
+    image_rgb : ndarray, shape (H, W, 3), uint8
+    calibration : TableCalibration
+        From the markers (the table frame and the camera pose for the tile height).
+    config : IngeniousVisionConfig
+    prior : HexBoardPose, optional
+        The pose found on the other photo of the pair (only refined here).
+    """
+    pose, n_ok, flags, refined, face = locate(image_rgb, calibration, config, prior)
+    protos = _protos(config)
+    half = FULL_RADIUS * config.pitch_mm + config.pitch_mm
+    tiles = top_view(image_rgb, calibration, pose.centre_mm, half, config.tile_top_mm, config.board.mm_per_px)
+    cells = np.array(BOARD_CELLS, dtype=np.float64)
+    groups = np.array([min(ring(c), 5) for c in BOARD_CELLS])
+    readings = read_cells(tiles, pose.cell_centres_mm(cells), protos, config.cells, groups)
+    lm = np.array(list(START_CELLS), dtype=np.float64)
+    sym = read_cells(face, pose.cell_centres_mm(lm), protos, config.cells)
+    return BoardReading(
+        pose=pose,
+        cells=dict(zip(BOARD_CELLS, readings, strict=True)),
+        symbols=dict(zip(START_CELLS, sym, strict=True)),
+        landmarks_read=n_ok,
+        flags=tuple(flags),
+        refined=refined,
+    )
+
+
+def read_board_markerless(image_rgb: np.ndarray, config: IngeniousVisionConfig = IngeniousVisionConfig()
+                          ) -> tuple[BoardReading, object] | None:
+    """No markers: the board's rim gives the frame (see ``vision.hexboard_markerless``).
+
+    Returns the reading and the plane calibration it used, or None when no rim hexagon is found or
+    no turn puts the printed symbols on their colours.
+    """
+    from vision.hexboard_markerless import board_outline_mm, candidate_frames, rim_corners_px
+
+    corners = rim_corners_px(image_rgb)
+    if corners is None:
+        return None
+    h, w = image_rgb.shape[:2]
+    outline = board_outline_mm(FULL_RADIUS, config.pitch_mm, config.rim_mm)
+    read = landmark_reader(config)
+    lm = np.array(list(START_CELLS), dtype=np.float64)
+    pose0 = HexBoardPose(config.centre_hint_mm, 0.0, config.pitch_mm)
+    best = None
+    for cal in candidate_frames(corners, outline, config.centre_hint_mm, (w, h)):
+        view = top_view(image_rgb, cal, config.centre_hint_mm, FULL_RADIUS * config.pitch_mm + config.pitch_mm,
+                        config.board_top_mm, config.board.mm_per_px)
+        got = read(view, pose0.cell_centres_mm(lm))
+        n_ok = sum(1 for g, want in zip(got, START_CELLS.values(), strict=True) if g == want)
+        if best is None or n_ok > best[0]:
+            best = (n_ok, cal)
+    if best is None or best[0] < config.board.min_landmarks - 1:
+        return None
+    cal = best[1]
+    reading = read_board(image_rgb, cal, config, prior=pose0)
+    flags = reading.flags + ("markerless: the frame comes from the board's rim, tile heights are ignored",)
+    return replace(reading, flags=flags), cal
