@@ -2,17 +2,23 @@
 """Table Judge command line.
 
     python cli.py judge --game G [--context CTX.json] [--calibration CAL.json]
-                        [--overlay OUT.png] [--ledger PATH | --no-ledger] IMAGE [IMAGE ...]
-    python cli.py score --game G [--context CTX.json] STATE.json
-    python cli.py detect --game G [--context CTX.json] IMAGE [IMAGE ...]
+                        [--overlay OUT.png] [LEDGER OPTIONS] IMAGE [IMAGE ...]
+    python cli.py score --game G [--context CTX.json] [LEDGER OPTIONS] STATE.json
+    python cli.py detect --game G [--context CTX.json] [LEDGER OPTIONS] IMAGE [IMAGE ...]
     python cli.py render --game G --seed N --out DIR
     python cli.py markers --out FILE.pdf [--charuco]
     python cli.py calibrate-camera --out PROFILE.json IMAGE [IMAGE ...]
     python cli.py register --game G --out PROFILE.json [--profile OLD.json] [--board-id X] IMAGE
     python cli.py bench --game G [--frames N] [--image PHOTO --context CTX.json] [--video FILE | --clip]
-    python cli.py live --game G --source 0|VIDEO [--context CTX.json] [--calibration CAL.json] [--ledger PATH]
-    python cli.py ledger {list,export-json,export-csv} [--out PATH]
+    python cli.py live --game G --source 0|VIDEO [--context CTX.json] [--calibration CAL.json] [LEDGER OPTIONS]
+    python cli.py ledger {list,hall,info,export-json,export-csv} [--out PATH] [--game G] [LEDGER OPTIONS]
     python cli.py games
+
+LEDGER OPTIONS: --ledger FILE.sqlite | --ledger postgresql://user:password@host:port/dbname (default
+$TABLE_JUDGE_LEDGER, else table_judge.sqlite here), --no-ledger (record nothing), --table NAME (the table in
+a hall the judgement is made at, default $TABLE_JUDGE_TABLE; for ``ledger list``: only that table's).
+A judgement is recorded only when its output carries ``judgement_id`` (with ``ledger`` and ``table``);
+a ledger that cannot be opened, reached or written is exit 2, and nothing is reported recorded.
 
 stdout carries exactly one JSON object (``live``: one JSON line per settled judgement); messages go to stderr.
 Exit codes: 0 done, 2 bad input,
@@ -57,8 +63,10 @@ def _read_json(path: str | None, what: str) -> Any:
         raise BadInput(f"{what} {path}: no such file")
     try:
         return json.loads(p.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, a 5000-digit number
         raise BadInput(f"{what} {path}: not valid JSON ({exc.__class__.__name__}: {exc})") from None
+    except RecursionError:
+        raise BadInput(f"{what} {path}: JSON nested too deeply to read") from None
 
 
 def _load_profile(path: str | None) -> Any:
@@ -79,15 +87,42 @@ def _load_images(paths: list[str]) -> list[tuple[Any, str]]:
     return [(load_image(p), p) for p in paths]
 
 
+def _table(args: argparse.Namespace) -> str:
+    from ledger import clean_table_name
+
+    try:
+        return clean_table_name(getattr(args, "table", None))
+    except ValueError as exc:
+        raise BadInput(f"--table: {exc}") from None
+
+
 def _open_ledger(args: argparse.Namespace) -> Any:
+    """The ledger the options name (None with --no-ledger); BadInput (exit 2) when it cannot be opened or
+    reached, before any work is done."""
     if getattr(args, "no_ledger", False):
         return None
     from ledger import Ledger, LedgerError
 
+    _table(args)  # a bad table name is refused before anything is judged
     try:
         return Ledger(args.ledger)
     except LedgerError as exc:
         raise BadInput(f"ledger: {exc}") from None
+
+
+def _record(ledger: Any, args: argparse.Namespace, game: str, result: dict, **fields: Any) -> None:
+    """Record a judgement and add ``judgement_id``, ``ledger`` and ``table`` to its output; a failed write
+    is exit 2 (the output never claims a judgement that was not recorded)."""
+    from ledger import LedgerError
+
+    if ledger is None:
+        return
+    table = _table(args)
+    try:
+        jid = ledger.record_judgement(game, result=result, table=table, **fields)
+    except LedgerError as exc:
+        raise BadInput(f"ledger: {exc}; the judgement was NOT recorded") from None
+    result.update({"judgement_id": jid, "ledger": ledger.describe(), "table": table})
 
 
 def _game(name: str) -> Any:
@@ -112,14 +147,8 @@ def cmd_judge(args: argparse.Namespace) -> int:
         save_overlay(img, args.overlay)
     if ledger is not None:
         first = Path(args.images[-1]).read_bytes()
-        jid = ledger.record_judgement(
-            game.name,
-            state=j.state.to_json(),
-            result=j.result,
-            photo_sha256=hashlib.sha256(first).hexdigest(),
-            source=", ".join(args.images),
-        )
-        j.result["judgement_id"] = jid
+        _record(ledger, args, game.name, j.result, state=j.state.to_json(),
+                photo_sha256=hashlib.sha256(first).hexdigest(), source=", ".join(args.images))
     _emit(j.result)
     return 0
 
@@ -147,7 +176,10 @@ def cmd_score(args: argparse.Namespace) -> int:
         ctx_obj = obj.get("context")
     ctx = parse_context(game, ctx_obj)
     state = state_from_json(game, obj)
-    _emit(adjudicate(game, state, ctx))
+    ledger = _open_ledger(args)
+    result = adjudicate(game, state, ctx)
+    _record(ledger, args, game.name, result, state=state.to_json(), source=str(args.state))
+    _emit(result)
     return 0
 
 
@@ -268,12 +300,34 @@ def cmd_live(args: argparse.Namespace) -> int:
 
 
 def cmd_ledger(args: argparse.Namespace) -> int:
+    """List (``--game``, ``--table`` filter), the hall (each table's latest judgement), info, or export."""
+    from ledger import LedgerError
+
+    if args.no_ledger:
+        raise BadInput("ledger: --no-ledger leaves no ledger to read")
     led = _open_ledger(args)
-    if args.action == "list":
-        _emit({"judgements": [r.to_json() for r in led.judgements(limit=args.limit)]})
-    elif args.action == "export-json":
+    where = {"ledger": led.describe()}
+    try:
+        if args.action == "list":
+            table = _table(args) if args.table is not None else None
+            recs = led.judgements(game=args.game, table=table, limit=args.limit)
+            _emit({**where, "judgements": [r.to_json() for r in recs]})
+        elif args.action == "hall":
+            _emit({**where, "tables": [r.to_json() for r in led.latest_per_table(game=args.game)]})
+        elif args.action == "info":
+            _emit({**where, "kind": led.kind, "schema_version": led.schema_version, "tables": led.tables(),
+                   "judgements": led.count(), "integrity": led.integrity_check()})
+        else:
+            _export(led, args)
+            _emit({**where, "exported": str(args.out)})
+    except LedgerError as exc:
+        raise BadInput(f"ledger: {exc}") from None
+    return 0
+
+
+def _export(led: Any, args: argparse.Namespace) -> None:
+    if args.action == "export-json":
         led.export_json(args.out)
-        _emit({"exported": str(args.out)})
     else:
         from judge.registry import plugins
         from ledger.export import generic_summary, write_csv
@@ -284,8 +338,6 @@ def cmd_ledger(args: argparse.Namespace) -> int:
             return known[game].summary(result) if game in known else generic_summary(game, result)
 
         write_csv(led, args.out, summarise)
-        _emit({"exported": str(args.out)})
-    return 0
 
 
 def cmd_games(args: argparse.Namespace) -> int:
@@ -303,9 +355,13 @@ def build_parser() -> argparse.ArgumentParser:
     def game_arg(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("--game", required=True, help="the game (see `python cli.py games`)")
 
-    def ledger_args(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument("--ledger", default=os.environ.get("TABLE_JUDGE_LEDGER"), help="SQLite ledger file")
-        sp.add_argument("--no-ledger", action="store_true", help="do not record this judgement")
+    def ledger_args(sp: argparse.ArgumentParser, records: str = "this judgement") -> None:
+        sp.add_argument("--ledger", default=os.environ.get("TABLE_JUDGE_LEDGER"),
+                        help="the ledger: a SQLite file or a postgresql://user:password@host:port/dbname URL "
+                             "(default $TABLE_JUDGE_LEDGER, else table_judge.sqlite)")
+        sp.add_argument("--no-ledger", action="store_true", help=f"do not record {records}")
+        sp.add_argument("--table", default=os.environ.get("TABLE_JUDGE_TABLE"),
+                        help="name of this table in the hall, stored with the judgement (default $TABLE_JUDGE_TABLE)")
 
     sp = sub.add_parser("judge", help="photos -> judgement JSON")
     game_arg(sp)
@@ -319,12 +375,14 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("detect", help="photos -> table state JSON")
     game_arg(sp)
     sp.add_argument("--context", help="context JSON")
+    ledger_args(sp, "anything (detect never records: it reads, it does not judge)")
     sp.add_argument("images", nargs="+", metavar="IMAGE")
     sp.set_defaults(func=cmd_detect)
 
     sp = sub.add_parser("score", help="table state JSON (e.g. corrected by hand) -> judgement JSON")
     game_arg(sp)
     sp.add_argument("--context", help="context JSON (else the state's own 'context' field)")
+    ledger_args(sp)
     sp.add_argument("state", metavar="STATE.json")
     sp.set_defaults(func=cmd_score)
 
@@ -374,18 +432,20 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("games", help="the games this judge knows")
     sp.set_defaults(func=cmd_games)
 
-    sp = sub.add_parser("ledger", help="list or export recorded judgements")
-    sp.add_argument("action", choices=["list", "export-json", "export-csv"])
+    sp = sub.add_parser("ledger", help="list, show the hall, describe or export recorded judgements")
+    sp.add_argument("action", choices=["list", "hall", "info", "export-json", "export-csv"],
+                    help="list: newest judgements; hall: each table's latest; info: which ledger, tables, counts")
     sp.add_argument("--out", help="file (JSON) or directory (CSV) to write")
     sp.add_argument("--limit", type=int, default=20)
-    ledger_args(sp)
+    sp.add_argument("--game", help="list/hall: only this game's judgements")
+    ledger_args(sp, "(refused: the ledger command needs a ledger)")
     sp.set_defaults(func=cmd_ledger)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.command == "ledger" and args.action != "list" and not args.out:
+    if args.command == "ledger" and args.action.startswith("export") and not args.out:
         sys.stderr.write("error: ledger export needs --out\n")
         return 2
     try:

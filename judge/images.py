@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import io
+import os
+import sys
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,6 +72,36 @@ def check_image_header(data: bytes, name: str, limits: ImageLimits = ImageLimits
     return w, h
 
 
+#: libjpeg's warnings that mean the picture decoded is not the photo taken (garbled or cut short).
+JPEG_DAMAGE = ("Corrupt JPEG data", "Premature end of JPEG file")
+_FD2_LOCK = threading.Lock()
+
+
+@contextmanager
+def _c_stderr() -> Iterator[list[str]]:
+    """Lines C code writes to the process's stderr (fd 2) inside the block, filled in when it ends.
+
+    libjpeg (inside OpenCV) reports a damaged JPEG only as a warning printed there and decodes it anyway;
+    the caller reads the warning instead of letting it reach the user as a stray second line.
+    """
+    said: list[str] = []
+    with _FD2_LOCK, tempfile.TemporaryFile() as tf:
+        try:
+            sys.stderr.flush()
+            saved = os.dup(2)
+        except (OSError, ValueError):  # no fd 2 to borrow: decode without listening
+            yield said
+            return
+        os.dup2(tf.fileno(), 2)
+        try:
+            yield said
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            tf.seek(0)
+            said.extend(ln for ln in tf.read().decode("utf-8", "replace").splitlines() if ln.strip())
+
+
 def decode_image(data: bytes, name: str, limits: ImageLimits = ImageLimits()) -> np.ndarray:
     """Decode photo bytes to an RGB array at working size.
 
@@ -83,6 +119,8 @@ def decode_image(data: bytes, name: str, limits: ImageLimits = ImageLimits()) ->
     Raises
     ------
     BadInput
+        Also for a JPEG that libjpeg finds damaged (truncated, corrupt data): judging the garbled picture
+        could give a silent wrong verdict.
     """
     w, h = check_image_header(data, name, limits)
     buf = np.frombuffer(data, dtype=np.uint8)
@@ -93,7 +131,14 @@ def decode_image(data: bytes, name: str, limits: ImageLimits = ImageLimits()) ->
         if long_side / factor >= limits.work_long_side_px:
             flag = reduced
             break
-    bgr = cv2.imdecode(buf, flag)
+    with _c_stderr() as said:
+        bgr = cv2.imdecode(buf, flag)
+    damage = [ln for ln in said if ln.startswith(JPEG_DAMAGE)]
+    others = [ln for ln in said if "JPEG" not in ln]  # not libjpeg's: another thread's output, passed on
+    if others:
+        sys.stderr.write("\n".join(others) + "\n")
+    if damage:
+        raise BadInput(f"{name}: the photo's JPEG data is damaged ({damage[0].rstrip('.')}); take or send it again")
     if bgr is None:
         raise BadInput(f"{name}: the image data is corrupt or in a format OpenCV cannot read")
     scale = limits.work_long_side_px / max(bgr.shape[:2])

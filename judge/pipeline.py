@@ -66,7 +66,12 @@ def parse_context(game: GamePlugin, context: dict | None) -> Any:
     """Validate a context object for a game (``BadInput`` naming the problem)."""
     if context is not None and not isinstance(context, dict):
         raise BadInput("context must be a JSON object")
-    return game.parse_context(context)
+    try:
+        return game.parse_context(context)
+    except BadInput:
+        raise
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:  # a value of the wrong kind
+        raise BadInput(f"context is malformed ({type(exc).__name__}: {exc})") from None
 
 
 def judge_images(

@@ -14,7 +14,7 @@ from ledger.errors import LedgerError
 if TYPE_CHECKING:  # pragma: no cover
     from ledger.store import Ledger
 
-JUDGEMENT_COLUMNS = ("id", "created_utc", "game", "source", "photo_sha256", "session_id", "corrected_from",
+JUDGEMENT_COLUMNS = ("id", "created_utc", "game", "table", "source", "photo_sha256", "session_id", "corrected_from",
                      "summary", "scores_json", "flags", "state_json", "result_json", "corrections_json")
 ROUND_COLUMNS = ("id", "session_id", "number", "challenger", "judgement_id", "undone", "created_utc", "summary_json")
 SESSION_COLUMNS = ("id", "game", "players_json", "settings_json", "created_utc", "ended_utc", "result_json")
@@ -67,7 +67,7 @@ def _judgement_row(j, summarise: Summariser) -> dict:
     res = j.result if isinstance(j.result, dict) else {}
     flags = res.get("flags") or []
     return {
-        "id": j.id, "created_utc": j.created_utc, "game": j.game, "source": j.source,
+        "id": j.id, "created_utc": j.created_utc, "game": j.game, "table": j.table, "source": j.source,
         "photo_sha256": j.photo_sha256 or "", "session_id": "" if j.session_id is None else j.session_id,
         "corrected_from": "" if j.corrected_from is None else j.corrected_from,
         "summary": summarise(j.game, res) if res else "", "scores_json": _compact(res.get("scores")),

@@ -1,4 +1,4 @@
-"""The ledger's records: frozen dataclasses read back from SQLite, with ``to_json``."""
+"""The ledger's records: frozen dataclasses read back from the ledger, with ``to_json``."""
 
 from __future__ import annotations
 
@@ -31,6 +31,8 @@ class JudgementRecord:
         What the user changed.
     thumbnail_jpeg : bytes or None
         Small JPEG of the photo (shared by every judgement of the same photo).
+    table : str
+        Name of the table (in a hall) it was made at; ``""`` when none was given.
     """
 
     id: int
@@ -44,6 +46,7 @@ class JudgementRecord:
     corrected_from: int | None = None
     corrections: dict | None = None
     thumbnail_jpeg: bytes | None = field(default=None, repr=False)
+    table: str = ""
 
     def to_json(self, thumbnail: bool = False) -> dict:
         """JSON-able dict; the thumbnail as base64 only when ``thumbnail``, else ``has_thumbnail``."""
@@ -51,6 +54,7 @@ class JudgementRecord:
             "id": self.id,
             "created_utc": self.created_utc,
             "game": self.game,
+            "table": self.table,
             "source": self.source,
             "photo_sha256": self.photo_sha256,
             "session_id": self.session_id,

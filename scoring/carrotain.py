@@ -312,13 +312,13 @@ def _verdict(not_hidden: int) -> str:
     return "success" if not_hidden <= MAX_NOT_HIDDEN else "failure"
 
 
-def _validate_players(players: Sequence[str], challenger: str) -> tuple[str, ...]:
+def _validate_players(players: Sequence[str], challenger: str | None) -> tuple[str, ...]:
     seats = tuple(str(p) for p in players)
-    if not seats:
+    if not seats and challenger is not None:
         raise ValueError("players is empty: list the players' colours, e.g. [\"red\", \"blue\"]")
     if len(set(seats)) != len(seats):
         raise ValueError(f"players lists a colour twice: {list(seats)}")
-    if challenger not in seats:
+    if challenger is not None and challenger not in seats:
         raise ValueError(f"challenger {challenger!r} is not among the players {list(seats)}")
     return seats
 
@@ -432,13 +432,18 @@ def _contest(geo: _ChipGeometry, uncertain: np.ndarray) -> _Contest:
     return _Contest(True, "success", tuple(flip), n_not - len(flip), doubtful)
 
 
-def _awards(state: CarrotainState, seats: tuple[str, ...], challenger: str, verdict: str,
+def _awards(state: CarrotainState, seats: tuple[str, ...], challenger: str | None, verdict: str,
             hidden: np.ndarray) -> dict[str, dict[str, int]]:
+    """Boards and chips won per player; with the challenger unknown (None) only what goes to the players by
+    colour: on a success the not-hidden chips (the boards and own hidden chips are the unnamed challenger's),
+    on a failure up to 2 chips for every colour (the challenger's own colour, whichever it is, takes none)."""
     awards = {p: {"boards": 0, "chips": 0} for p in seats}
     on_mat = {p: [i for i, c in enumerate(state.chips) if c.kind == "star" and c.colour == p] for p in seats}
     if verdict == "success":
         for p in seats:
             awards[p]["chips"] += sum(1 for i in on_mat[p] if not hidden[i])
+        if challenger is None:
+            return awards
         awards[challenger]["boards"] += BOARDS_PER_SUCCESS
         own_hidden = sum(1 for i in on_mat[challenger] if hidden[i])
         awards[challenger]["chips"] += min(CHIPS_PER_AWARD, own_hidden)
@@ -449,7 +454,7 @@ def _awards(state: CarrotainState, seats: tuple[str, ...], challenger: str, verd
     return awards
 
 
-def _explain(state: CarrotainState, seats: tuple[str, ...], challenger: str, options: CarrotainOptions,
+def _explain(state: CarrotainState, seats: tuple[str, ...], challenger: str | None, options: CarrotainOptions,
              challenge_ids: tuple[str, ...], geo: _ChipGeometry, contest: _Contest,
              awards: dict[str, dict[str, int]]) -> tuple[str, ...]:
     n = len(state.chips)
@@ -458,7 +463,8 @@ def _explain(state: CarrotainState, seats: tuple[str, ...], challenger: str, opt
     kinds = {k: sum(1 for c in state.chips if c.kind == k) for k in ("star", "colourless", "first_star")}
     lines = [
         options.describe(),
-        f"Challenger {challenger}; challenge boards: {' + '.join(challenge_ids) if challenge_ids else 'none'}.",
+        f"Challenger {challenger or 'not named'}; challenge boards: "
+        f"{' + '.join(challenge_ids) if challenge_ids else 'none'}.",
         f"{n} centre points ({kinds['star']} star, {kinds['colourless']} colourless, {kinds['first_star']} first "
         f"star): {n - n_not} hidden, {n_not} not hidden.",
     ]
@@ -472,7 +478,11 @@ def _explain(state: CarrotainState, seats: tuple[str, ...], challenger: str, opt
         how = "hidden (or not chips)" if contest.other == "success" else "not hidden"
         lines.append(f"Reading 2 (chip(s) {_chip_list(contest.flip)} taken as {how}): {contest.other_not_hidden} "
                      f"not hidden -> {str(contest.other).upper()}. The verdict is CONTESTED: check those chips by eye.")
-    if verdict == "success":
+    if challenger is None:
+        lines.append(f"{verdict.capitalize()}: awards by chip colour only; the challenger was not named, so "
+                     + ("their 2 boards and up to 2 own hidden chips are not counted." if verdict == "success" else
+                        "the challenger's colour must give back its chips (it takes none)."))
+    elif verdict == "success":
         lines.append(f"Success: {challenger} takes {BOARDS_PER_SUCCESS} boards and up to {CHIPS_PER_AWARD} own "
                      "hidden chips; every not-hidden star chip goes to the player of its colour.")
     else:
@@ -489,7 +499,7 @@ def _explain(state: CarrotainState, seats: tuple[str, ...], challenger: str, opt
 def adjudicate(
     state: CarrotainState,
     players: Sequence[str],
-    challenger: str,
+    challenger: str | None,
     options: CarrotainOptions = CarrotainOptions(),
 ) -> CarrotainAdjudication:
     """Judge one constellation challenge.
@@ -500,8 +510,9 @@ def adjudicate(
         Chips (centre ``xy_mm``) and boards (``outline_mm`` (N, 2), role) in table mm.
     players : sequence of str
         The colours in play, in seat order (clockwise).
-    challenger : str
-        The player who laid the boards; must be in ``players``.
+    challenger : str or None
+        The player who laid the boards; must be in ``players``. None: not named (a photo judged without
+        its context): the verdict is the same, the awards are by chip colour only and flagged.
     options : CarrotainOptions
 
     Returns
@@ -515,10 +526,14 @@ def adjudicate(
     """
     seats = _validate_players(players, challenger)
     n = len(state.chips)
+    unnamed = [] if challenger is not None else [Flag(
+        "challenger_unknown", "no challenger named: the verdict stands, the awards are by chip colour only (on a "
+        "success the challenger's 2 boards and own hidden chips are not counted; on a failure the challenger's "
+        "colour takes nothing)", {"players": list(seats)})]
     polys = [_polygon(b.outline_mm) for b in state.boards]
     challenge = [i for i, b in enumerate(state.boards) if b.role == "challenge" and polys[i] is not None]
     challenge_ids = tuple(state.boards[i].id for i in challenge)
-    flags = list(state.flags) + _board_flags(state, polys, challenge, options)
+    flags = list(state.flags) + unnamed + _board_flags(state, polys, challenge, options)
 
     xy_mm = np.array([c.xy_mm for c in state.chips], dtype=np.float64).reshape(n, 2)
     geo = _chip_geometry(state, xy_mm, polys, challenge, options)
@@ -569,5 +584,5 @@ def adjudicate(
         not_hidden=n_not, awards=awards, scores={p: a["boards"] + a["chips"] for p, a in awards.items()},
         chips=chips, boards=boards_out, flags=tuple(flags),
         explanation=_explain(state, seats, challenger, options, challenge_ids, geo, contest, awards),
-        challenger=challenger, challenge_boards=challenge_ids,
+        challenger=challenger or "", challenge_boards=challenge_ids,
     )

@@ -1,10 +1,53 @@
-"""The fast test tier: ``pytest -m "not slow"`` leaves out the many-seed accuracy loops listed here (the full
-suite, CI's, runs them all). Listed by name in one place so that the lanes' test files need no edit; a listed
-test that no longer exists fails the run, so a rename cannot silently move a slow loop into the fast tier."""
+"""Shared test set-up. The fast tier: ``pytest -m "not slow"`` leaves out the many-seed accuracy loops listed
+here (the full suite, CI's, runs them all); listed by name in one place so that the lanes' test files need no
+edit, and a listed test that no longer exists fails the run. The ledger on both backends (a SQLite file, a real
+PostgreSQL server started for the session). The CI rule: a test needing a system component (a browser,
+PostgreSQL) never silently skips: with ``CI=true`` such a skip is reported as a failure."""
 
 from __future__ import annotations
 
 import pytest
+
+from tests.system_components import MUST_RUN_IN_CI, in_ci
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "postgres: needs PostgreSQL's server programs (Debian package postgresql)")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    outcome = yield
+    rep = outcome.get_result()
+    if not (rep.skipped and in_ci()) or hasattr(rep, "wasxfail"):
+        return
+    needs = [m for m in MUST_RUN_IN_CI if item.get_closest_marker(m)]
+    if needs:
+        reason = rep.longrepr[2] if isinstance(rep.longrepr, tuple) else str(rep.longrepr)
+        rep.outcome = "failed"
+        rep.longrepr = (f"CI=true: this {'/'.join(needs)} test must run, but it was skipped ({reason}); "
+                        f"run scripts/install-test-tools.sh as root")
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """A private PostgreSQL server for the whole test session (skipped, or failed under CI, without one)."""
+    from tests.pg_server import find_pg_bin, running_postgres
+
+    if find_pg_bin() is None:
+        pytest.skip("PostgreSQL server programs not installed (Debian package postgresql)")
+    pytest.importorskip("psycopg")
+    with running_postgres() as server:
+        yield server
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def ledger_target(request, tmp_path) -> str:
+    """Where a fresh, empty ledger lives: a SQLite file, or a new database on the test PostgreSQL server."""
+    if request.param == "sqlite":
+        return str(tmp_path / "ledger.sqlite")
+    return request.getfixturevalue("pg_server").new_database()
+
 
 #: file -> test functions (every parametrisation) that loop over many seeded renders or views, and the real-browser
 #: test (a Streamlit server and Chromium).

@@ -4,7 +4,6 @@ Streamlit server. The user switches to the camera, takes the photo, and the verd
 
 from __future__ import annotations
 
-import shutil
 import time
 from pathlib import Path
 
@@ -13,13 +12,9 @@ import numpy as np
 import pytest
 
 from tests.server_helpers import ROOT, streamlit_server
+from tests.system_components import browser_binaries
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DRIVER = shutil.which("chromedriver")
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="Debian chromium + chromium-driver not installed"),
-]
+pytestmark = pytest.mark.browser  # skipped without Chromium + driver; a failure under CI=true (tests/conftest.py)
 
 
 def write_y4m(image_rgb: np.ndarray, path: Path, frames: int = 30) -> None:
@@ -62,15 +57,38 @@ def _wait_for_text(driver, words: tuple[str, ...], timeout_s: float = 90.0) -> s
     raise AssertionError(f"none of {words} appeared; page text ends: {body[-800:]}")
 
 
+def _wait_for_video(driver, timeout_s: float = 60.0) -> None:
+    """Until the camera preview plays real frames (on a loaded machine that can take seconds)."""
+    script = ("const v = document.querySelector('video');"
+              "return !!v && v.readyState >= 2 && v.videoWidth > 0 && v.currentTime > 0.5;")
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if driver.execute_script(script):
+            return
+        time.sleep(0.3)
+    raise AssertionError("the camera preview never played")
+
+
+def _renders_japanese(driver) -> bool:
+    """Two different kanji drawn on a canvas differ: a CJK font is installed (without one both are the same
+    'missing glyph' box, and the game names show as boxes in screenshots)."""
+    return bool(driver.execute_script(
+        "function px(t) { const c = document.createElement('canvas'); c.width = 64; c.height = 64;"
+        "  const g = c.getContext('2d'); g.font = '48px sans-serif'; g.fillText(t, 4, 52);"
+        "  return Array.from(g.getImageData(0, 0, 64, 64).data).join(','); }"
+        "return px('\u661f') !== px('\u8db3');"))  # 星 (star), 足 (foot)
+
+
 def test_camera_photo_in_a_real_browser(tmp_path):
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
+    chromium, driver_path = browser_binaries()
     photo = sorted((ROOT / "sample_images" / "carrotain").glob("*.jpg"))[-1]
     video = tmp_path / "scene.y4m"
     write_y4m(cv2.cvtColor(cv2.imread(str(photo)), cv2.COLOR_BGR2RGB), video)
     opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
+    opts.binary_location = chromium
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
                 "--disable-quic", "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
@@ -78,11 +96,13 @@ def test_camera_photo_in_a_real_browser(tmp_path):
                 "--window-size=1400,1800"):
         opts.add_argument(arg)
     with streamlit_server(tmp_path / "browser.sqlite") as url:
-        driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
+        driver = webdriver.Chrome(service=Service(driver_path), options=opts)
         try:
             driver.get(url)
             _wait_for_text(driver, ("Challenge photo from",))
+            assert _renders_japanese(driver), "no CJK font: install fonts-noto-cjk (scripts/install-test-tools.sh)"
             _click_text(driver, "label", "Camera")
+            _wait_for_video(driver)  # a shot taken before the fake camera delivers frames is black
             _click_text(driver, "button", "Take Photo")
             verdict = _wait_for_text(driver, ("SUCCESS", "FAILURE", "CONTESTED", "Cannot judge"))
             assert verdict != "Cannot judge", driver.find_element("tag name", "body").text[-800:]

@@ -14,7 +14,7 @@ from synth.carrotain import render_scene
 
 @pytest.mark.parametrize(
     "obj, word",
-    [(None, "players"), ({"challenger": "red"}, "players"), ({"players": ["red", "teal"], "challenger": "red"}, "teal"),
+    [({"challenger": "red"}, "players"), ({"players": ["red", "teal"], "challenger": "red"}, "teal"),
      ({"players": ["red", "blue"]}, "challenger"), ({"players": ["red", "blue"], "challenger": "green"}, "challenger"),
      ({"players": ["red", "blue"], "challenger": "red", "options": {"coverage": "x"}}, "coverage")],
 )
@@ -22,6 +22,15 @@ def test_parse_context_names_the_bad_field(obj, word):
     """Every malformed context raises BadInput naming the field."""
     with pytest.raises(BadInput, match=word):
         parse_context(obj)
+
+
+def test_no_context_is_judged_with_the_players_unknown():
+    """No context (or neither players nor challenger named): not refused; the rules then take the chip colours
+    seen as the players (tests/test_carrotain_unknown_challenger.py, tests/test_cli_ledger.py)."""
+    for obj in (None, {}, {"players": [], "challenger": ""}, {"options": {"margin_mm": 2}}):
+        ctx = parse_context(obj)
+        assert ctx.players == () and ctx.challenger is None
+    assert parse_context({"options": {"margin_mm": 2}}).options == {"margin_mm": 2}
 
 
 def test_parse_context_ok():

@@ -7,7 +7,7 @@ import io
 import pytest
 from PIL import Image
 
-from tests.cli_helpers import assert_one_line_error, run_cli
+from tests.cli_helpers import ROOT, assert_one_line_error, run_cli
 
 
 @pytest.fixture()
@@ -61,3 +61,38 @@ def test_missing_context_file(files):
 
 def test_bad_state_json(files):
     assert_one_line_error(run_cli("score", "--game", "carrotain", str(files / "bad.json")), 2, "not valid json")
+
+
+@pytest.mark.parametrize("text", ["[" * 200_000 + "]" * 200_000, '{"a":' * 200_000 + "1" + "}" * 200_000])
+def test_deeply_nested_json_is_bad_input(tmp_path, text):
+    """200000 levels of nesting overflow the JSON reader's recursion: bad input, not an internal error."""
+    deep = tmp_path / "deep.json"
+    deep.write_text(text)
+    run = run_cli("judge", "--game", "carrotain", "--no-ledger", "--context", str(deep), "x.jpg")
+    assert_one_line_error(run, 2, "deep.json", "nested too deeply")
+    assert_one_line_error(run_cli("score", "--game", "kaleido", str(deep)), 2, "state", "nested too deeply")
+    run = run_cli("judge", "--game", "kaleido", "--no-ledger", "--calibration", str(deep), "x.jpg")
+    assert_one_line_error(run, 2, "calibration profile", "nested too deeply")
+
+
+def test_number_too_long_to_read_is_bad_input(tmp_path):
+    p = tmp_path / "big.json"
+    p.write_text('{"players": ["red", "blue"], "challenger": "red", "margin_mm": ' + "9" * 5000 + "}")
+    run = run_cli("judge", "--game", "carrotain", "--no-ledger", "--context", str(p), "x.jpg")
+    assert_one_line_error(run, 2, "big.json", "not valid json")
+
+
+def test_damaged_jpeg_is_refused_in_one_line(tmp_path):
+    """libjpeg decodes a corrupted JPEG with a warning on stderr; the judge refuses it instead of judging a
+    garbled picture, and the warning does not leak as a second line."""
+    photo = sorted((ROOT / "sample_images" / "carrotain").glob("*.jpg"))[0]
+    data = bytearray(photo.read_bytes())
+    sos = data.find(b"\xff\xda")
+    data[sos + 400:sos + 400] = b"\xff\xd0" * 50  # restart markers where none belong: "Corrupt JPEG data"
+    bad = tmp_path / "damaged.jpg"
+    bad.write_bytes(bytes(data))
+    run = run_cli("judge", "--game", "carrotain", "--no-ledger", str(bad))
+    assert_one_line_error(run, 2, "damaged.jpg", "damaged")
+    cut = tmp_path / "cut.jpg"
+    cut.write_bytes(photo.read_bytes()[: len(data) // 2])
+    assert_one_line_error(run_cli("judge", "--game", "carrotain", "--no-ledger", str(cut)), 2, "cut.jpg")

@@ -67,9 +67,12 @@ def test_detect_then_score_round_trip(rendered, game, tmp_path):
     assert det.rc == 0, det.stderr
     state = tmp_path / "state.json"
     state.write_text(det.stdout)
-    run = run_cli("score", "--game", game, "--context", ctx, str(state))
+    led = str(tmp_path / "scores.sqlite")
+    run = run_cli("score", "--game", game, "--context", ctx, "--ledger", led, "--table", "T 2", str(state))
     assert run.rc == 0, run.stderr
-    assert run.json["game"] == game
+    assert run.json["game"] == game and run.json["table"] == "T 2"
+    listed = run_cli("ledger", "list", "--ledger", led).json["judgements"]
+    assert [(j["id"], j["table"], j["source"]) for j in listed] == [(run.json["judgement_id"], "T 2", str(state))]
 
 
 def test_no_markers_is_exit_3_with_the_reason(rendered):

@@ -1,4 +1,5 @@
-"""Ledger round trips, sessions/rounds/undo, exports and bad paths (temporary files only)."""
+"""Ledger round trips, sessions/rounds/undo, exports and bad paths. Tests taking ``led`` or ``ledger_target``
+run on both backends: a SQLite file and a database on a real PostgreSQL server (tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -19,8 +20,8 @@ STATE = {"game": "carrotain", "chips": [{"kind": "star", "colour": "blue", "xy_m
 
 
 @pytest.fixture
-def led(tmp_path):
-    with Ledger(tmp_path / "l.sqlite") as led:
+def led(ledger_target):
+    with Ledger(ledger_target) as led:
         yield led
 
 
@@ -185,7 +186,7 @@ def test_default_path_from_env_or_cwd(tmp_path, monkeypatch):
     assert led.path == "table_judge.sqlite" and (tmp_path / "table_judge.sqlite").exists()
 
 
-def test_a_carrotain_game_kept_in_the_ledger_survives_reopen_and_undo(tmp_path):
+def test_a_carrotain_game_kept_in_the_ledger_survives_reopen_and_undo(ledger_target):
     """Rounds stored as RoundSummary JSON; a fresh Ledger replays them to the same game, undo included."""
     from scoring.carrotain import adjudicate
     from scoring.carrotain_game import apply_round, new_game, replay, undo_last
@@ -193,7 +194,7 @@ def test_a_carrotain_game_kept_in_the_ledger_survives_reopen_and_undo(tmp_path):
 
     sq = np.array([[0, 0], [100, 0], [100, 100], [0, 100]], float)
     players = ["red", "blue"]
-    path = tmp_path / "game.sqlite"
+    path = ledger_target
     led = Ledger(path)
     sid = led.start_session("carrotain", players, {"coverage": "centre"})
     game = new_game(players)

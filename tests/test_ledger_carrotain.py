@@ -19,8 +19,8 @@ def adj(verdict: str, chips: dict[str, int], boards: tuple[str, str], challenger
                                  challenger, boards)
 
 
-def test_game_through_the_ledger(tmp_path):
-    path = tmp_path / "g.sqlite"
+def test_game_through_the_ledger(ledger_target):  # on SQLite and PostgreSQL
+    path = ledger_target
     led = Ledger(path)
     sid, game = start_game(led, PLAYERS, CarrotainOptions(coverage="whole_dot"))
     assert session_options(led, sid).coverage == "whole_dot"

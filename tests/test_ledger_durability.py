@@ -1,9 +1,10 @@
-"""Ledger durability and concurrency with a real writer process.
+"""Ledger durability and concurrency with a real writer process, on both backends (a SQLite file, a real
+PostgreSQL server; tests/conftest.py).
 
 A writer subprocess records judgements in a loop and prints each id after its commit returns. The
 test kills it with SIGKILL mid-run, reopens the file and checks that every reported id is present
 with its exact content (a digest of the payload is stored with it) and that the database passes
-``PRAGMA integrity_check``. A second test reads the file from this process while the writer writes.
+the backend's integrity check. A second test reads the file from this process while the writer writes.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ while True:
 """
 
 
-def _start_writer(path: Path) -> subprocess.Popen:
+def _start_writer(path: Path | str) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-c", WRITER, str(path)], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 
@@ -63,9 +64,9 @@ def _check_intact(led: Ledger, jid: int) -> None:
     assert rec.thumbnail_jpeg == bytes([rec.result["i"] % 256]) * (200 + rec.result["i"] % 50)
 
 
-def test_kill_9_mid_run_loses_no_committed_judgement(tmp_path):
-    """Three writers in a row on one file, each killed mid-run; the next one opens the crashed file."""
-    path = tmp_path / "durable.sqlite"
+def test_kill_9_mid_run_loses_no_committed_judgement(ledger_target):
+    """Three writers in a row on one ledger, each killed mid-run; the next one opens the crashed ledger."""
+    path = ledger_target
     ids: list[int] = []
     for n in (40, 7, 25):
         proc = _start_writer(path)
@@ -90,8 +91,8 @@ def test_kill_9_mid_run_loses_no_committed_judgement(tmp_path):
     assert led.record_judgement("carrotain", {}, {"after": "crash"}) > max(stored)
 
 
-def test_reader_while_another_process_writes(tmp_path):
-    path = tmp_path / "busy.sqlite"
+def test_reader_while_another_process_writes(ledger_target):
+    path = ledger_target
     Ledger(path).close()  # schema exists before both start
     proc = _start_writer(path)
     try:

@@ -73,7 +73,7 @@ def test_toy_game_through_the_cli(tmp_path):
     assert det.rc == 0, det.stderr
     state = tmp_path / "state.json"
     state.write_text(det.stdout)
-    scored = run_cli("score", "--game", "toy", "--context", str(ctx), str(state), env=TOY_ENV)
+    scored = run_cli("score", "--game", "toy", "--context", str(ctx), "--no-ledger", str(state), env=TOY_ENV)
     assert scored.rc == 0 and scored.json["squares"] == 4, scored.stderr
 
     exported = run_cli("ledger", "export-csv", "--ledger", str(led), "--out", str(tmp_path / "csv"), env=TOY_ENV)

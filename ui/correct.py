@@ -9,6 +9,7 @@ from __future__ import annotations
 from core.errors import BadInput
 from judge.pipeline import adjudicate_typed, state_from_json
 from judge.registry import game as get_game
+from ui.hall import record
 from ui.history import open_ledger
 
 
@@ -46,10 +47,7 @@ def record_correction(game_name: str, outcome: dict, new_state_json: dict, conte
     result = adj.to_json()
     outcome["corrected"] = {"result": result, "state": new_state_json,
                             "overlay": game.annotate(outcome["frame"], state, adj)}
-    led = open_ledger()
-    if led is not None:
-        outcome["corrected"]["judgement_id"] = led.record_judgement(
-            game_name, state=new_state_json, result=result, source="correction",
-            corrected_from=outcome.get("judgement_id"), corrections=corrections,
-        )
+    jid, why = record(open_ledger(), game_name, state=new_state_json, result=result, source="correction",
+                      corrected_from=outcome.get("judgement_id"), corrections=corrections)  # keeps its table
+    outcome["corrected"]["judgement_id" if why is None else "ledger_error"] = jid if why is None else why
     return None

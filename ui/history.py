@@ -1,10 +1,16 @@
-"""The ledger on the page: the history survives a reload because it lives in SQLite, not the session."""
+"""The ledger on the page: the history survives a reload because it lives in the ledger (a SQLite file or a
+shared PostgreSQL database), not the session. The History and Hall tabs are drawn by ``ui.hall``."""
 
 from __future__ import annotations
 
 import os
+import time
 
 import streamlit as st
+
+#: After the ledger could not be opened (e.g. the server is down), how long the page works without it before
+#: trying again, s (every try may wait for the connect timeout).
+RETRY_S = 10.0
 
 
 @st.cache_resource
@@ -15,37 +21,28 @@ def _ledger(path: str | None):
 
 
 def open_ledger():
-    """The page's ledger (``TABLE_JUDGE_LEDGER`` or ``table_judge.sqlite``), or None with an error shown.
+    """The page's ledger (``TABLE_JUDGE_LEDGER``: a file or a ``postgresql://`` URL; else ``table_judge.sqlite``),
+    or None with an error shown (then not tried again for ``RETRY_S``; ``ledger_failure()`` says why).
 
     One connection per server process (``st.cache_resource``); the ledger serialises its own calls.
     """
     from ledger import LedgerError
 
+    failed = st.session_state.get("ledger-failed")
+    if failed is not None and time.monotonic() - failed[0] < RETRY_S:
+        return None
     try:
-        return _ledger(os.environ.get("TABLE_JUDGE_LEDGER"))
+        led = _ledger(os.environ.get("TABLE_JUDGE_LEDGER"))
     except LedgerError as exc:
+        st.session_state["ledger-failed"] = (time.monotonic(), str(exc))
         st.error(f"Ledger unavailable: {exc}")
         return None
+    st.session_state.pop("ledger-failed", None)
+    return led
 
 
-def show_history(game: str) -> None:
-    """Recent judgements of this game, newest first (each summarised by the game's plugin)."""
-    from judge.registry import game as game_plugin
+def ledger_failure() -> str | None:
+    """Why the ledger could not be opened the last time it was tried (None: it could)."""
+    failed = st.session_state.get("ledger-failed")
+    return None if failed is None else failed[1]
 
-    summary = game_plugin(game).summary
-    led = open_ledger()
-    if led is None:
-        return
-    rows = []
-    for r in led.judgements(game=game, limit=50):
-        j = r.to_json()
-        res = j.get("result", {})
-        rows.append({
-            "id": j.get("id"), "time": j.get("created_utc"), "source": j.get("source"),
-            "summary": summary(res) if res else "",
-            "scores": res.get("scores"), "corrected_from": j.get("corrected_from"),
-        })
-    if rows:
-        st.dataframe(rows, width="stretch")
-    else:
-        st.info("No judgements recorded yet for this game.")

@@ -278,6 +278,8 @@ def lattice_calibration(image_rgb: np.ndarray, detect, config: MarkerlessConfig 
         if len(p) > config.max_ink_points:
             p = p[rng.choice(len(p), config.max_ink_points, replace=False)]
         pts[inkname] = p
+    if not any(len(p) for p in pts.values()):
+        return None  # no ink classified at all (e.g. a corrupted photo): no lattice to fit
     found = _choose_families(pts, ang, config.edge_mm, config)
     if found is None:
         return None

@@ -26,27 +26,37 @@ class CarrotainContext:
     Attributes
     ----------
     players : tuple[str, ...]
-        Player colours in play.
-    challenger : str
+        Player colours in play; empty when not named (then the colours of the star chips seen play).
+    challenger : str or None
+        None when not named (a photo judged without its context): the verdict is the same, the awards are
+        by chip colour only and flagged ``challenger_unknown``.
     options : dict
         Rules options (``coverage``, ``margin_mm``) passed to ``scoring.carrotain``.
     """
 
     players: tuple[str, ...]
-    challenger: str
+    challenger: str | None
     options: dict
 
 
 def parse_context(obj: dict | None) -> CarrotainContext:
-    """Validate ``{"players": [...], "challenger": ..., "options": {...}}``; raise ``BadInput``."""
+    """Validate ``{"players": [...], "challenger": ..., "options": {...}}``; raise ``BadInput``.
+
+    No context at all (None), or neither players nor a challenger named (``{}``, ``{"players": [],
+    "challenger": ""}``, options alone): players unknown, judged anyway (see ``CarrotainContext``).
+    """
+    if obj is None:
+        return CarrotainContext((), None, {})
     if not isinstance(obj, dict):
         raise BadInput("context: expected a JSON object with 'players' and 'challenger'")
     colours = set(load_components()["carrotain"]["player_colours"])
     players = obj.get("players")
+    if not players and not obj.get("challenger"):
+        return CarrotainContext((), None, _options(obj))
     if not isinstance(players, list) or not players:
         raise BadInput("context: 'players' must be a non-empty list of colours")
     for p in players:
-        if p not in colours:
+        if not isinstance(p, str) or p not in colours:
             raise BadInput(f"context: unknown player colour {p!r} in 'players' (known: {', '.join(sorted(colours))})")
     if len(set(players)) != len(players):
         raise BadInput("context: 'players' lists a colour twice")
@@ -55,6 +65,11 @@ def parse_context(obj: dict | None) -> CarrotainContext:
         raise BadInput("context: missing 'challenger'")
     if ch not in players:
         raise BadInput(f"context: 'challenger' {ch!r} is not one of the players")
+    return CarrotainContext(tuple(players), str(ch), _options(obj))
+
+
+def _options(obj: dict) -> dict:
+    """The context's rules options, checked."""
     opts = obj.get("options", {}) or {}
     if not isinstance(opts, dict):
         raise BadInput("context: 'options' must be an object")
@@ -69,7 +84,7 @@ def parse_context(obj: dict | None) -> CarrotainContext:
                 raise ValueError
         except (TypeError, ValueError):
             raise BadInput("context: 'options.margin_mm' must be a number >= 0") from None
-    return CarrotainContext(tuple(players), str(ch), dict(opts))
+    return dict(opts)
 
 
 def components_for(profile) -> dict:
@@ -130,9 +145,13 @@ def adjudicate(state: CarrotainState, ctx: CarrotainContext) -> CarrotainAdjudic
     from scoring.carrotain import CarrotainOptions  # noqa: PLC0415
     from scoring.carrotain import adjudicate as rules  # noqa: PLC0415
 
+    players = list(ctx.players)
+    if ctx.challenger is None:  # players not named: the player colours of the star chips seen, in the box's order
+        on_mat = {c.colour for c in state.chips if c.kind == "star"}
+        players = [c for c in load_components()["carrotain"]["player_colours"] if c in on_mat]
     try:
         options = CarrotainOptions.from_json(ctx.options)
-        result = rules(state, players=list(ctx.players), challenger=ctx.challenger, options=options)
+        result = rules(state, players=players, challenger=ctx.challenger, options=options)
     except (ValueError, TypeError) as e:
         raise BadInput(str(e)) from None
     seen = {(f.code, f.message) for f in result.flags}
