@@ -100,7 +100,7 @@ def judge_panel(game_name: str, game, page, phone: bool, live: bool, table: str,
         with form_box:
             context = page.context_form(None)
         with video_box:
-            live_panel(game, context, open_ledger())
+            live_panel(game, context, open_ledger(), table=table)
         return True
     if phone:  # one column: the verdict, the reading, then the camera; the rest below
         verdict_box, reading_box, inputs_box, details_box = (st.container() for _ in range(4))

@@ -295,7 +295,7 @@ def cmd_live(args: argparse.Namespace) -> int:
     context = _read_json(args.context, "context")
     profile = _load_profile(args.calibration)
     ledger = _open_ledger(args)
-    run_live(game, args.source, context, profile, ledger, max_frames=args.max_frames)
+    run_live(game, args.source, context, profile, ledger, max_frames=args.max_frames, table=_table(args))
     return 0
 
 

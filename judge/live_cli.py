@@ -75,7 +75,7 @@ def frames_of(cap: Any, source: str, max_frames: int | None = None) -> Iterator[
 
 
 def run_live(game: Any, source: str, context: dict | None, profile: Any = None, ledger: Any = None,
-             config: Any = None, max_frames: int | None = None, out=None, err=None) -> int:
+             config: Any = None, max_frames: int | None = None, out=None, err=None, table: str = "") -> int:
     """Judge a stream; returns the number of settled judgements written.
 
     Parameters
@@ -90,6 +90,8 @@ def run_live(game: Any, source: str, context: dict | None, profile: Any = None, 
     config : LiveRunConfig, optional
     max_frames : int, optional
         Stop after this many frames (a camera never ends).
+    table : str
+        The hall's table name recorded with each settled judgement ("" for none).
     """
     import cv2
 
@@ -112,7 +114,7 @@ def run_live(game: Any, source: str, context: dict | None, profile: Any = None, 
                 if ev.kind == "settled" and not ev.votes[0].reading.ok:
                     continue  # a still table that cannot be judged: said on stderr, nothing to record
                 if ledger is not None and ev.kind == "settled":
-                    line["judgement_id"] = record_settled(ledger, game.name, ev, f"live:{source}")
+                    line["judgement_id"] = record_settled(ledger, game.name, ev, f"live:{source}", table)
                 out.write(json.dumps(line, ensure_ascii=False) + "\n")
                 out.flush()
                 written += 1

@@ -225,8 +225,9 @@ def thumbnail_jpeg(image_rgb: np.ndarray, long_side_px: int = 320) -> bytes:
     return buf.tobytes() if ok else b""
 
 
-def record_settled(ledger: Any, game: str, ev: LiveEvent, source: str) -> int:
-    """Record an agreed settled judgement (its last frame's state and the merged judgement) once; its id."""
+def record_settled(ledger: Any, game: str, ev: LiveEvent, source: str, table: str | None = None) -> int:
+    """Record an agreed settled judgement (its last frame's state and the merged judgement) once, at ``table``
+    (the hall's table name, "" or None for none); its id."""
     import hashlib
 
     reading = ev.votes[0].reading
@@ -234,7 +235,7 @@ def record_settled(ledger: Any, game: str, ev: LiveEvent, source: str) -> int:
     return ledger.record_judgement(
         game, state=reading.payload.state.to_json(), result=reading.value,
         photo_sha256=hashlib.sha256(frame.image_rgb.tobytes()).hexdigest(),
-        source=f"{source} frame {ev.frame}", thumbnail_jpeg=thumbnail_jpeg(frame.image_rgb))
+        source=f"{source} frame {ev.frame}", thumbnail_jpeg=thumbnail_jpeg(frame.image_rgb), table=table)
 
 
 def describe(ev: LiveEvent) -> str:

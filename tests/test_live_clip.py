@@ -55,7 +55,8 @@ def test_one_settled_judgement_after_the_hand_left_equal_to_the_still_photo(kale
     d, ctx, clips = kaleido_clips
     video, keys = clips["place"]
     ledger = tmp_path / "live.sqlite"
-    proc = _cli("live", "--game", "kaleido", "--source", str(video), "--context", str(ctx), "--ledger", str(ledger))
+    proc = _cli("live", "--game", "kaleido", "--source", str(video), "--context", str(ctx), "--ledger", str(ledger),
+                "--table", "Table 4")
     lines = _lines(proc)
     assert len(lines) == 1, proc.stderr
     got = lines[0]
@@ -68,6 +69,7 @@ def test_one_settled_judgement_after_the_hand_left_equal_to_the_still_photo(kale
     recorded = Ledger(ledger).judgements()
     assert len(recorded) == 1 and recorded[0].source.startswith("live:")
     assert got["judgement_id"] == recorded[0].id
+    assert recorded[0].table == "Table 4"   # the hall's table name travels with a live judgement too
 
 
 def test_a_nudged_piece_resettles_with_the_new_judgement(kaleido_clips, tmp_path):

@@ -166,7 +166,8 @@ def _show_settled(box: Any, game: Any, item: dict) -> None:
             show_result(game, result)
 
 
-def live_panel(game: Any, context: dict | None, ledger: Any, config: LivePageConfig = LivePageConfig()) -> None:
+def live_panel(game: Any, context: dict | None, ledger: Any, config: LivePageConfig = LivePageConfig(),
+               table: str = "") -> None:
     """The live camera, its status, and the settled judgement (shown large, recorded once).
 
     Parameters
@@ -217,7 +218,7 @@ def live_panel(game: Any, context: dict | None, ledger: Any, config: LivePageCon
             line = event_json(ev, game_name, None, proc.live.before_frame)
             item = {"result": line, "frame": ev.frame, "id": None}
             if ev.kind == "settled" and ledger is not None:
-                item["id"] = record_settled(ledger, game_name, ev, "live camera")
+                item["id"] = record_settled(ledger, game_name, ev, "live camera", table)
             st.session_state[settled_key] = item
             _show_settled(settled_box, game, item)
         phase, frames, error = proc.status()
