@@ -17,7 +17,6 @@ import cv2
 import numpy as np
 from shapely import contains_xy, distance, points
 from shapely.geometry import Polygon
-from shapely.ops import polylabel
 
 
 @dataclass(frozen=True)
@@ -45,13 +44,15 @@ class AcrylicConfig:
         The line map's level at this percentile (the mat's texture) is subtracted.
     coarse_line_blur_mm : float
         Extra smoothing of the line map for the coarse stage.
-    bright_edge_cap : float
-        Thin bright lines (edge highlights) add to the edge-line map up to this fraction of (white - mat).
+    bright_edge_cap, print_guard_mm : float
+        Thin bright lines (edge highlights) add to the edge-line map up to this fraction of (white - mat),
+        except within this distance of a print stroke.
     print_kernel_mm, print_fraction, print_min_length_mm : float
         Print strokes: bright top-hat (narrower than the kernel) above this fraction of
         (white - mat), in components at least this long.
-    print_cluster_mm, print_min_area_mm2 : float
-        Strokes closer than this form one board's print; clusters with less stroke area are ignored.
+    print_cluster_mm, print_min_area_mm2, print_max_extent_mm : float
+        Strokes closer than this form one board's print; clusters with less stroke area, or longer
+        than a board (the mat's edge, a ruler), are ignored.
     min_line_strength, line_off_mm : float
         A board whose inside is hardly dimmed is still accepted when its outline follows a dark
         edge line at least this strong (above the line level this far off the outline).
@@ -63,10 +64,25 @@ class AcrylicConfig:
         Seeds (inscribed-disc centres of the dimmed regions) are at least this far apart.
     min_seed_radius_mm : float
         Smallest inscribed-disc radius that makes a seed.
-    search_xy_mm, search_step_mm : float
-        Coarse translation search around a seed.
-    search_theta_step_deg : float
-        Coarse rotation step (then two finer grids at 1/4 and 1/16 of it, and of the xy step / 3, / 12).
+    blob_mm_per_px, blob_sigma_mm, blob_surround_sigma_mm, blob_min_response : float
+        Seeds are peaks (at least this strong) of a difference of Gaussians (these scales) of the
+        dimming, on a grid this coarse.
+    blob_shift_radius_mm, blob_shift_iters : float, int
+        Each blob peak moves to the centroid of the dimming within this radius, this many times.
+    max_seeds : int
+        Most blob seeds searched (strongest first).
+    print_seed_spacing_mm : float
+        A print cluster seeds the search unless a blob seed is this close.
+    polar_n_phi : int
+        Angle bins of the polar grid around a seed (the coarse rotation step is 360 / this).
+    polar_r_step_mm, polar_r_margin_mm : float
+        Radius step of the polar grid, and how far it reaches beyond the shapes' outline radii.
+    polar_offset_mm, polar_offset_step_mm : float
+        Seed offsets tried (a square grid of this half size and step): the seed need not sit exactly
+        on a shape's inscribed-disc centre.
+    polish_top, polish_n_theta, polish_n_xy : int
+        Coarse candidates per seed polished on a grid of this many rotations (one coarse step either
+        side) x this many positions per axis (half an offset step either side).
     coarse_blur_mm, coarse_offset_mm : float
         The coarse stage scores a map blurred this much, comparing levels this far either side.
     sample_step_mm : float
@@ -75,12 +91,17 @@ class AcrylicConfig:
         Distance on each side of the outline where the level is compared.
     refine_iters : int
         Point-to-edge least-squares iterations.
-    refine_top : int
-        Candidates per seed (ranked after the first finer grid) refined before the shapes are compared.
+    refine_top, refine_min_relative : int, float
+        Candidates per seed (ranked after the polish, scoring at least this fraction of the seed's
+        best) refined before the shapes are compared.
+    same_pose_mm, same_pose_deg : float
+        A candidate this close to one already refined (same shape) is not refined again.
     coarse_per_shape, coarse_min_separation_deg : int, float
         Coarse candidates kept per shape (id, mirror), at rotations at least this far apart.
     chamfer_cap_mm, max_chamfer_mm : float
         Per-sample cap of the edge distance, and the largest mean accepted.
+    close_chamfer_mm, close_min_support : float
+        A fit this close to the edges (mean) with this edge support is accepted on ``min_contrast`` alone.
     min_inside_dimming, min_accept_contrast : float
         An accepted board's inside differs from the bare mat by at least this, or the level steps
         across its outline by at least this on average (or its outline follows an edge line).
@@ -97,6 +118,10 @@ class AcrylicConfig:
         Minimum mean (outside - inside) / mat level across the outline to accept a board.
     max_overlap : float
         Candidates overlapping an accepted board by more than this fraction of their area are dropped.
+    stack_min_overlap_mm2, stack_edge_inset_mm, stack_edge_search_mm, stack_min_support : float
+        A candidate overlapping an accepted board by more than this area is a second sheet only if at
+        least this fraction of its outline samples inside the accepted board (this far inside) show an
+        edge within this distance; otherwise it is the same board fitted twice and dropped.
     base_sigma_mm : float
         Floor of the pose uncertainty.
     """
@@ -115,28 +140,48 @@ class AcrylicConfig:
     min_line_strength: float = 0.03
     line_off_mm: float = 4.0
     bright_edge_cap: float = 0.15
+    print_guard_mm: float = 1.5
     print_kernel_mm: float = 5.0
     print_fraction: float = 0.25
     print_min_length_mm: float = 12.0
     print_cluster_mm: float = 30.0
     print_min_area_mm2: float = 60.0
+    print_max_extent_mm: float = 220.0
     dark_ratio: float = 0.94
     min_region_fraction: float = 0.25
     seed_spacing_mm: float = 50.0
     min_seed_radius_mm: float = 25.0
-    search_xy_mm: float = 36.0
-    search_step_mm: float = 12.0
-    search_theta_step_deg: float = 10.0
+    blob_mm_per_px: float = 4.0
+    blob_sigma_mm: float = 40.0
+    blob_surround_sigma_mm: float = 100.0
+    blob_min_response: float = 0.015
+    blob_shift_radius_mm: float = 70.0
+    blob_shift_iters: int = 4
+    max_seeds: int = 10
+    print_seed_spacing_mm: float = 24.0
+    polar_n_phi: int = 90
+    polar_r_step_mm: float = 2.0
+    polar_r_margin_mm: float = 8.0
+    polar_offset_mm: float = 32.0
+    polar_offset_step_mm: float = 8.0
+    polish_top: int = 6
+    polish_n_theta: int = 5
+    polish_n_xy: int = 5
     coarse_blur_mm: float = 4.0
     coarse_offset_mm: float = 6.0
     sample_step_mm: float = 8.0
     contrast_offset_mm: float = 3.0
     refine_iters: int = 4
-    refine_top: int = 8
+    refine_top: int = 3
+    refine_min_relative: float = 0.7
+    same_pose_mm: float = 6.0
+    same_pose_deg: float = 5.0
     coarse_per_shape: int = 3
     coarse_min_separation_deg: float = 25.0
     chamfer_cap_mm: float = 4.0
     max_chamfer_mm: float = 2.5
+    close_chamfer_mm: float = 2.0
+    close_min_support: float = 0.7
     min_inside_dimming: float = 0.04
     min_accept_contrast: float = 0.08
     interior_step_mm: float = 8.0
@@ -145,7 +190,11 @@ class AcrylicConfig:
     max_sigma_mm: float = 10.0
     edge_search_mm: float = 6.0
     min_contrast: float = 0.05
-    max_overlap: float = 0.2
+    max_overlap: float = 0.35
+    stack_min_overlap_mm2: float = 1.0
+    stack_edge_inset_mm: float = 3.0
+    stack_edge_search_mm: float = 2.0
+    stack_min_support: float = 0.5
     base_sigma_mm: float = 1.0
 
 
@@ -291,8 +340,10 @@ def board_maps(level: np.ndarray, mm_per_px: float,
     line = cv2.morphologyEx(filled, cv2.MORPH_BLACKHAT, kel)
     if config.bright_edge_cap > 0:
         # a cut edge may also catch the light: thin bright lines count too (capped, so that the
-        # much brighter white print does not dominate)
-        line = line + np.minimum(th, config.bright_edge_cap * (1.0 - mat))
+        # much brighter white print does not dominate); the print's own strokes are no edge
+        kd = max(int(round(2 * config.print_guard_mm / mm_per_px)) | 1, 3)
+        guard = cv2.dilate(printed, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kd, kd)))
+        line = line + np.minimum(th, config.bright_edge_cap * (1.0 - mat)) * (1 - guard)
     filled = cv2.GaussianBlur(filled, (0, 0), 1.0 / mm_per_px)
     # bare-mat level: the most common level in a large window (the mat is the largest single
     # surface; boards may look darker or lighter than it), on a coarse grid
@@ -344,6 +395,8 @@ class _Evidence:
         self.r = _Sampler(ratio, origin_mm, mm_per_px)
         self.l = _Sampler(line, origin_mm, mm_per_px) if line is not None else None
         self.w = line_weight if line is not None else 0.0
+        lmap = line if line is not None else np.zeros_like(ratio)
+        self.stack = np.dstack([ratio, lmap]).astype(np.float32)
 
     def outline_terms(self, P: np.ndarray, N: np.ndarray, d: float) -> tuple[np.ndarray, np.ndarray]:
         """Mean signed step (outside - inside) and mean line strength along outlines (..., n, 2)."""
@@ -360,6 +413,164 @@ class _Evidence:
         return (np.abs(c) if sign == 0 else sign * c) + self.w * ln
 
 
+@dataclass(frozen=True)
+class _Shape:
+    """One board outline (or its mirror image) prepared for matching.
+
+    ``pts``/``nrm`` are outline samples and outward normals relative to ``cen`` (the centre of the
+    outline's largest inscribed disc, the point a pose puts on a seed); ``polar`` is the outline's
+    radius seen from ``cen`` as soft weights over the polar grid's radius bins, shape (n_r, n_phi).
+    """
+
+    id: str
+    mirrored: bool
+    outline: np.ndarray
+    pts: np.ndarray
+    nrm: np.ndarray
+    cen: np.ndarray
+    polar_fft: np.ndarray
+    fine_pts: np.ndarray
+    fine_nrm: np.ndarray
+    interior: np.ndarray
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    score: float
+    shape: int
+    theta: float
+    xy: np.ndarray
+    sign: float
+
+
+_SHAPE_CACHE: dict = {}
+
+
+def _polar_radii(config: AcrylicConfig, r_lo: float, r_hi: float) -> np.ndarray:
+    step = config.polar_r_step_mm
+    return np.arange(max(r_lo - config.polar_r_margin_mm, step), r_hi + config.polar_r_margin_mm + step, step)
+
+
+def _interior_grid(outline: np.ndarray, config: AcrylicConfig) -> np.ndarray:
+    """Grid points (``interior_step_mm``) at least ``interior_inset_mm`` inside an outline, shape (n, 2)."""
+    poly = Polygon(outline).buffer(-config.interior_inset_mm)
+    if poly.is_empty:
+        return np.zeros((0, 2))
+    x0, y0, x1, y1 = poly.bounds
+    gx, gy = np.meshgrid(np.arange(x0, x1, config.interior_step_mm), np.arange(y0, y1, config.interior_step_mm))
+    g = np.column_stack([gx.ravel(), gy.ravel()])
+    return g[contains_xy(poly, g[:, 0], g[:, 1])]
+
+
+def _prepare_shapes(outlines_mm: dict[str, np.ndarray], config: AcrylicConfig) -> tuple[list[_Shape], np.ndarray]:
+    """Every outline and its mirror image, with outline samples and polar profiles (cached per outline set).
+
+    Returns
+    -------
+    shapes : list[_Shape]
+    radii : ndarray, shape (n_r,)
+        Radius bins of the polar grid (mm), spanning every shape's outline radii.
+    """
+    key = (tuple((k, np.asarray(v, dtype=np.float64).tobytes()) for k, v in sorted(outlines_mm.items())), config)
+    if key in _SHAPE_CACHE:
+        return _SHAPE_CACHE[key]
+    n_phi = config.polar_n_phi
+    raw = []
+    for bid, o in sorted(outlines_mm.items()):
+        o = np.asarray(o, dtype=np.float64)
+        for mir in (False, True):
+            lo = o[::-1] * [-1.0, 1.0] if mir else o
+            pts, nrm = _resample(lo, config.sample_step_mm)
+            cen = np.asarray(Polygon(lo).centroid.coords[0])
+            dense, _ = _resample(lo, config.polar_r_step_mm / 4.0)
+            rel = dense - cen
+            ang = np.arctan2(rel[:, 1], rel[:, 0])
+            rad = np.hypot(rel[:, 0], rel[:, 1])
+            j = np.round(ang / (2 * np.pi) * n_phi).astype(int) % n_phi
+            r_phi = np.zeros(n_phi)
+            np.maximum.at(r_phi, j, rad)
+            filled = r_phi > 0
+            if not filled.all():  # bins without a sample: interpolate around the circle
+                idx = np.arange(n_phi)
+                r_phi = np.interp(idx, idx[filled], r_phi[filled], period=n_phi)
+            raw.append((bid, mir, lo, pts, nrm, cen, r_phi))
+    radii = _polar_radii(config, min(r.min() for *_, r in raw), max(r.max() for *_, r in raw))
+    shapes = []
+    for bid, mir, lo, pts, nrm, cen, r_phi in raw:
+        # linear weights of each angle's outline radius onto the two nearest radius bins
+        f = np.clip((r_phi - radii[0]) / config.polar_r_step_mm, 0, len(radii) - 1.001)
+        i0 = np.floor(f).astype(int)
+        w1 = f - i0
+        m = np.zeros((len(radii), n_phi))
+        m[i0, np.arange(n_phi)] = 1 - w1
+        m[i0 + 1, np.arange(n_phi)] += w1
+        fine_pts, fine_nrm = _resample(lo, config.sample_step_mm / 2.0)
+        shapes.append(_Shape(bid, mir, lo, pts - cen, nrm, cen, np.conj(np.fft.rfft(m, axis=1)), fine_pts, fine_nrm,
+                             _interior_grid(lo, config)))
+    _SHAPE_CACHE.clear()
+    _SHAPE_CACHE[key] = (shapes, radii)
+    _dft_matrices(n_phi)
+    _SHAPE_CACHE[("bank", id(shapes))] = np.stack([sh.polar_fft for sh in shapes], axis=-1).transpose(
+        1, 0, 2).astype(np.complex64)
+    return shapes, radii
+
+
+def _dft_matrices(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Real-input DFT as real and imaginary matrices (n, n//2+1), float32, and its inverse to the mean
+    (n//2+1, n), complex64."""
+    key = ("dft", n)
+    if key not in _SHAPE_CACHE:
+        f = np.arange(n // 2 + 1)
+        j = np.arange(n)
+        ang = 2 * np.pi * np.outer(j, f) / n
+        c = np.full(len(f), 2.0)
+        c[0] = 1.0
+        if n % 2 == 0:
+            c[-1] = 1.0
+        inv = c[:, None] * np.exp(2j * np.pi * np.outer(f, j) / n) / (n * n)
+        _SHAPE_CACHE[key] = (np.cos(ang).astype(np.float32), (-np.sin(ang)).astype(np.float32),
+                             inv.astype(np.complex64))
+    return _SHAPE_CACHE[key]
+
+
+def _polar_offsets(config: AcrylicConfig) -> np.ndarray:
+    """Seed offsets tried by the polar stage (mm), shape (O, 2)."""
+    g = np.arange(-config.polar_offset_mm, config.polar_offset_mm + 1e-9, config.polar_offset_step_mm)
+    return np.array([(x, y) for y in g for x in g])
+
+
+def _polar_grid(radii: np.ndarray, config: AcrylicConfig, mm_per_px: float) -> tuple[np.ndarray, int, int]:
+    """Polar sample positions around every seed offset, in px relative to the seed (cached).
+
+    Returns
+    -------
+    grid : ndarray, shape (O * (I + 2k), J, 2), float32
+        Radii extended by ``k`` bins either side (for the radial step), angles ``polar_n_phi``.
+    n_offsets, k : int
+    """
+    key = ("grid", radii.tobytes(), config, mm_per_px)
+    if key not in _SHAPE_CACHE:
+        n_phi = config.polar_n_phi
+        phi = np.arange(n_phi) * 2 * np.pi / n_phi
+        k = max(int(round(config.coarse_offset_mm / config.polar_r_step_mm)), 1)
+        step = config.polar_r_step_mm
+        r_ext = np.concatenate([radii[0] - np.arange(k, 0, -1) * step, radii, radii[-1] + np.arange(1, k + 1) * step])
+        ray = np.stack([np.cos(phi), np.sin(phi)], -1)
+        offs = _polar_offsets(config)
+        P = offs[:, None, None, :] + r_ext[None, :, None, None] * ray[None, None]
+        _SHAPE_CACHE[key] = ((P / mm_per_px).reshape(-1, n_phi, 2).astype(np.float32), len(offs), k)
+    grid, n_o, k = _SHAPE_CACHE[key]
+    return grid, n_o, k
+
+
+def _shape_bank(shapes: list[_Shape]) -> np.ndarray:
+    """The shapes' conjugate polar spectra stacked for one matrix product, shape (F, I, S), complex64."""
+    key = ("bank", id(shapes))
+    if key not in _SHAPE_CACHE:
+        _SHAPE_CACHE[key] = np.stack([sh.polar_fft for sh in shapes], axis=-1).transpose(1, 0, 2).astype(np.complex64)
+    return _SHAPE_CACHE[key]
+
+
 def find_boards(
     ratio: np.ndarray,
     origin_mm: tuple[float, float],
@@ -371,6 +582,12 @@ def find_boards(
     printed: np.ndarray | None = None,
 ) -> list[BoardFit]:
     """Match the known board outlines to the dimmed regions and edge lines of ``board_maps``.
+
+    Evidence-driven: seeds (print clusters, the dimmed regions' inscribed-disc centres) propose
+    where a board lies; around each seed a polar correlation scores every shape at every rotation
+    at once (an FFT over the angle); the best few poses per seed are polished on a small grid at
+    full resolution and refined by point-to-edge least squares; the fits are then suppressed to one
+    per region (a second board over an accepted one only where its own edge shows inside it).
 
     Parameters
     ----------
@@ -394,78 +611,168 @@ def find_boards(
     -------
     list[BoardFit], best first; each id at most once.
     """
-    s = mm_per_px
-    ev = _Evidence(ratio, line, origin_mm, s, config.line_weight)
-    seeds = _seeds(ratio, printed, origin_mm, s, outlines_mm, config)
+    ev = _Evidence(ratio, line, origin_mm, mm_per_px, config.line_weight)
+    seeds = _seeds(ratio, printed, origin_mm, mm_per_px, outlines_mm, config)
     if not seeds:
         return []
+    shapes, radii = _prepare_shapes(outlines_mm, config)
+    ev_coarse = _coarse_evidence(ratio, line, origin_mm, mm_per_px, config)
+    fits_all: list[BoardFit] = []
+    done: list[_Candidate] = []
+    for seed in seeds:
+        cands = _polar_candidates(ev_coarse, seed, shapes, radii, config)
+        polished = sorted((_polish(ev, shapes[c.shape], c, config) for c in cands), key=lambda c: -c.score)
+        for c in polished[: config.refine_top]:
+            if c.score < config.refine_min_relative * polished[0].score or any(_same_pose(c, o, config) for o in done):
+                continue
+            done.append(c)
+            sh = shapes[c.shape]
+            fit = _refine(ev, sh, c.theta, c.xy - _rot(np.array(c.theta)) @ sh.cen, c.sign, config, bottom_shift)
+            if fit is not None:
+                fits_all.append(fit)
+    ok = [f for f in fits_all if _acceptable(f, config)]
+    fits = _suppress(ok, ev, config)
+    return _with_ambiguity(fits, ok, config)
 
-    shapes = []  # (id, mirrored, local outline, local samples, local normals, reference point)
-    for bid, o in outlines_mm.items():
-        o = np.asarray(o, dtype=np.float64)
-        for mir in (False, True):
-            lo = o * [-1.0, 1.0] if mir else o
-            lo = lo[::-1] if mir else lo
-            pts, nrm = _resample(lo, config.sample_step_mm)
-            # the centre of the outline's largest inscribed disc goes on the seed
-            cen = np.asarray(polylabel(Polygon(lo), tolerance=1.0).coords[0])
-            shapes.append((bid, mir, lo, pts, nrm, cen))
-    thetas = np.radians(np.arange(0, 360, config.search_theta_step_deg))
-    d = config.contrast_offset_mm
-    # the coarse stage looks at blurred maps with a wider step across the outline: a wide basin
+
+def _same_pose(a: _Candidate, b: _Candidate, config: AcrylicConfig) -> bool:
+    """Two candidates of one shape within ``same_pose_mm`` and ``same_pose_deg`` (refined once)."""
+    dth = abs((a.theta - b.theta + np.pi) % (2 * np.pi) - np.pi)
+    return (a.shape == b.shape and a.sign == b.sign and float(np.hypot(*(a.xy - b.xy))) < config.same_pose_mm
+            and dth < np.radians(config.same_pose_deg))
+
+
+def _coarse_evidence(ratio, line, origin_mm, s: float, config: AcrylicConfig) -> _Evidence:
+    """The coarse stage looks at blurred maps (a wide basin around each outline)."""
     blur = cv2.GaussianBlur(np.nan_to_num(ratio, nan=1.0), (0, 0), config.coarse_blur_mm / s)
     blur[np.isnan(ratio)] = np.nan
     lblur = None
     if line is not None:
         lblur = cv2.GaussianBlur(np.nan_to_num(line, nan=0.0), (0, 0), config.coarse_line_blur_mm / s)
-    ev_coarse = _Evidence(blur, lblur, origin_mm, s, config.line_weight)
+    return _Evidence(blur, lblur, origin_mm, s, config.line_weight)
 
-    def grid(half, step):
-        g = np.arange(-half, half + 1e-9, step)
-        gx, gy = np.meshgrid(g, g)
-        return np.column_stack([gx.ravel(), gy.ravel()])
 
-    dxy = grid(config.search_xy_mm, config.search_step_mm)
-    fits_all: list[BoardFit] = []
-    for seed in seeds:
-        per_shape = []
-        for bid, mir, lo, pts, nrm, cen in shapes:
-            for sc, c, th, xy in _grid_top(ev_coarse, pts - cen, nrm, thetas, seed + dxy, config.coarse_offset_mm,
-                                           config.coarse_per_shape, np.radians(config.coarse_min_separation_deg)):
-                per_shape.append((sc, bid, mir, lo, pts, nrm, cen, th, xy, float(np.sign(c)) or 1.0))
-        # every coarse candidate gets the first finer grid (full-resolution evidence); the best of
-        # those get the second grid and the least-squares refinement
-        dth = np.radians(config.search_theta_step_deg)
-        stage_b = []
-        for sc0, bid, mir, lo, pts, nrm, cen, th, xy, sign in per_shape:
-            if sc0 < config.min_contrast:
-                continue
-            th_f = th + np.arange(-4, 4.5) * dth / 4
-            sc1, th, xy = _grid_best(ev, pts - cen, nrm, th_f, xy + grid(config.search_step_mm,
-                                                                            config.search_step_mm / 3), d, sign)
-            stage_b.append((sc1, bid, mir, lo, pts, nrm, cen, th, xy, sign))
-        stage_b.sort(key=lambda c: -c[0])
-        for _, bid, mir, lo, pts, nrm, cen, th, xy, sign in stage_b[: config.refine_top]:
-            th_f = th + np.arange(-4, 4.5) * dth / 16
-            _, th, xy = _grid_best(ev, pts - cen, nrm, th_f, xy + grid(config.search_step_mm / 3,
-                                                                       config.search_step_mm / 12), d, sign)
-            t = xy - _rot(np.array(th)) @ cen
-            fit = _refine(ev, bid, mir, lo, th, t, sign, config, bottom_shift)
-            if fit is not None:
-                fits_all.append(fit)
+def _polar_candidates(ev: _Evidence, seed: np.ndarray, shapes: list[_Shape], radii: np.ndarray,
+                      config: AcrylicConfig) -> list[_Candidate]:
+    """Best poses near one seed: every shape, every rotation, a few seed offsets, at once.
 
-    ok = [f for f in fits_all if f.chamfer_mm <= config.max_chamfer_mm
-          and (f.contrast >= config.min_accept_contrast or f.inside_dimming >= config.min_inside_dimming
-               or f.line_strength >= config.min_line_strength)]
+    Around each offset seed the evidence is sampled on a polar grid (radius x angle). A shape
+    rotated by theta and centred there has its outline at radius r_s(phi - theta), so its mean
+    outline evidence over theta is a circular correlation along the angle, done by FFT. The
+    dimming step is taken radially (outside - inside at +-``coarse_offset_mm``).
+    """
+    n_phi = config.polar_n_phi
+    grid, n_o, k = _polar_grid(radii, config, ev.r.s)
+    q = grid + ((np.asarray(seed) - ev.r.o) / ev.r.s).astype(np.float32)  # (O*(I+2k), J, 2) px
+    both = cv2.remap(ev.stack, q, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    both = both.reshape(n_o, -1, n_phi, 2)
+    rv = both[..., 0]
+    maps = [rv[:, 2 * k:] - rv[:, :-2 * k]]  # outside - inside, (O, I, J)
+    if ev.l is not None:
+        maps.append(both[:, k:-k, :, 1])
+    ev_polar = np.nan_to_num(np.concatenate(maps, axis=0), nan=0.0)  # (m*O, I, J)
+    fwd_re, fwd_im, inv = _dft_matrices(n_phi)
+    f_ev = (ev_polar @ fwd_re) + 1j * (ev_polar @ fwd_im)  # (m*O, I, F): DFT along the angle
+    corr = np.matmul(f_ev.astype(np.complex64).transpose(2, 0, 1), _shape_bank(shapes))  # (F, m*O, S)
+    sc = np.real(corr.transpose(1, 2, 0) @ inv)  # (m*O, S, K): circular correlation over the rotation
+    sc_c = sc[:n_o]
+    score = np.abs(sc_c) + (ev.w * sc[n_o:] if ev.l is not None else 0.0)  # (O, S, K)
+    return _top_rotations(score, sc_c, seed, config)
+
+
+def _top_rotations(score: np.ndarray, sc_c: np.ndarray, seed: np.ndarray, config: AcrylicConfig) -> list[_Candidate]:
+    """Per shape, the best rotations (local maxima over the circle of rotations, at least
+    ``coarse_min_separation_deg`` apart, over ``min_contrast``), the ``polish_top`` best overall.
+
+    Parameters
+    ----------
+    score, sc_c : ndarray, shape (O, S, K)
+        Scores and signed dimming steps per seed offset, shape and rotation bin.
+    """
+    n_o, n_s, n_k = score.shape
+    best_o = np.argmax(score, axis=0)  # (S, K)
+    best = np.take_along_axis(score, best_o[None], axis=0)[0]
+    half = max(int(round(config.coarse_min_separation_deg / 360.0 * n_k)) - 1, 0)
+    local = best.copy()
+    for d in range(1, half + 1):
+        local = np.maximum(local, np.maximum(np.roll(best, d, axis=1), np.roll(best, -d, axis=1)))
+    peak = (best >= local) & (best >= config.min_contrast)
+    si, ki = np.nonzero(peak)
+    order = np.argsort(-best[si, ki])
+    per_shape = np.zeros(n_s, int)
+    offs = _polar_offsets(config)
+    out: list[_Candidate] = []
+    for j in order:
+        s_, k_ = int(si[j]), int(ki[j])
+        if per_shape[s_] >= config.coarse_per_shape:
+            continue
+        per_shape[s_] += 1
+        o = best_o[s_, k_]
+        out.append(_Candidate(float(best[s_, k_]), s_, float(2 * np.pi * k_ / n_k), seed + offs[o],
+                              float(np.sign(sc_c[o, s_, k_])) or 1.0))
+        if len(out) >= config.polish_top:
+            break
+    return out
+
+
+def _polish(ev: _Evidence, sh: _Shape, c: _Candidate, config: AcrylicConfig) -> _Candidate:
+    """A small grid around a coarse pose on the full-resolution evidence (rotation and position)."""
+    dth = 2 * np.pi / config.polar_n_phi
+    th = c.theta + np.linspace(-1.0, 1.0, config.polish_n_theta) * dth
+    half = config.polar_offset_step_mm / 2.0
+    g = np.linspace(-half, half, config.polish_n_xy)
+    dxy = np.array([(x, y) for y in g for x in g])
+    sc, th_b, xy = _grid_best(ev, sh.pts, sh.nrm, th, c.xy + dxy, config.contrast_offset_mm, c.sign)
+    return _Candidate(sc, c.shape, th_b, xy, c.sign)
+
+
+def _acceptable(f: BoardFit, config: AcrylicConfig) -> bool:
+    """The outline follows edges (chamfer) and something marks the board: dimming, a step or an edge line."""
+    if f.chamfer_mm <= config.close_chamfer_mm and f.contrast >= config.min_contrast \
+            and f.edge_support >= config.close_min_support:
+        return True  # a faint board whose whole outline follows the edges closely
+    return f.chamfer_mm <= config.max_chamfer_mm and (
+        f.contrast >= config.min_accept_contrast or f.inside_dimming >= config.min_inside_dimming
+        or f.line_strength >= config.min_line_strength)
+
+
+def _suppress(ok: list[BoardFit], ev: _Evidence, config: AcrylicConfig) -> list[BoardFit]:
+    """One fit per board: best chamfer first; each id once; a fit overlapping an accepted one is a second
+    sheet only where its own outline shows an edge inside the accepted board (else the same board again)."""
     fits: list[BoardFit] = []
     for fit in sorted(ok, key=lambda f: f.chamfer_mm):
         if any(f.id == fit.id for f in fits):
             continue
         poly = Polygon(fit.outline_mm)
-        if any(poly.intersection(Polygon(f.outline_mm)).area > config.max_overlap * poly.area for f in fits):
+        if any(_overlaps_without_evidence(fit, poly, f, ev, config) for f in fits):
             continue
         fits.append(fit)
-    # competing shapes that fit the same region almost as well: the footprint is that uncertain
+    return fits
+
+
+def _overlaps_without_evidence(fit: BoardFit, poly: Polygon, other: BoardFit, ev: _Evidence,
+                               config: AcrylicConfig) -> bool:
+    """``fit`` overlaps ``other`` by more than ``stack_min_overlap_mm2`` and its outline inside ``other``
+    shows no edge of its own (fewer than ``stack_min_support`` of the samples there)."""
+    other_poly = Polygon(other.outline_mm)
+    inter = poly.intersection(other_poly).area
+    if inter <= config.stack_min_overlap_mm2:
+        return False
+    if inter > config.max_overlap * poly.area:
+        return True
+    pts, nrm = _resample(np.asarray(fit.outline_mm), config.sample_step_mm / 2.0)
+    inner = contains_xy(other_poly.buffer(-config.stack_edge_inset_mm), pts[:, 0], pts[:, 1])
+    if inner.sum() < 3:
+        return False
+    offs = np.arange(-config.stack_edge_search_mm, config.stack_edge_search_mm + 1e-9, 0.5)
+    resid_p, good_p = _edge_offsets(ev, pts[inner], nrm[inner], offs, 1.0, config)
+    resid_m, good_m = _edge_offsets(ev, pts[inner], nrm[inner], offs, -1.0, config)
+    support = max(float(good_p.mean()), float(good_m.mean()))
+    return support < config.stack_min_support
+
+
+def _with_ambiguity(fits: list[BoardFit], ok: list[BoardFit], config: AcrylicConfig) -> list[BoardFit]:
+    """Competing shapes that fit the same region almost as well: the footprint is that uncertain."""
     out = []
     for fit in fits:
         poly = Polygon(fit.outline_mm)
@@ -482,58 +789,84 @@ def find_boards(
 
 
 def _seeds(ratio, printed, origin_mm, s, outlines_mm, config: AcrylicConfig) -> list[np.ndarray]:
-    """Candidate board positions: centres of clusters of printed strokes, and centres of the largest
-    discs inside the dimmed regions (one per board even where two boards' regions touch, and still
-    inside a board cut by the view's edge)."""
-    seeds: list[np.ndarray] = []
-    if printed is not None and printed.any():
-        kc = max(int(round(config.print_cluster_mm / s)) | 1, 3)
-        grown = cv2.dilate(printed, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kc, kc)))
-        n, lab = cv2.connectedComponents(grown, connectivity=8)
-        for i in range(1, n):
-            ys, xs = np.nonzero((lab == i) & (printed > 0))
-            if len(ys) * s * s < config.print_min_area_mm2:
-                continue
-            p = np.asarray(origin_mm) + np.array([xs.mean(), ys.mean()]) * s
-            seeds.append(p)
-    r = np.nan_to_num(ratio, nan=1.0)
-    dark = (np.abs(r - 1.0) > 1.0 - config.dark_ratio).astype(np.uint8)
-    k = max(int(round(6.0 / s)) | 1, 3)
-    dark = cv2.morphologyEx(dark, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-    min_area = min(abs(Polygon(o).area) for o in outlines_mm.values())
-    n, lab, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
-    keep = np.zeros(n, bool)
-    keep[1:] = stats[1:, 4] * s * s >= config.min_region_fraction * min_area
-    dark = keep[lab].astype(np.uint8)
-    dt = cv2.distanceTransform(np.pad(dark, 1), cv2.DIST_L2, 5)[1:-1, 1:-1] * s
-    win = max(int(round(config.seed_spacing_mm / s)) | 1, 3)
-    peak = (dt >= config.min_seed_radius_mm) & (dt >= cv2.dilate(dt, np.ones((win, win), np.uint8)) - 1e-6)
-    ys, xs = np.nonzero(peak)
-    seeds = [p for i, p in enumerate(seeds) if all(np.hypot(*(p - q)) >= config.seed_spacing_mm for q in seeds[:i])]
-    for i in np.argsort(-dt[ys, xs]):
-        p = np.asarray(origin_mm) + np.array([xs[i], ys[i]]) * s
-        if all(np.hypot(*(p - q)) >= config.seed_spacing_mm for q in seeds):
+    """Candidate board positions, best first: board-sized blobs of dimming (or brightening) and the
+    centres of clusters of printed strokes far from every blob.
+
+    A blob is a peak of a difference of Gaussians at board scale on the dimming map: it marks a
+    board's middle without a threshold on the level, also where two boards' regions touch or the
+    view's edge cuts a board.
+    """
+    seeds = _blob_seeds(ratio, origin_mm, s, config)
+    for p in _print_seeds(printed, origin_mm, s, config):
+        if all(np.hypot(*(p - q)) >= config.print_seed_spacing_mm for q in seeds):
             seeds.append(p)
     return seeds
 
 
-def _grid_top(ev: _Evidence, pts: np.ndarray, nrm: np.ndarray, thetas: np.ndarray, centres: np.ndarray, d: float,
-              k: int, min_sep_rad: float) -> list[tuple[float, float, float, np.ndarray]]:
-    """The ``k`` best (score, signed step, theta, centre) with rotations at least ``min_sep_rad`` apart."""
-    Rs = _rot(thetas)
-    P = np.einsum("tij,nj->tni", Rs, pts)[:, None] + centres[None, :, None, :]  # (T, D, n, 2)
-    Nn = np.broadcast_to(np.einsum("tij,nj->tni", Rs, nrm)[:, None], P.shape)
-    c, ln = ev.outline_terms(P, Nn, d)  # (T, D)
-    sc = ev.score(c, ln, 0.0)
-    best_d = np.argmax(sc, axis=1)
-    ar = np.arange(len(thetas))
-    out: list[tuple[float, float, float, np.ndarray]] = []
-    for ti in np.argsort(-sc[ar, best_d]):
-        th = float(thetas[ti])
-        if all(abs((th - o[2] + np.pi) % (2 * np.pi) - np.pi) >= min_sep_rad for o in out):
-            out.append((float(sc[ti, best_d[ti]]), float(c[ti, best_d[ti]]), th, centres[best_d[ti]].copy()))
-        if len(out) >= k:
+def _blob_seeds(ratio, origin_mm, s, config: AcrylicConfig) -> list[np.ndarray]:
+    """Peaks of a board-scale difference of Gaussians of the dimming, both polarities, strongest first."""
+    f = s / config.blob_mm_per_px
+    dim = 1.0 - np.nan_to_num(ratio, nan=1.0).astype(np.float32)
+    small = cv2.resize(dim, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    inner = cv2.GaussianBlur(small, (0, 0), config.blob_sigma_mm / config.blob_mm_per_px)
+    outer = cv2.GaussianBlur(small, (0, 0), config.blob_surround_sigma_mm / config.blob_mm_per_px)
+    dog = inner - outer
+    win = max(int(round(config.seed_spacing_mm / config.blob_mm_per_px)) | 1, 3)
+    found: list[tuple[float, np.ndarray, np.ndarray]] = []
+    for sign, resp in ((1.0, dog), (-1.0, -dog)):
+        peak = (resp >= config.blob_min_response) & (resp >= cv2.dilate(resp, np.ones((win, win), np.uint8)) - 1e-7)
+        ys, xs = np.nonzero(peak)
+        for y, x in zip(ys, xs):
+            p_px = np.array([x, y], dtype=np.float64)
+            found.append((float(resp[y, x]), p_px, _mean_shift(sign * small, p_px, config)))
+    to_mm = lambda p_px: np.asarray(origin_mm) + (p_px + 0.5) * config.blob_mm_per_px - 0.5 * s  # noqa: E731
+    out: list[np.ndarray] = []
+    for _, p_px, c_px in sorted(found, key=lambda t: -t[0]):
+        p, c = to_mm(p_px), to_mm(c_px)
+        if not all(np.hypot(*(p - q)) >= config.seed_spacing_mm for q in out):
+            continue
+        out.append(c)  # the centre of the dimmed area around the peak (a shape's centroid goes there) ...
+        if np.hypot(*(p - c)) > config.polar_offset_mm / 2.0:
+            out.append(p)  # ... and the peak itself, where the area runs into a neighbour's
+        if len(out) >= config.max_seeds:
             break
+    return out
+
+
+def _mean_shift(dim: np.ndarray, p_px: np.ndarray, config: AcrylicConfig) -> np.ndarray:
+    """Move a seed to the centroid of the clearly dimmed pixels (over half the level at the seed) within
+    ``blob_shift_radius_mm`` of it, a few times: to a board's middle. ``dim`` on the blob grid."""
+    r = config.blob_shift_radius_mm / config.blob_mm_per_px
+    ri = int(np.ceil(r))
+    yy, xx = np.mgrid[-ri:ri + 1, -ri:ri + 1]
+    disc = (xx ** 2 + yy ** 2) <= r * r
+    h, w = dim.shape
+    p = p_px.copy()
+    level = float(dim[int(p[1]), int(p[0])])
+    for _ in range(config.blob_shift_iters):
+        cx, cy = int(round(p[0])), int(round(p[1]))
+        x = np.clip(cx + xx, 0, w - 1)
+        y = np.clip(cy + yy, 0, h - 1)
+        wgt = (dim[y, x] > 0.5 * level) & disc
+        if wgt.sum() == 0:
+            break
+        p = np.array([x[wgt].mean(), y[wgt].mean()])
+    return p
+
+
+def _print_seeds(printed, origin_mm, s, config: AcrylicConfig) -> list[np.ndarray]:
+    """Centres of clusters of printed strokes (a board's constellation lies inside it)."""
+    if printed is None or not printed.any():
+        return []
+    kc = max(int(round(config.print_cluster_mm / s)) | 1, 3)
+    grown = cv2.dilate(printed, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kc, kc)))
+    n, lab = cv2.connectedComponents(grown, connectivity=8)
+    out = []
+    for i in range(1, n):
+        ys, xs = np.nonzero((lab == i) & (printed > 0))
+        extent = max(np.ptp(xs), np.ptp(ys)) * s if len(xs) else 0.0
+        if len(ys) * s * s >= config.print_min_area_mm2 and extent <= config.print_max_extent_mm:
+            out.append(np.asarray(origin_mm) + np.array([xs.mean(), ys.mean()]) * s)
     return out
 
 
@@ -554,10 +887,12 @@ def _grid_best(ev: _Evidence, pts: np.ndarray, nrm: np.ndarray, thetas: np.ndarr
     return float(sc[ti, di]), float(thetas[ti]), centres[di].copy()
 
 
-def _refine(ev: _Evidence, bid, mir, lo, theta, t, sign: float, config: AcrylicConfig,
+def _refine(ev: _Evidence, sh: _Shape, theta, t, sign: float, config: AcrylicConfig,
             bottom_shift=None) -> BoardFit | None:
-    """Point-to-edge least squares on (dx, dy, dtheta) from a pose found on the grids."""
-    pts, nrm = _resample(lo, config.sample_step_mm / 2.0)
+    """Point-to-edge least squares on (dx, dy, dtheta) from a pose found on the grids (``t``: where the
+    shape's own origin goes)."""
+    bid, mir, lo = sh.id, sh.mirrored, sh.outline
+    pts, nrm = sh.fine_pts, sh.fine_nrm
     offs = np.arange(-config.edge_search_mm, config.edge_search_mm + 1e-9, 0.5)
     d = config.contrast_offset_mm
     t = np.asarray(t, dtype=np.float64)
@@ -605,17 +940,11 @@ def _refine(ev: _Evidence, bid, mir, lo, theta, t, sign: float, config: AcrylicC
     sigma = float(np.hypot(config.base_sigma_mm, rms / np.sqrt(n_eff) * 3.0))
     support = float(inl.mean())
     sigma = min(sigma / max(min(support / 0.6, 1.0), 0.25), config.max_sigma_mm)
-    poly = Polygon(lo).buffer(-config.interior_inset_mm)
     inside_dim = 0.0
-    if not poly.is_empty:
-        x0, y0, x1, y1 = poly.bounds
-        gx, gy = np.meshgrid(np.arange(x0, x1, config.interior_step_mm), np.arange(y0, y1, config.interior_step_mm))
-        g = np.column_stack([gx.ravel(), gy.ravel()])
-        g = g[contains_xy(poly, g[:, 0], g[:, 1])]
-        if len(g):
-            v = ev.r(g @ R.T + t)
-            if np.isfinite(v).any():
-                inside_dim = float(sign * (1.0 - np.nanmedian(v)))
+    if len(sh.interior):
+        v = ev.r(sh.interior @ R.T + t)
+        if np.isfinite(v).any():
+            inside_dim = float(sign * (1.0 - np.nanmedian(v)))
     outline = lo @ R.T + t
     return BoardFit(bid, bool(mir), (float(t[0]), float(t[1])), float(np.degrees(theta) % 360), outline, contrast,
                     rms, sigma, support, chamfer, inside_dim, 0.0, line_strength)

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import cv2
 import numpy as np
-from shapely.geometry import Point, Polygon
+from shapely.geometry import MultiPoint, Point, Polygon
 
 from calibration.markers import MarkerLayout
 from components import load_components
@@ -46,6 +47,8 @@ class CarrotainVisionConfig:
         Refractive index of the boards (chips seen through them look raised).
     board_walls : bool
         Model the boards' side walls (seen on the side facing the camera) when matching outlines.
+    wall_grid_mm : float
+        Grid step of the precomputed wall parallax field.
     marker_margin_mm : float
         Half size of the square ignored around each calibration marker centre.
     touched_mm : float
@@ -56,6 +59,9 @@ class CarrotainVisionConfig:
         Chip/board sigmas grow by this times the calibration's reprojection error.
     low_confidence : float
         Chips under this confidence are flagged.
+    field_grow_diameters, min_field_overlap_mm2 : float
+        The chip field is the convex hull of the chip centres grown by this many chip diameters; a
+        board covering no chip is a challenge board only if it overlaps the field by more than this.
     chips : ChipConfig
     boards : AcrylicConfig
     """
@@ -68,11 +74,14 @@ class CarrotainVisionConfig:
     board_thickness_mm: float = 3.0
     acrylic_index: float = 1.49
     board_walls: bool = True
+    wall_grid_mm: float = 10.0
     marker_margin_mm: float = 40.0
     touched_mm: float = 3.0
     match_before_mm: float = 12.0
     sigma_per_reproj: float = 1.0
     low_confidence: float = 0.35
+    field_grow_diameters: float = 1.0
+    min_field_overlap_mm2: float = 500.0
     chips: ChipConfig = field(default_factory=ChipConfig)
     boards: AcrylicConfig = field(default_factory=AcrylicConfig)
 
@@ -150,24 +159,12 @@ def detect_board_readings(image_rgb: np.ndarray, cal, ref, chips: list[ChipReadi
     outlines = {k: np.asarray(v, dtype=np.float64) for k, v in components["carrotain"]["board"]["outlines_mm"].items()}
     z_top, z_bottom = config.board_top_z_mm, config.board_top_z_mm - config.board_thickness_mm
 
-    def bottom_shift(p_mm: np.ndarray) -> np.ndarray:
-        return px_to_mm(cal, mm_to_px(cal, p_mm, z_bottom), z_top) - p_mm
-
+    bottom_shift = _shift_field(cal, config.region_mm, z_bottom, z_top, config.wall_grid_mm)
     fits = find_boards(ratio, tv.origin_mm, tv.mm_per_px, outlines, config.boards,
                        bottom_shift if config.board_walls else None, line,
                        printed)
     extra = config.sigma_per_reproj * float(getattr(cal, "reprojection_error_mm", 0.0))
-    # the challenge boards are the two lying over the chip field: most chip centres within reach
-    # (a board's outline grown by a chip radius), then nearest to the chips' centroid
-    counts, dists = [], []
-    field_xy = np.mean([c.xy_mm for c in chips], axis=0) if chips else np.zeros(2)
-    for f in fits:
-        poly = Polygon(f.outline_mm)
-        reach = poly.buffer(config.chips.diameter_mm / 2.0)
-        counts.append(sum(reach.contains(Point(c.xy_mm)) for c in chips))
-        dists.append(poly.distance(Point(field_xy)))
-    order = sorted(range(len(fits)), key=lambda i: (-counts[i], dists[i]))
-    challenge = {i for i in order[:2] if counts[i] > 0}  # a board near no chip is not laid over the field
+    challenge = _challenge_boards([f.outline_mm for f in fits], [c.xy_mm for c in chips], config)
     out = []
     for i, f in enumerate(fits):
         spread = float(np.max(_height_spread_mm(cal, f.outline_mm[::6], config.board_top_z_mm)))
@@ -175,6 +172,56 @@ def detect_board_readings(image_rgb: np.ndarray, cal, ref, chips: list[ChipReadi
         out.append(BoardReading(f.id, np.asarray(f.outline_mm), sigma, f.fit_residual_mm,
                                 "challenge" if i in challenge else "other"))
     return out
+
+
+def _shift_field(cal, region_mm, z_from: float, z_to: float, grid_mm: float):
+    """Where a point at height ``z_from`` appears in a view rectified at ``z_to``, relative to the point
+    (mm), as a callable on (N, 2) table mm: computed on a grid and interpolated (the shift is smooth)."""
+    x0, y0, x1, y1 = region_mm
+    xs = np.arange(x0 - grid_mm, x1 + 2 * grid_mm, grid_mm)
+    ys = np.arange(y0 - grid_mm, y1 + 2 * grid_mm, grid_mm)
+    gx, gy = np.meshgrid(xs, ys)
+    g = np.column_stack([gx.ravel(), gy.ravel()])
+    field = (px_to_mm(cal, mm_to_px(cal, g, z_from), z_to) - g).reshape(len(ys), len(xs), 2).astype(np.float32)
+    origin = np.array([xs[0], ys[0]], dtype=np.float32)
+
+    def shift(p_mm: np.ndarray) -> np.ndarray:
+        q = ((np.asarray(p_mm, dtype=np.float32).reshape(-1, 1, 2) - origin) / grid_mm).astype(np.float32)
+        v = cv2.remap(field, q, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        return v.reshape(np.shape(p_mm)).astype(np.float64)
+
+    return shift
+
+
+def _challenge_boards(outlines_mm: list[np.ndarray], chips_xy_mm: list, config: CarrotainVisionConfig) -> set[int]:
+    """Indices of the (at most two) boards lying over the chip field.
+
+    A board lies over the field when it covers chip centres (within a chip radius of its outline) or,
+    covering none, overlaps the chip field (the convex hull of the chip centres grown by a chip
+    diameter). Ranked by chips covered, then by the area over the field; a board that neither covers a
+    chip nor overlaps the field is never a challenge board.
+
+    Parameters
+    ----------
+    outlines_mm : list of ndarray, shape (N, 2)
+    chips_xy_mm : list of (float, float)
+
+    Returns
+    -------
+    set[int]
+    """
+    if not outlines_mm or not chips_xy_mm:
+        return set()
+    pts = MultiPoint([tuple(p) for p in chips_xy_mm])
+    field_area = pts.convex_hull.buffer(config.chips.diameter_mm * config.field_grow_diameters)
+    keys = []
+    for o in outlines_mm:
+        poly = Polygon(o)
+        reach = poly.buffer(config.chips.diameter_mm / 2.0)
+        covered = sum(reach.contains(Point(p)) for p in chips_xy_mm)
+        keys.append((covered, poly.intersection(field_area).area))
+    order = sorted(range(len(outlines_mm)), key=lambda i: (-keys[i][0], -keys[i][1]))
+    return {i for i in order[:2] if keys[i][0] > 0 or keys[i][1] > config.min_field_overlap_mm2}
 
 
 def recognise(
