@@ -350,6 +350,10 @@ class _Contest:
     doubtful: tuple[int, ...] = ()
 
 
+#: Role of an acrylic-looking region no board outline was matched to (a board may lie there unread).
+UNREAD = "unread"
+
+
 def _board_flags(state: CarrotainState, polys: list, challenge: list[int], options: CarrotainOptions) -> list[Flag]:
     """Unusable outlines, not exactly two challenge boards, challenge boards stacked on any board."""
     flags = [Flag("bad_board_outline", f"board {b.id} (#{i}) has no usable outline; ignored",
@@ -358,7 +362,7 @@ def _board_flags(state: CarrotainState, polys: list, challenge: list[int], optio
         flags.append(Flag("invalid_challenge",
                           f"{len(challenge)} challenge boards found, a challenge uses exactly {BOARDS_PER_SUCCESS}",
                           {"boards": [state.boards[i].id for i in challenge]}))
-    usable = [i for i, p in enumerate(polys) if p is not None]
+    usable = [i for i, p in enumerate(polys) if p is not None and state.boards[i].role != UNREAD]
     for a_pos, a in enumerate(usable):
         for b in usable[a_pos + 1:]:
             if a not in challenge and b not in challenge:
@@ -531,8 +535,16 @@ def adjudicate(
         unc = [int(i) for i in np.flatnonzero(uncertain)]
         flags.append(Flag("uncertain_chip", f"chip(s) {_chip_list(unc)} detected with confidence below "
                           f"{options.min_confidence:g}: they may not be chips", {"chips": unc}))
+    in_unread = np.zeros(n, dtype=bool)
     for k, b in enumerate(state.boards):
-        if b.role == "challenge" or polys[k] is None or not n:
+        if b.role == UNREAD and polys[k] is not None and n:
+            in_unread |= shapely.intersects_xy(polys[k], xy_mm[:, 0], xy_mm[:, 1]) & ~geo.bad_xy & ~geo.hidden
+    if np.any(in_unread):
+        under = [int(i) for i in np.flatnonzero(in_unread)]
+        flags.append(Flag("under_unread_acrylic", f"chip(s) {_chip_list(under)} lie under acrylic that was not read "
+                          "as a board: they may be hidden", {"chips": under}))
+    for k, b in enumerate(state.boards):
+        if b.role in ("challenge", UNREAD) or polys[k] is None or not n:
             continue
         under = np.flatnonzero(shapely.intersects_xy(polys[k], xy_mm[:, 0], xy_mm[:, 1]) & ~geo.bad_xy)
         if len(under):
@@ -547,7 +559,7 @@ def adjudicate(
 
     n_not = int(np.count_nonzero(~geo.hidden))
     verdict = _verdict(n_not)
-    contest = _contest(geo, uncertain)
+    contest = _contest(geo, uncertain | in_unread)
     if contest.contested:
         flags.append(Flag("contested", f"verdict contested: borderline/uncertain chip(s) "
                           f"{_chip_list(contest.doubtful)} could give {contest.other}",

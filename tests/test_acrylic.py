@@ -1,13 +1,16 @@
 """Board matcher on seeded synthetic renders (fallback/synth renderer)."""
 
 import numpy as np
-from shapely import distance, points
+from shapely import contains_xy, distance, points
 from shapely.geometry import Polygon
 
+from calibration.markers import MarkerLayout
 from calibration.table import calibrate_from_markers
+from components import load_components
 from synth.carrotain import board_outline_mm, render_scene
-from vision.acrylic import _resample
-from vision.carrotain import CarrotainVisionConfig, recognise
+from vision.acrylic import _resample, find_boards, unexplained_regions
+from vision.carrotain import CarrotainVisionConfig, board_evidence, board_outlines, recognise
+from vision.carrotain_view import colour_reference
 
 # synth.photo draws a board as a flat sheet (no side walls): match without the wall model here
 FLAT = CarrotainVisionConfig(board_walls=False)
@@ -45,3 +48,44 @@ def test_challenge_boards_found_with_their_pose():
             if m and m[0].role == "challenge":
                 good += float(distance(truth[b["id"]].exterior, points(m[0].outline_mm)).mean()) <= 2.0
     assert good >= 0.75 * n
+
+
+def test_a_board_cut_from_the_evidence_is_flagged_unread():
+    """Render of seed 3 (synth.photo conditions): one challenge board is cut from the detection - its
+    dimming, edge lines and print wiped (set to bare mat) over the half of it away from the other
+    boards. No outline can be fitted to what is left, and what is left (dimming, print) is reported
+    as an unread acrylic region covering the remaining half; the untouched boards stay found."""
+    img, scene, _ = render_scene(3)
+    cal = calibrate_from_markers(img)
+    comp = load_components()
+    layout = MarkerLayout.from_components(comp)
+    ev = board_evidence(img, cal, colour_reference(cal, img, layout), FLAT, layout)
+    outlines = board_outlines(comp)
+    full = find_boards(ev.ratio, ev.origin_mm, ev.mm_per_px, outlines, FLAT.boards, None, ev.line, ev.printed)
+    assert not unexplained_regions(ev.ratio, ev.printed, full, ev.origin_mm, ev.mm_per_px, FLAT.boards, ev.line,
+                                   outlines), "nothing unread before the cut"
+    challenge = [b for b in scene["boards"] if b["role"] == "challenge"]
+    found = {f.id for f in full}
+    cut = next(b for b in challenge if b["id"] in found)
+    poly = Polygon(cut["outline_mm"])
+    others = [Polygon(b["outline_mm"]) for b in scene["boards"] if b is not cut]
+    # keep the half of the board nearest the other boards' centroid... cut the far half
+    c = np.asarray(poly.centroid.coords[0])
+    away = c - np.mean([o.centroid.coords[0] for o in others], axis=0)
+    away /= np.linalg.norm(away)
+    h, w = ev.ratio.shape
+    yy, xx = np.mgrid[0:h, 0:w]
+    xy = np.asarray(ev.origin_mm) + np.stack([xx, yy], -1) * ev.mm_per_px
+    far_side = ((xy - c) @ away) > 0
+    wipe = far_side & contains_xy(poly.buffer(8.0), xy[..., 0], xy[..., 1])
+    ratio, line, printed = ev.ratio.copy(), ev.line.copy(), ev.printed.copy()
+    ratio[wipe], line[wipe], printed[wipe] = 1.0, 0.0, 0
+    fits = find_boards(ratio, ev.origin_mm, ev.mm_per_px, outlines, FLAT.boards, None, line, printed)
+    assert cut["id"] not in {f.id for f in fits}, "the cut board is no longer read"
+    assert {b for b in found if b != cut["id"]} <= {f.id for f in fits}
+    regions = unexplained_regions(ratio, printed, fits, ev.origin_mm, ev.mm_per_px, FLAT.boards, line, outlines)
+    left = poly.difference(Polygon(np.vstack([c + away * 400 + np.array([-away[1], away[0]]) * s
+                                              for s in (-400, 400)] + [c + np.array([-away[1], away[0]]) * s
+                                                                         for s in (400, -400)])))
+    assert any(Polygon(r).intersection(left).area > 0.3 * left.area for r in regions), \
+        "the remaining half of the cut board is flagged as unread acrylic"

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 from shapely import contains_xy, distance, points
-from shapely.geometry import Polygon
+from shapely.geometry import MultiPoint, Point, Polygon
 
 
 @dataclass(frozen=True)
@@ -50,9 +50,9 @@ class AcrylicConfig:
     print_kernel_mm, print_fraction, print_min_length_mm : float
         Print strokes: bright top-hat (narrower than the kernel) above this fraction of
         (white - mat), in components at least this long.
-    print_cluster_mm, print_min_area_mm2, print_max_extent_mm : float
+    print_cluster_mm, print_min_area_mm2, print_max_extent_mm, print_max_stroke_mm : float
         Strokes closer than this form one board's print; clusters with less stroke area, or longer
-        than a board (the mat's edge, a ruler), are ignored.
+        than a board, are ignored, and so are single strokes longer than this (the mat's edge).
     min_line_strength, line_off_mm : float
         A board whose inside is hardly dimmed is still accepted when its outline follows a dark
         edge line at least this strong (above the line level this far off the outline).
@@ -71,6 +71,12 @@ class AcrylicConfig:
         Each blob peak moves to the centroid of the dimming within this radius, this many times.
     max_seeds : int
         Most blob seeds searched (strongest first).
+    unexplained_margin_mm, unexplained_print_grow_mm, unexplained_blob_response : float
+        Evidence of acrylic (print strokes, a blob centre) further than this outside every fitted
+        board is unexplained; a print cluster's region is its hull grown this much; a dimming blob
+        must be at least this strong (difference of Gaussians) to count.
+    unexplained_min_outline : float
+        ... and some board outline around it must score at least this in the polar stage.
     print_seed_spacing_mm : float
         A print cluster seeds the search unless a blob seed is this close.
     polar_n_phi : int
@@ -144,9 +150,10 @@ class AcrylicConfig:
     print_kernel_mm: float = 5.0
     print_fraction: float = 0.25
     print_min_length_mm: float = 12.0
-    print_cluster_mm: float = 30.0
+    print_cluster_mm: float = 10.0
     print_min_area_mm2: float = 60.0
-    print_max_extent_mm: float = 220.0
+    print_max_extent_mm: float = 260.0
+    print_max_stroke_mm: float = 170.0
     dark_ratio: float = 0.94
     min_region_fraction: float = 0.25
     seed_spacing_mm: float = 50.0
@@ -158,6 +165,10 @@ class AcrylicConfig:
     blob_shift_radius_mm: float = 70.0
     blob_shift_iters: int = 4
     max_seeds: int = 10
+    unexplained_margin_mm: float = 5.0
+    unexplained_print_grow_mm: float = 15.0
+    unexplained_blob_response: float = 0.04
+    unexplained_min_outline: float = 0.06
     print_seed_spacing_mm: float = 24.0
     polar_n_phi: int = 90
     polar_r_step_mm: float = 2.0
@@ -635,6 +646,100 @@ def find_boards(
     return _with_ambiguity(fits, ok, config)
 
 
+def unexplained_regions(ratio: np.ndarray, printed: np.ndarray | None, fits: list[BoardFit], origin_mm,
+                        mm_per_px: float, config: AcrylicConfig = AcrylicConfig(), line: np.ndarray | None = None,
+                        outlines_mm: dict[str, np.ndarray] | None = None) -> list[np.ndarray]:
+    """Acrylic-looking regions that no fitted board explains: where a board may lie unread.
+
+    Two kinds of evidence: a cluster of printed constellation strokes (only boards carry print)
+    lying mostly outside every fitted board, and a strong board-sized blob of dimming whose
+    centre is outside every fitted board (grown by ``unexplained_margin_mm``) and around which
+    some board outline finds a step (polar stage score at least ``unexplained_min_outline``).
+
+    Parameters
+    ----------
+    ratio, printed, line : ndarray, shape (h, w)
+        Maps of ``board_maps`` (ratio NaN where there is no data).
+    fits : list[BoardFit]
+        The boards found.
+    outlines_mm : dict[str, ndarray (N, 2)], optional
+        The board outlines (without them, dimming blobs are not checked for an outline).
+
+    Returns
+    -------
+    list of ndarray, shape (N, 2)
+        Each region's outline in table mm (convex, around the evidence).
+    """
+    boards = [Polygon(f.outline_mm).buffer(config.unexplained_margin_mm) for f in fits]
+    o = np.asarray(origin_mm, dtype=np.float64)
+    regions: list[Polygon] = []
+    for pts in _print_clusters(printed, mm_per_px, config):
+        xy = o + pts * mm_per_px
+        inside = np.zeros(len(xy), bool)
+        for b in boards:
+            inside |= contains_xy(b, xy[:, 0], xy[:, 1])
+        if (~inside).sum() * mm_per_px ** 2 >= config.print_min_area_mm2:
+            regions.append(MultiPoint(xy[~inside]).convex_hull.buffer(config.unexplained_print_grow_mm))
+    ratio, line = _without_boards(ratio, line, boards, o, mm_per_px)
+    blobs = [(p, hull) for p, hull in _dimmed_blobs(ratio, origin_mm, mm_per_px, config)
+             if not any(contains_xy(b, p[0], p[1]) for b in boards) and not any(r.contains(Point(p)) for r in regions)]
+    if blobs and outlines_mm:
+        # a board has an outline: the dimming must step across some board-shaped contour there
+        shapes, radii = _prepare_shapes(outlines_mm, config)
+        ev = _coarse_evidence(ratio, line, origin_mm, mm_per_px, config)
+        for p, hull in blobs:
+            cands = _polar_candidates(ev, p, shapes, radii, config)
+            if cands and cands[0].score >= config.unexplained_min_outline:
+                regions.append(hull)
+    return [np.asarray(r.exterior.coords)[:-1] for r in regions if r.geom_type == "Polygon" and not r.is_empty]
+
+
+def _without_boards(ratio: np.ndarray, line: np.ndarray | None, boards: list[Polygon], origin_mm: np.ndarray,
+                    s: float) -> tuple[np.ndarray, np.ndarray | None]:
+    """The maps with the explained boards painted as bare mat (ratio 1, no line)."""
+    mask = np.zeros(ratio.shape, np.uint8)
+    for b in boards:
+        if b.geom_type == "Polygon" and not b.is_empty:
+            q = np.round((np.asarray(b.exterior.coords) - origin_mm) / s).astype(np.int32)
+            cv2.fillPoly(mask, [q], 1)
+    r = np.where(mask > 0, np.where(np.isfinite(ratio), 1.0, ratio), ratio).astype(np.float32)
+    ln = None if line is None else np.where(mask > 0, np.where(np.isfinite(line), 0.0, line), line).astype(np.float32)
+    return r, ln
+
+
+def _dimmed_blobs(ratio, origin_mm, s, config: AcrylicConfig) -> list[tuple[np.ndarray, Polygon]]:
+    """Strong board-sized blobs of dimming: (centre mm, hull of the dimmed pixels around it)."""
+    f = s / config.blob_mm_per_px
+    dim = 1.0 - np.nan_to_num(ratio, nan=1.0).astype(np.float32)
+    valid = cv2.resize(np.isfinite(ratio).astype(np.float32), None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    small = cv2.resize(dim, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    dog = cv2.GaussianBlur(small, (0, 0), config.blob_sigma_mm / config.blob_mm_per_px) - cv2.GaussianBlur(
+        small, (0, 0), config.blob_surround_sigma_mm / config.blob_mm_per_px)
+    win = max(int(round(config.seed_spacing_mm / config.blob_mm_per_px)) | 1, 3)
+    inner = cv2.erode(valid, np.ones((win, win), np.uint8), borderType=cv2.BORDER_CONSTANT, borderValue=0)
+    r = config.blob_shift_radius_mm / config.blob_mm_per_px
+    # dimmer than the mat only: a board brighter than the mat (glare) shows its print, and bright
+    # patches of mat next to dimmed areas are common
+    return _blob_hulls(small, dog, inner > 0.99, win, r, origin_mm, config)
+
+
+def _blob_hulls(small, dog, in_view, win: int, r: float, origin_mm, config: AcrylicConfig):
+    """(centre mm, hull) of the blobs of one polarity (see ``_dimmed_blobs``)."""
+    peak = (dog >= config.unexplained_blob_response) & (dog >= cv2.dilate(dog, np.ones((win, win), np.uint8)) - 1e-7)
+    peak &= in_view  # whole blob in view: not a view-edge effect
+    out = []
+    for y, x in zip(*np.nonzero(peak)):
+        c = _mean_shift(small, np.array([x, y], dtype=np.float64), config)
+        level = float(small[y, x])
+        yy, xx = np.nonzero(small > 0.5 * level)
+        near = np.hypot(xx - c[0], yy - c[1]) <= r
+        if near.sum() < 3:
+            continue
+        pts = np.asarray(origin_mm) + (np.column_stack([xx[near], yy[near]]) + 0.5) * config.blob_mm_per_px
+        out.append((np.asarray(origin_mm) + (c + 0.5) * config.blob_mm_per_px, MultiPoint(pts).convex_hull))
+    return out
+
+
 def _same_pose(a: _Candidate, b: _Candidate, config: AcrylicConfig) -> bool:
     """Two candidates of one shape within ``same_pose_mm`` and ``same_pose_deg`` (refined once)."""
     dth = abs((a.theta - b.theta + np.pi) % (2 * np.pi) - np.pi)
@@ -856,17 +961,32 @@ def _mean_shift(dim: np.ndarray, p_px: np.ndarray, config: AcrylicConfig) -> np.
 
 def _print_seeds(printed, origin_mm, s, config: AcrylicConfig) -> list[np.ndarray]:
     """Centres of clusters of printed strokes (a board's constellation lies inside it)."""
+    return [np.asarray(origin_mm) + pts.mean(axis=0) * s for pts in _print_clusters(printed, s, config)]
+
+
+def _print_clusters(printed, s, config: AcrylicConfig) -> list[np.ndarray]:
+    """Clusters of printed strokes as their pixels (x, y), shape (n, 2): strokes closer than
+    ``print_cluster_mm``, at least ``print_min_area_mm2`` of stroke, no longer than a board."""
     if printed is None or not printed.any():
         return []
+    n, lab, st, _ = cv2.connectedComponentsWithStats(printed.astype(np.uint8), connectivity=8)
+    keep = np.maximum(st[:, 2], st[:, 3]) * s <= config.print_max_stroke_mm  # not the mat's edge, a ruler
+    keep[0] = False
+    printed = keep[lab].astype(np.uint8)
     kc = max(int(round(config.print_cluster_mm / s)) | 1, 3)
     grown = cv2.dilate(printed, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kc, kc)))
     n, lab = cv2.connectedComponents(grown, connectivity=8)
+    ys, xs = np.nonzero(printed > 0)
+    ids = lab[ys, xs]
     out = []
     for i in range(1, n):
-        ys, xs = np.nonzero((lab == i) & (printed > 0))
-        extent = max(np.ptp(xs), np.ptp(ys)) * s if len(xs) else 0.0
-        if len(ys) * s * s >= config.print_min_area_mm2 and extent <= config.print_max_extent_mm:
-            out.append(np.asarray(origin_mm) + np.array([xs.mean(), ys.mean()]) * s)
+        m = ids == i
+        if not m.any():
+            continue
+        px, py = xs[m], ys[m]
+        extent = max(np.ptp(px), np.ptp(py)) * s
+        if m.sum() * s * s >= config.print_min_area_mm2 and extent <= config.print_max_extent_mm:
+            out.append(np.column_stack([px, py]).astype(np.float64))
     return out
 
 

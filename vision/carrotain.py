@@ -18,7 +18,7 @@ from components import load_components
 from judge.timing import StageTimer
 from scoring.carrotain_state import BoardReading, CarrotainState, ChipReading
 from scoring.flags import Flag
-from vision.acrylic import AcrylicConfig, board_maps, find_boards
+from vision.acrylic import AcrylicConfig, board_maps, find_boards, unexplained_regions
 from vision.carrotain_view import (
     DEFAULT_HFOV_DEG,
     colour_reference,
@@ -49,6 +49,8 @@ class CarrotainVisionConfig:
         Model the boards' side walls (seen on the side facing the camera) when matching outlines.
     wall_grid_mm : float
         Grid step of the precomputed wall parallax field.
+    print_edge_guard_mm : float
+        Print strokes this close to the view's edge or a masked area are ignored.
     marker_margin_mm : float
         Half size of the square ignored around each calibration marker centre.
     touched_mm : float
@@ -75,6 +77,7 @@ class CarrotainVisionConfig:
     acrylic_index: float = 1.49
     board_walls: bool = True
     wall_grid_mm: float = 10.0
+    print_edge_guard_mm: float = 4.0
     marker_margin_mm: float = 40.0
     touched_mm: float = 3.0
     match_before_mm: float = 12.0
@@ -142,9 +145,33 @@ def detect_chip_readings(image_rgb: np.ndarray, cal, ref, config: CarrotainVisio
     return out
 
 
-def detect_board_readings(image_rgb: np.ndarray, cal, ref, chips: list[ChipReading], config: CarrotainVisionConfig,
-                          components: dict, layout: MarkerLayout) -> list[BoardReading]:
-    """Boards of one photo as ``BoardReading``; the two covering most chips are the challenge boards."""
+@dataclass(frozen=True)
+class BoardEvidence:
+    """The maps boards are matched on (a top view at the board tops), see ``vision.acrylic.board_maps``.
+
+    Attributes
+    ----------
+    ratio, line : ndarray, shape (h, w), float32
+        Dimming ratio and edge-line strength; NaN outside the photo and around the markers.
+    printed : ndarray, shape (h, w), uint8
+        Print strokes, well inside the view.
+    origin_mm : (float, float)
+    mm_per_px : float
+    bottom_shift : callable or None
+        Wall parallax of the boards (None: walls not modelled).
+    """
+
+    ratio: np.ndarray
+    line: np.ndarray
+    printed: np.ndarray
+    origin_mm: tuple[float, float]
+    mm_per_px: float
+    bottom_shift: object = None
+
+
+def board_evidence(image_rgb: np.ndarray, cal, ref, config: CarrotainVisionConfig,
+                   layout: MarkerLayout) -> BoardEvidence:
+    """Top view at the board tops -> dimming, edge-line and print maps, markers masked out."""
     tv = top_view(cal, image_rgb, config.region_mm, config.board_mm_per_px, config.board_top_z_mm)
     level = ref.normalise(tv.image).mean(axis=2)
     valid = tv.image.reshape(-1, tv.image.shape[-1]).any(axis=1).reshape(level.shape)
@@ -156,13 +183,28 @@ def detect_board_readings(image_rgb: np.ndarray, cal, ref, chips: list[ChipReadi
         c1, r1 = np.ceil(tv.mm_to_px([[x1, y1]])[0]).astype(int)
         ratio[max(r0, 0):max(r1, 0), max(c0, 0):max(c1, 0)] = np.nan
         line[max(r0, 0):max(r1, 0), max(c0, 0):max(c1, 0)] = np.nan
-    outlines = {k: np.asarray(v, dtype=np.float64) for k, v in components["carrotain"]["board"]["outlines_mm"].items()}
+    # print strokes only well inside the view (the mat's and the view's edges make long bright lines)
+    k = max(int(round(2 * config.print_edge_guard_mm / tv.mm_per_px)) | 1, 3)
+    inner = cv2.erode(np.pad(np.isfinite(ratio).astype(np.uint8), 1), np.ones((k, k), np.uint8))[1:-1, 1:-1]
+    printed = (printed * inner).astype(np.uint8)
     z_top, z_bottom = config.board_top_z_mm, config.board_top_z_mm - config.board_thickness_mm
+    shift = _shift_field(cal, config.region_mm, z_bottom, z_top, config.wall_grid_mm) if config.board_walls else None
+    return BoardEvidence(ratio, line, printed, tv.origin_mm, tv.mm_per_px, shift)
 
-    bottom_shift = _shift_field(cal, config.region_mm, z_bottom, z_top, config.wall_grid_mm)
-    fits = find_boards(ratio, tv.origin_mm, tv.mm_per_px, outlines, config.boards,
-                       bottom_shift if config.board_walls else None, line,
-                       printed)
+
+def board_outlines(components: dict) -> dict[str, np.ndarray]:
+    """Board id -> outline (N, 2) in the board's own frame, mm."""
+    return {k: np.asarray(v, dtype=np.float64) for k, v in components["carrotain"]["board"]["outlines_mm"].items()}
+
+
+def detect_board_readings(image_rgb: np.ndarray, cal, ref, chips: list[ChipReading], config: CarrotainVisionConfig,
+                          components: dict, layout: MarkerLayout) -> list[BoardReading]:
+    """Boards of one photo as ``BoardReading``: the fitted boards (the two over the chip field are the
+    challenge boards, the rest "other") and the acrylic-looking regions no board explains ("unread")."""
+    ev = board_evidence(image_rgb, cal, ref, config, layout)
+    outlines = board_outlines(components)
+    fits = find_boards(ev.ratio, ev.origin_mm, ev.mm_per_px, outlines, config.boards, ev.bottom_shift, ev.line,
+                       ev.printed)
     extra = config.sigma_per_reproj * float(getattr(cal, "reprojection_error_mm", 0.0))
     challenge = _challenge_boards([f.outline_mm for f in fits], [c.xy_mm for c in chips], config)
     out = []
@@ -171,6 +213,9 @@ def detect_board_readings(image_rgb: np.ndarray, cal, ref, chips: list[ChipReadi
         sigma = float(np.sqrt(f.pose_sigma_mm ** 2 + extra ** 2 + spread ** 2))
         out.append(BoardReading(f.id, np.asarray(f.outline_mm), sigma, f.fit_residual_mm,
                                 "challenge" if i in challenge else "other"))
+    for region in unexplained_regions(ev.ratio, ev.printed, fits, ev.origin_mm, ev.mm_per_px, config.boards, ev.line,
+                                      outlines):
+        out.append(BoardReading("?", region, config.boards.max_sigma_mm, 0.0, "unread"))
     return out
 
 
@@ -275,6 +320,13 @@ def recognise(
     if low:
         flags.append(Flag("low_confidence_chips", f"{len(low)} chip(s) read with low confidence (kind/colour unsure)",
                           {"chips": low}))
+    unread = [i for i, b in enumerate(boards) if b.role == "unread"]
+    if unread:
+        flags.append(Flag("unread_acrylic", f"{len(unread)} acrylic-looking region(s) (print or dimming) not matched "
+                          "to any board: a board may lie there unread", {
+                              "boards": unread,
+                              "centres_mm": [np.round(np.mean(boards[i].outline_mm, axis=0), 1).tolist()
+                                             for i in unread]}))
     n_ch = sum(b.role == "challenge" for b in boards)
     if n_ch != 2:
         flags.append(Flag("boards_not_found", f"found {n_ch} challenge board(s) over the chips, expected 2",
