@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 import shapely
 
-from scoring.carrotain_state import CarrotainState
+from scoring.carrotain_state import CarrotainState, ChipReading
 from scoring.flags import Flag
 
 #: Most not-hidden centre points a successful challenge may leave.
@@ -453,6 +453,37 @@ def _awards(state: CarrotainState, seats: tuple[str, ...], challenger: str, verd
     return awards
 
 
+def _doubtful_awards(state: CarrotainState, seats: tuple[str, ...], challenger: str, verdict: str,
+                     hidden: np.ndarray, uncertain: np.ndarray,
+                     awards: dict[str, dict[str, int]]) -> dict[int, set[str]]:
+    """Uncertain chips whose kind/colour could change an award: chip index -> players affected.
+
+    Each uncertain chip is re-read as every other kind/colour in play (and as no chip at all); a
+    reading that changes any player's award makes that award doubtful.
+    """
+    out: dict[int, set[str]] = {}
+    alternatives = [("star", p) for p in seats] + [("colourless", None), (None, None)]
+    for i in np.flatnonzero(uncertain):
+        i = int(i)
+        c = state.chips[i]
+        changed: set[str] = set()
+        for kind, colour in alternatives:
+            if (kind, colour) == (c.kind, c.colour):
+                continue
+            chips = list(state.chips)
+            keep = np.ones(len(chips), dtype=bool)
+            if kind is None:
+                keep[i] = False
+            else:
+                chips[i] = ChipReading(kind, colour, c.xy_mm, c.centre_sigma_mm, c.confidence)
+            alt_state = CarrotainState(tuple(ch for ch, k in zip(chips, keep) if k), state.boards, state.flags)
+            alt = _awards(alt_state, seats, challenger, verdict, hidden[keep])
+            changed |= {p for p in seats if alt[p] != awards[p]}
+        if changed:
+            out[i] = changed
+    return out
+
+
 def _explain(state: CarrotainState, seats: tuple[str, ...], challenger: str, options: CarrotainOptions,
              challenge_ids: tuple[str, ...], geo: _ChipGeometry, contest: _Contest,
              awards: dict[str, dict[str, int]]) -> tuple[str, ...]:
@@ -571,6 +602,13 @@ def adjudicate(
                           "the verdict holds either way (awards may differ)", {"chips": bl}))
 
     awards = _awards(state, seats, challenger, verdict, geo.hidden)
+    doubtful = _doubtful_awards(state, seats, challenger, verdict, geo.hidden, uncertain, awards)
+    if doubtful:
+        flags.append(Flag("awards_doubtful", "award(s) of " + ", ".join(sorted({p for ps in doubtful.values()
+                                                                                for p in ps}))
+                          + f" depend on chip(s) {_chip_list(sorted(doubtful))} read with low confidence "
+                          "(kind/colour unsure): check them by eye",
+                          {"chips": sorted(doubtful), "players": {str(i): sorted(ps) for i, ps in doubtful.items()}}))
     chips = tuple(ChipJudgement(i, c.kind, c.colour, (float(xy_mm[i, 0]), float(xy_mm[i, 1])), bool(geo.hidden[i]),
                                 float(geo.margin_mm[i]), bool(geo.borderline[i]), geo.board[i])
                   for i, c in enumerate(state.chips))

@@ -102,6 +102,8 @@ class AcrylicConfig:
         best) refined before the shapes are compared.
     same_pose_mm, same_pose_deg : float
         A candidate this close to one already refined (same shape) is not refined again.
+    reseed_chamfer_mm : float
+        A board fitted looser than this is searched again from the middle of its outline.
     coarse_per_shape, coarse_min_separation_deg : int, float
         Coarse candidates kept per shape (id, mirror), at rotations at least this far apart.
     chamfer_cap_mm, max_chamfer_mm : float
@@ -187,6 +189,7 @@ class AcrylicConfig:
     refine_min_relative: float = 0.7
     same_pose_mm: float = 6.0
     same_pose_deg: float = 5.0
+    reseed_chamfer_mm: float = 1.2
     coarse_per_shape: int = 3
     coarse_min_separation_deg: float = 25.0
     chamfer_cap_mm: float = 4.0
@@ -628,8 +631,22 @@ def find_boards(
         return []
     shapes, radii = _prepare_shapes(outlines_mm, config)
     ev_coarse = _coarse_evidence(ratio, line, origin_mm, mm_per_px, config)
-    fits_all: list[BoardFit] = []
     done: list[_Candidate] = []
+    ok = _fits_at(seeds, ev, ev_coarse, shapes, radii, done, config, bottom_shift)
+    fits = _suppress(ok, ev, config)
+    # a loose fit marks where a board lies, not always its pose: search again from its middle
+    again = [np.asarray(Polygon(f.outline_mm).centroid.coords[0]) for f in fits
+             if f.chamfer_mm > config.reseed_chamfer_mm]
+    if again:
+        ok += _fits_at(again, ev, ev_coarse, shapes, radii, done, config, bottom_shift)
+        fits = _suppress(ok, ev, config)
+    return _with_ambiguity(fits, ok, config)
+
+
+def _fits_at(seeds: list[np.ndarray], ev: _Evidence, ev_coarse: _Evidence, shapes: list[_Shape], radii: np.ndarray,
+             done: list[_Candidate], config: AcrylicConfig, bottom_shift=None) -> list[BoardFit]:
+    """Acceptable refined fits of the best candidates around each seed (``done``: poses refined so far)."""
+    out: list[BoardFit] = []
     for seed in seeds:
         cands = _polar_candidates(ev_coarse, seed, shapes, radii, config)
         polished = sorted((_polish(ev, shapes[c.shape], c, config) for c in cands), key=lambda c: -c.score)
@@ -639,11 +656,9 @@ def find_boards(
             done.append(c)
             sh = shapes[c.shape]
             fit = _refine(ev, sh, c.theta, c.xy - _rot(np.array(c.theta)) @ sh.cen, c.sign, config, bottom_shift)
-            if fit is not None:
-                fits_all.append(fit)
-    ok = [f for f in fits_all if _acceptable(f, config)]
-    fits = _suppress(ok, ev, config)
-    return _with_ambiguity(fits, ok, config)
+            if fit is not None and _acceptable(fit, config):
+                out.append(fit)
+    return out
 
 
 def unexplained_regions(ratio: np.ndarray, printed: np.ndarray | None, fits: list[BoardFit], origin_mm,
