@@ -1,6 +1,7 @@
 """Table Judge page: pick a game, give it a photo (sample, upload or camera), see the evidence.
 
-Run with ``streamlit run app.py``. Thin by design: widgets here, logic in the packages.
+Run with ``streamlit run app.py``. Thin by design: widgets here, logic in the packages. The games come from
+``judge.registry``; each game's photo inputs, form, result panel and session panel from its ``ui/games/<game>.py``.
 """
 
 from __future__ import annotations
@@ -11,40 +12,15 @@ import json
 import numpy as np
 import streamlit as st
 
-from judge.errors import BadInput, CannotJudge
-from judge.games import GAME_NAMES, get_game
+from core.errors import BadInput, CannotJudge
 from judge.images import decode_image
-from judge.pipeline import adjudicate, judge_images, state_from_json
-from ui import carrotain_session, cmyk_session, kaleido_session
+from judge.pipeline import adjudicate_typed, judge_images, state_from_json
+from judge.registry import game as get_game
+from judge.registry import plugins
 from ui.editor import apply_tables, state_tables
-from ui.forms import FORMS
 from ui.history import open_ledger, show_history
-from ui.results import TITLES, show_result
-from ui.sources import Photo, photo_input
-from ui.zoom import chip_crops
-
-SESSION_PANELS = {
-    "carrotain": carrotain_session.session_panel,
-    "kaleido": kaleido_session.session_panel,
-    "cmyk": cmyk_session.session_panel,
-}
-
-
-def photos_for(game: str) -> tuple[list[Photo], dict | None]:
-    """The photos this game needs, and a sample's context to prefill the form with."""
-    if game == "cmyk":
-        n = int(st.session_state.get("cm-n", 1))
-        photos = [photo_input(game, key=f"photo-{k}", label=f"Mosaic photo, player {k + 1}") for k in range(n)]
-    elif game == "carrotain":
-        before = None
-        with st.expander("Optional: the 'before' photo (scatter finished, no boards yet)"):
-            if st.checkbox("Use a before photo", key="use-before"):
-                before = photo_input(game, key="before", label="Before photo")
-        photos = ([before] if before else []) + [photo_input(game, key="photo", label="Challenge photo")]
-    else:
-        photos = [photo_input(game, key="photo", label="Table photo")]
-    sample_ctx = next((p.context for p in photos if p is not None and p.context), None)
-    return [p for p in photos if p is not None], sample_ctx
+from ui.results import show_result
+from ui.sources import Photo
 
 
 def run_judgement(game_name: str, photos: list[Photo], context: dict) -> dict:
@@ -66,7 +42,7 @@ def run_judgement(game_name: str, photos: list[Photo], context: dict) -> dict:
         outcome = {
             "result": j.result,
             "state": j.state.to_json(),
-            "overlay": game.overlay(frame, j.state, j.result),
+            "overlay": game.annotate(frame, j.state, j.adjudication),
             "frame": frame,
         }
         led = open_ledger()
@@ -91,12 +67,13 @@ def correction_panel(game_name: str, outcome: dict, context: dict) -> None:
             try:
                 new_state_json = apply_tables(outcome["state"], edited)
                 state = state_from_json(game, new_state_json)
-                result = adjudicate(game, state, game.parse_context(context))
+                adj = adjudicate_typed(game, state, game.parse_context(context))
             except (BadInput, ValueError) as exc:
                 st.error(str(exc))
                 return
+            result = adj.to_json()
             outcome["corrected"] = {
-                "result": result, "state": new_state_json, "overlay": game.overlay(outcome["frame"], state, result),
+                "result": result, "state": new_state_json, "overlay": game.annotate(outcome["frame"], state, adj),
             }
             led = open_ledger()
             if led is not None:
@@ -108,14 +85,17 @@ def correction_panel(game_name: str, outcome: dict, context: dict) -> None:
 
 def main() -> None:
     st.set_page_config(page_title="Table Judge", layout="wide")
-    game_name = st.sidebar.selectbox("Game", GAME_NAMES, format_func=lambda g: TITLES[g], key="game")
-    st.title(f"Table Judge — {TITLES[game_name]}")
+    games = plugins()
+    game_name = st.sidebar.selectbox("Game", list(games), format_func=lambda g: games[g].title, key="game")
+    game = games[game_name]
+    page = game.ui()
+    st.title(f"Table Judge — {game.title}")
     judge_tab, history_tab = st.tabs(["Judge", "History"])
     with judge_tab:
         left, right = st.columns([2, 3])
         with left:
-            photos, sample_ctx = photos_for(game_name)
-            context = FORMS[game_name](sample_ctx)
+            photos, sample_ctx = page.photos()
+            context = page.context_form(sample_ctx)
         with right:
             if not photos:
                 st.info("Take or upload a photo to judge.")
@@ -130,20 +110,14 @@ def main() -> None:
             shown = outcome.get("corrected", outcome)
             if "corrected" in outcome:
                 st.caption("Showing the corrected judgement (recorded in the ledger as a correction).")
-            show_result(game_name, shown["result"])
+            show_result(game, shown["result"])
             st.image(np.asarray(shown["overlay"]), caption="evidence", width="stretch")
-            if game_name == "carrotain" and outcome["frame"].calibration is not None:
-                crops = chip_crops(np.asarray(shown["overlay"]), outcome["frame"].calibration,
-                                   shown["result"].get("chips", []))
-                if crops:
-                    st.caption("Chips that decide it (borderline first; margin to the nearest board edge, + = under)")
-                    cols = st.columns(min(len(crops), 6))
-                    for k, (img, caption) in enumerate(crops):
-                        cols[k % len(cols)].image(img, caption=caption)
+            if hasattr(page, "extra_panels"):
+                page.extra_panels(outcome, shown)
             correction_panel(game_name, outcome, context)
             led = open_ledger()
-            if led is not None and game_name in SESSION_PANELS:
-                SESSION_PANELS[game_name](led, context, outcome)
+            if led is not None and hasattr(page, "session_panel"):
+                page.session_panel(led, context, outcome)
     with history_tab:
         show_history(game_name)
 

@@ -1,19 +1,23 @@
 #!/usr/bin/env python3
 """Table Judge command line.
 
-    python cli.py judge --game {carrotain,kaleido,cmyk} [--context CTX.json] [--calibration CAL.json]
+    python cli.py judge --game G [--context CTX.json] [--calibration CAL.json]
                         [--overlay OUT.png] [--ledger PATH | --no-ledger] IMAGE [IMAGE ...]
     python cli.py score --game G [--context CTX.json] STATE.json
     python cli.py detect --game G [--context CTX.json] IMAGE [IMAGE ...]
     python cli.py render --game G --seed N --out DIR
     python cli.py markers --out FILE.pdf [--charuco]
     python cli.py calibrate-camera --out PROFILE.json IMAGE [IMAGE ...]
-    python cli.py register --game {kaleido,carrotain} --out PROFILE.json [--profile OLD.json] [--board-id X] IMAGE
+    python cli.py register --game G --out PROFILE.json [--profile OLD.json] [--board-id X] IMAGE
     python cli.py bench --game G [--frames N] [--image PHOTO --context CTX.json]
     python cli.py ledger {list,export-json,export-csv} [--out PATH]
+    python cli.py games
 
 stdout carries exactly one JSON object; messages go to stderr. Exit codes: 0 done, 2 bad input,
 3 could not judge (the reason on stderr), 1 an internal error (a bug: please report it).
+
+The games are those of ``judge.registry`` (built-in: carrotain, kaleido, cmyk; more through the
+``TABLE_JUDGE_PLUGINS`` environment variable or the ``table_judge.games`` entry point group).
 """
 
 from __future__ import annotations
@@ -26,8 +30,7 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
-from judge.errors import BadInput, CannotJudge
-from judge.games import GAME_NAMES
+from core.errors import BadInput, CannotJudge
 
 
 class _Parser(argparse.ArgumentParser):
@@ -85,12 +88,17 @@ def _open_ledger(args: argparse.Namespace) -> Any:
         raise BadInput(f"ledger: {exc}") from None
 
 
+def _game(name: str) -> Any:
+    from judge.registry import game
+
+    return game(name)
+
+
 def cmd_judge(args: argparse.Namespace) -> int:
-    from judge.games import get_game
     from judge.overlay_io import save_overlay
     from judge.pipeline import judge_images
 
-    game = get_game(args.game)
+    game = _game(args.game)
     context = _read_json(args.context, "context")
     profile = _load_profile(args.calibration)
     ledger = _open_ledger(args)
@@ -98,7 +106,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
     j = judge_images(game, images, context, profile)
     if args.overlay:
         frame = j.frames[-1]
-        img = game.overlay(frame, j.state, j.result)
+        img = game.annotate(frame, j.state, j.adjudication)
         save_overlay(img, args.overlay)
     if ledger is not None:
         first = Path(args.images[-1]).read_bytes()
@@ -115,11 +123,10 @@ def cmd_judge(args: argparse.Namespace) -> int:
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
-    from judge.games import get_game
     from judge.pipeline import make_frame, parse_context
     from judge.timing import StageTimer
 
-    game = get_game(args.game)
+    game = _game(args.game)
     ctx = parse_context(game, _read_json(args.context, "context"))
     frames = [make_frame(img, src) for img, src in _load_images(args.images)]
     state = game.detect(frames, ctx, StageTimer())
@@ -128,10 +135,9 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from judge.games import get_game
     from judge.pipeline import adjudicate, parse_context, state_from_json
 
-    game = get_game(args.game)
+    game = _game(args.game)
     obj = _read_json(args.state, "state")
     ctx_obj = _read_json(args.context, "context")
     if ctx_obj is None and isinstance(obj, dict):
@@ -143,11 +149,11 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from judge.games import get_game
+    from synth.registry import renderer
     from synth.truthio import write_photo
 
-    game = get_game(args.game)
-    image, truth = game.render(args.seed)
+    game = _game(args.game)
+    image, truth = renderer(game.name)(args.seed)
     name = f"{game.name}_{args.seed}"
     try:
         image_path = write_photo(args.out, name, image, truth)
@@ -194,43 +200,38 @@ def cmd_calibrate_camera(args: argparse.Namespace) -> int:
 def cmd_register(args: argparse.Namespace) -> int:
     """Register the user's own pieces from one photo into a calibration profile (new or updated)."""
     from calibration.table import CalibrationError, calibrate_from_markers
+    from judge.registry import plugins
 
-    if args.game not in ("kaleido", "carrotain"):
-        raise BadInput("register: only kaleido (tile colours) and carrotain (chip colours, --board-id outlines)")
-    if args.board_id is not None and args.game != "carrotain":
-        raise BadInput("register: --board-id is for carrotain boards")
+    game = _game(args.game)
+    if game.register is None:
+        able = ", ".join(n for n, p in plugins().items() if p.register is not None)
+        raise BadInput(f"register: {game.name} has no pieces to register (games that do: {able})")
+    options = {"board_id": args.board_id}
+    for key, value in options.items():
+        if value is not None and key not in game.register_options:
+            raise BadInput(f"register: --{key.replace('_', '-')} is not used by {game.name}")
     profile = _load_profile(args.profile)
     ((image, _),) = _load_images([args.image])
     try:
         cal = calibrate_from_markers(image, **({"profile": profile} if profile is not None else {}))
     except CalibrationError as exc:
         raise CannotJudge(str(exc)) from None
+    done = game.register(image, cal, profile, {k: v for k, v in options.items() if v is not None})
     try:
-        if args.board_id is not None:
-            from calibration.register_board import register_board_into_profile
-
-            new = register_board_into_profile(args.board_id, image, cal, profile)
-            what = {"board": args.board_id, "points": len(new.boards[args.board_id])}
-        else:
-            from calibration.register_colours import register_into_profile
-
-            new = register_into_profile(args.game, image, cal, profile)
-            what = {"colours": {k: [round(float(v), 1) for v in rgb] for k, rgb in new.colours[args.game].items()}}
-    except ValueError as exc:
-        raise CannotJudge(str(exc)) from None
-    try:
-        new.save(args.out)
+        done.profile.save(args.out)
     except OSError as exc:
         raise BadInput(f"{args.out}: cannot write ({exc.strerror or exc})") from None
-    _emit({"profile": str(args.out), "game": args.game, **what})
+    _emit({"profile": str(args.out), "game": game.name, **done.summary})
     return 0
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from judge.bench import run_bench
+    from synth.registry import renderer
 
     context = _read_json(args.context, "context")
-    report = run_bench(args.game, frames=args.frames, image_path=args.image, context=context)
+    render = None if args.image else renderer(_game(args.game).name)
+    report = run_bench(args.game, frames=args.frames, image_path=args.image, context=context, render=render)
     sys.stderr.write(report.table() + "\n")
     _emit(report.to_json())
     return 0
@@ -244,8 +245,24 @@ def cmd_ledger(args: argparse.Namespace) -> int:
         led.export_json(args.out)
         _emit({"exported": str(args.out)})
     else:
-        led.export_csv(args.out)
+        from judge.registry import plugins
+        from ledger.export import generic_summary, write_csv
+
+        known = plugins()
+
+        def summarise(game: str, result: dict) -> str:
+            return known[game].summary(result) if game in known else generic_summary(game, result)
+
+        write_csv(led, args.out, summarise)
         _emit({"exported": str(args.out)})
+    return 0
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    from judge.registry import plugins
+
+    _emit({"games": [{"name": p.name, "title": p.title, "photos": p.photos,
+                      "register": p.register is not None} for p in plugins().values()]})
     return 0
 
 
@@ -254,7 +271,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def game_arg(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument("--game", required=True, help=f"one of {', '.join(GAME_NAMES)}")
+        sp.add_argument("--game", required=True, help="the game (see `python cli.py games`)")
 
     def ledger_args(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("--ledger", default=os.environ.get("TABLE_JUDGE_LEDGER"), help="SQLite ledger file")
@@ -312,6 +329,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--context", help="context JSON for --image (players, cards)")
     sp.set_defaults(func=cmd_bench)
 
+    sp = sub.add_parser("games", help="the games this judge knows")
+    sp.set_defaults(func=cmd_games)
+
     sp = sub.add_parser("ledger", help="list or export recorded judgements")
     sp.add_argument("action", choices=["list", "export-json", "export-csv"])
     sp.add_argument("--out", help="file (JSON) or directory (CSV) to write")
@@ -323,13 +343,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if getattr(args, "game", None) is not None and args.game not in GAME_NAMES:
-        sys.stderr.write(f"error: unknown game {args.game!r}: choose one of {', '.join(GAME_NAMES)}\n")
-        return 2
     if args.command == "ledger" and args.action != "list" and not args.out:
         sys.stderr.write("error: ledger export needs --out\n")
         return 2
     try:
+        if getattr(args, "game", None) is not None:
+            _game(args.game)  # unknown game: exit 2 naming the known ones, before reading any input
         return args.func(args)
     except (BadInput, CannotJudge) as exc:
         sys.stderr.write(f"error: {exc}\n" if isinstance(exc, BadInput) else f"cannot judge: {exc}\n")

@@ -85,7 +85,7 @@ def hole_triangle(cell_mm: np.ndarray, inset_mm: float) -> np.ndarray:
     ndarray, shape (3, 2)
     """
     centroid = cell_mm.mean(axis=0)
-    side = np.linalg.norm(cell_mm[1] - cell_mm[0])
+    side = float(np.linalg.norm(cell_mm[1] - cell_mm[0]))
     inradius = side / (2.0 * SQRT3)
     scale = max(inradius - inset_mm, 0.0) / inradius
     return centroid + (cell_mm - centroid) * scale

@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import resource
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from judge.errors import BadInput
-from judge.games import get_game
+from core.errors import BadInput
 from judge.images import load_image
 from judge.pipeline import judge_images
+from judge.registry import game as get_game
 
 
 @dataclass(frozen=True)
@@ -95,8 +96,8 @@ def _stats(values: list[float]) -> tuple[float, float, float]:
     return (float(a.mean()), float(np.median(a)), float(a.max()))
 
 
-def run_bench(game_name: str, frames: int = 10, image_path: str | None = None, context: dict | None = None
-              ) -> BenchReport:
+def run_bench(game_name: str, frames: int = 10, image_path: str | None = None, context: dict | None = None,
+              render: Callable[[int], tuple[np.ndarray, dict]] | None = None) -> BenchReport:
     """Judge rendered frames (or one photo, repeated) and collect per-stage timings.
 
     Parameters
@@ -108,6 +109,9 @@ def run_bench(game_name: str, frames: int = 10, image_path: str | None = None, c
         A photo to time instead of rendered frames.
     context : dict, optional
         The context JSON for ``image_path`` (rendered frames bring their own).
+    render : callable(seed) -> (image_rgb, truth), optional
+        The game's sample renderer (``synth.registry.renderer``; given by the caller, since ``judge/``
+        does not import the renderer). Needed unless ``image_path`` is given.
     """
     if frames < 1:
         raise BadInput("--frames must be at least 1")
@@ -119,9 +123,11 @@ def run_bench(game_name: str, frames: int = 10, image_path: str | None = None, c
         load_ms = (time.perf_counter() - t0) * 1000.0
         work = [(image, Path(image_path).name, context)] * frames
     else:
+        if render is None:
+            raise BadInput("bench: give a photo (--image) or a renderer")
         work = []
         for seed in range(frames):
-            image, truth = game.render(seed)
+            image, truth = render(seed)
             work.append((image, f"render:{seed}", truth.get("context")))
     baseline = _peak_rss_mb()
     per_stage: dict[str, list[float]] = {}

@@ -1,15 +1,5 @@
-"""The two kinds of failure a user can meet, mapped to the CLI's exit codes."""
+"""Re-export of :mod:`core.errors` (the failures moved below vision; import ``core.errors`` in new code)."""
 
-from __future__ import annotations
+from core.errors import BadInput, CannotJudge
 
-
-class BadInput(Exception):
-    """The user's input is wrong (unreadable image, bad JSON, unknown game, missing field). Exit 2."""
-
-    exit_code = 2
-
-
-class CannotJudge(Exception):
-    """The input is fine but the photo cannot be judged (no markers, no pieces). Exit 3."""
-
-    exit_code = 3
+__all__ = ["BadInput", "CannotJudge"]

@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 
 from calibration.table import CalibrationError, calibrate_from_markers
-from judge.errors import BadInput
-from judge.games import Frame, GameSpec
-from judge.timing import StageTimer
+from core.errors import BadInput
+from core.timing import StageTimer
+from judge.plugin import Frame, GamePlugin
 
 
 @dataclass(frozen=True)
@@ -26,12 +26,16 @@ class Judgement:
     state : object
         The game's detected state (frozen dataclass with ``to_json``).
     result : dict
-        The CLI contract's judgement, ``timings_ms`` included.
+        The CLI contract's judgement (``adjudication.to_json()`` with the photos' calibration notes and
+        ``timings_ms``).
+    adjudication : object
+        The game's typed adjudication (``GamePlugin.adjudicate``), for overlays.
     """
 
     frames: tuple[Frame, ...]
     state: Any
     result: dict
+    adjudication: Any = None
 
 
 def make_frame(image_rgb: np.ndarray, source: str = "", profile: Any = None) -> Frame:
@@ -54,7 +58,7 @@ def make_frame(image_rgb: np.ndarray, source: str = "", profile: Any = None) -> 
                      profile=profile)
 
 
-def parse_context(game: GameSpec, context: dict | None) -> Any:
+def parse_context(game: GamePlugin, context: dict | None) -> Any:
     """Validate a context object for a game (``BadInput`` naming the problem)."""
     if context is not None and not isinstance(context, dict):
         raise BadInput("context must be a JSON object")
@@ -62,13 +66,13 @@ def parse_context(game: GameSpec, context: dict | None) -> Any:
 
 
 def judge_images(
-    game: GameSpec, images: list[tuple[np.ndarray, str]], context: dict | None, profile: Any = None
+    game: GamePlugin, images: list[tuple[np.ndarray, str]], context: dict | None, profile: Any = None
 ) -> Judgement:
     """Judge photos of one game.
 
     Parameters
     ----------
-    game : GameSpec
+    game : GamePlugin
     images : list of (image_rgb (H, W, 3) uint8, source name)
     context : dict or None
         The game's context JSON (players, challenger, cards ...).
@@ -85,10 +89,11 @@ def judge_images(
         frames = tuple(make_frame(img, src, profile) for img, src in images)
     state = game.detect(list(frames), ctx, timer)
     with timer.stage("rules"):
-        result = adjudicate(game, state, ctx)
+        adj = adjudicate_typed(game, state, ctx)
+        result = adj.to_json()
     add_calibration_notes(result, frames)
     result["timings_ms"] = timer.rounded()
-    return Judgement(frames=frames, state=state, result=result)
+    return Judgement(frames=frames, state=state, result=result, adjudication=adj)
 
 
 def add_calibration_notes(result: dict, frames: tuple[Frame, ...]) -> None:
@@ -103,15 +108,21 @@ def add_calibration_notes(result: dict, frames: tuple[Frame, ...]) -> None:
             result.setdefault("flags", []).append({"code": "calibration_warning", "message": prefix + w})
 
 
-def adjudicate(game: GameSpec, state: Any, ctx: Any) -> dict:
-    """Apply the rules to a (detected or corrected) state; rule-side ``ValueError`` becomes ``BadInput``."""
+def adjudicate_typed(game: GamePlugin, state: Any, ctx: Any) -> Any:
+    """Apply the rules to a (detected or corrected) state: the game's typed adjudication; rule-side
+    ``ValueError`` becomes ``BadInput``."""
     try:
         return game.adjudicate(state, ctx)
     except ValueError as exc:
         raise BadInput(str(exc)) from None
 
 
-def state_from_json(game: GameSpec, obj: Any) -> Any:
+def adjudicate(game: GamePlugin, state: Any, ctx: Any) -> dict:
+    """:func:`adjudicate_typed` as the CLI contract's JSON object."""
+    return adjudicate_typed(game, state, ctx).to_json()
+
+
+def state_from_json(game: GamePlugin, obj: Any) -> Any:
     """Read a state JSON object, turning any malformation into ``BadInput``."""
     if not isinstance(obj, dict):
         raise BadInput("state must be a JSON object")

@@ -5,16 +5,34 @@ from __future__ import annotations
 import csv
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from ledger.errors import LedgerError
 
 if TYPE_CHECKING:  # pragma: no cover
     from ledger.store import Ledger
 
 JUDGEMENT_COLUMNS = ("id", "created_utc", "game", "source", "photo_sha256", "session_id", "corrected_from",
-                     "verdict", "scores_json", "flags", "state_json", "result_json", "corrections_json")
+                     "summary", "scores_json", "flags", "state_json", "result_json", "corrections_json")
 ROUND_COLUMNS = ("id", "session_id", "number", "challenger", "judgement_id", "undone", "created_utc", "summary_json")
 SESSION_COLUMNS = ("id", "game", "players_json", "settings_json", "created_utc", "ended_utc", "result_json")
+
+
+#: ``summarise(game, result) -> str``: one short line per judgement (the game plugin's ``summary``).
+Summariser = Callable[[str, dict], str]
+
+
+def generic_summary(game: str, result: dict) -> str:
+    """A game-blind one-line summary, used when the caller gives none: the verdict (``contested`` noted),
+    else the ranking, else the scores."""
+    if "verdict" in result:
+        return f"{result['verdict']}{' (contested)' if result.get('contested') else ''}"
+    if result.get("ranking"):
+        return " > ".join(str(p) for p in result["ranking"])
+    scores = result.get("scores")
+    return ", ".join(f"{p} {v}" for p, v in scores.items()) if isinstance(scores, dict) else ""
 
 
 def _compact(obj: object) -> str:
@@ -23,8 +41,6 @@ def _compact(obj: object) -> str:
 
 def _replace_atomically(path: Path, write) -> Path:
     """Write through a temporary file beside ``path`` and rename it over ``path``."""
-    from ledger.store import LedgerError
-
     tmp = path.with_name(path.name + ".tmp")
     try:
         with open(tmp, "w", encoding="utf-8", newline="") as fh:
@@ -47,14 +63,14 @@ def write_json(ledger: Ledger, path: str | os.PathLike) -> Path:
     return _replace_atomically(Path(path), lambda fh: json.dump(obj, fh, ensure_ascii=False, indent=1))
 
 
-def _judgement_row(j) -> dict:
+def _judgement_row(j, summarise: Summariser) -> dict:
     res = j.result if isinstance(j.result, dict) else {}
     flags = res.get("flags") or []
     return {
         "id": j.id, "created_utc": j.created_utc, "game": j.game, "source": j.source,
         "photo_sha256": j.photo_sha256 or "", "session_id": "" if j.session_id is None else j.session_id,
         "corrected_from": "" if j.corrected_from is None else j.corrected_from,
-        "verdict": res.get("verdict", ""), "scores_json": _compact(res.get("scores")),
+        "summary": summarise(j.game, res) if res else "", "scores_json": _compact(res.get("scores")),
         "flags": " ".join(str(f.get("code", "")) for f in flags if isinstance(f, dict)),
         "state_json": _compact(j.state), "result_json": _compact(j.result), "corrections_json": _compact(j.corrections),
     }
@@ -69,10 +85,11 @@ def _write_table(path: Path, columns: tuple[str, ...], rows: list[dict]) -> Path
     return _replace_atomically(path, write)
 
 
-def write_csv(ledger: Ledger, dir_or_path: str | os.PathLike) -> list[Path]:
-    """Judgements, rounds and sessions as three CSV files (oldest first); see ``Ledger.export_csv``."""
-    from ledger.store import LedgerError
+def write_csv(ledger: Ledger, dir_or_path: str | os.PathLike, summarise: Summariser = generic_summary) -> list[Path]:
+    """Judgements, rounds and sessions as three CSV files (oldest first); see ``Ledger.export_csv``.
 
+    ``summarise(game, result)`` writes each judgement's ``summary`` column (the CLI passes the game
+    plugins' ``summary``; the ledger itself knows no game)."""
     target = Path(dir_or_path)
     if target.suffix.lower() == ".csv":
         paths = (target, target.with_name(target.stem + "_rounds.csv"), target.with_name(target.stem + "_sessions.csv"))
@@ -82,7 +99,7 @@ def write_csv(ledger: Ledger, dir_or_path: str | os.PathLike) -> list[Path]:
         except OSError as exc:
             raise LedgerError(f"cannot create directory {target}: {exc.strerror or exc}") from None
         paths = (target / "judgements.csv", target / "rounds.csv", target / "sessions.csv")
-    judgements = [_judgement_row(j) for j in reversed(ledger.judgements(limit=None))]
+    judgements = [_judgement_row(j, summarise) for j in reversed(ledger.judgements(limit=None))]
     rounds = [{**{k: v for k, v in r.to_json().items() if k != "summary"}, "undone": int(r.undone),
                "challenger": r.challenger or "", "judgement_id": "" if r.judgement_id is None else r.judgement_id,
                "summary_json": _compact(r.summary)} for r in ledger.rounds(None, include_undone=True)]

@@ -19,21 +19,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ledger.errors import LedgerError, UnknownRecord
 from ledger.records import JudgementRecord, RoundRecord, SessionRecord
 from ledger.schema import MIGRATIONS, SCHEMA_V1, SCHEMA_VERSION
 
 MEMORY = ":memory:"
-
-
-class LedgerError(Exception):
-    """The ledger cannot be opened or written; the message is one line for people."""
-
-
-class UnknownRecord(LedgerError, KeyError):
-    """No judgement / session with that id."""
-
-    def __str__(self) -> str:  # KeyError would quote the message
-        return str(self.args[0]) if self.args else ""
 
 
 @dataclass(frozen=True)

@@ -506,7 +506,7 @@ def _explain(state: CarrotainState, seats: tuple[str, ...], challenger: str, opt
     if contest.contested:
         how = "hidden (or not chips)" if contest.other == "success" else "not hidden"
         lines.append(f"Reading 2 (chip(s) {_chip_list(contest.flip)} taken as {how}): {contest.other_not_hidden} "
-                     f"not hidden -> {contest.other.upper()}. The verdict is CONTESTED: check those chips by eye.")
+                     f"not hidden -> {str(contest.other).upper()}. The verdict is CONTESTED: check those chips by eye.")
     if verdict == "success":
         lines.append(f"Success: {challenger} takes {BOARDS_PER_SUCCESS} boards and up to {CHIPS_PER_AWARD} own "
                      "hidden chips; every not-hidden star chip goes to the player of its colour.")
@@ -580,7 +580,7 @@ def adjudicate(
         under = np.flatnonzero(shapely.intersects_xy(polys[k], xy_mm[:, 0], xy_mm[:, 1]) & ~geo.bad_xy)
         if len(under):
             flags.append(Flag("other_board_covers",
-                              f"board {b.id} is not a challenge board but covers chip(s) {_chip_list(under)}",
+                              f"board {b.id} is not a challenge board but covers chip(s) {_chip_list(under.tolist())}",
                               {"board": b.id, "chips": [int(i) for i in under]}))
     odd = [i for i, c in enumerate(state.chips) if c.kind == "star" and c.colour not in seats]
     if odd:

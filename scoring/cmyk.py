@@ -258,6 +258,7 @@ def _score_player(k: int, players: Sequence[CmykPlayer], mosaic: MosaicState, re
             p = o.mirror_ud_points * m if geo.mirror_ud else 0
             why = "shape symmetric up-down" if geo.mirror_ud else "shape not symmetric up-down"
         elif c.card == "want_this_colour":
+            assert c.answer is not None  # counted cards of this kind carry their answer
             p, why = card_points(c.answer)
             p *= m
         elif c.card == "neighbour_colour":

@@ -73,9 +73,10 @@ def mosaic_flags(player: str, mosaic: MosaicState, illegal: Sequence[IllegalCont
             bad.append((t.cell, "edges must carry one cyan, one magenta and one yellow"))
         elif not _is_k(t):
             cmy = t.cmy
-            if None in cmy:
+            lc, lm, ly = cmy
+            if lc is None or lm is None or ly is None:
                 bad.append((t.cell, "a normal tile edge has no level"))
-            elif not tile_exists(cmy):
+            elif not tile_exists((lc, lm, ly)):
                 bad.append((t.cell, f"no tile {cmy} exists in the set"))
     if bad:
         out.append(Flag("impossible_tile", f"{player}: {len(bad)} tile reading(s) impossible: "

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from scoring.flags import Flag
 
@@ -88,7 +89,8 @@ def outcome_of(result: object) -> GameOutcome:
         if set(places) != set(scores):
             raise ValueError("a game result needs a place for every scored player (places or ranking)")
         return GameOutcome(scores, {str(n): int(p) for n, p in places.items()})
-    return GameOutcome(dict(result.scores), dict(result.ranking.places))
+    scored: Any = result  # a CmykResult (not imported here: scoring.cmyk imports this module's users)
+    return GameOutcome(dict(scored.scores), dict(scored.ranking.places))
 
 
 def _names(games: Sequence[GameOutcome]) -> list[str]:

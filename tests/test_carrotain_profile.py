@@ -4,7 +4,7 @@ import numpy as np
 
 from calibration.profile import CalibrationProfile
 from components import load_components
-from judge.carrotain import components_for
+from judge.games.carrotain import components_for
 
 
 def test_no_profile_keeps_the_default_component_set():

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from calibration.table import calibrate_from_markers
-from judge.carrotain import SPEC, parse_context
 from judge.errors import BadInput, CannotJudge
 from judge.games import Frame
+from judge.games.carrotain import SPEC, parse_context
 from judge.timing import StageTimer
 from scoring.carrotain_state import CarrotainState
 from synth.carrotain import render_scene
@@ -50,5 +50,5 @@ def test_detect_with_before_photo_and_round_trip_and_overlay():
     assert len(st.chips) >= 0.85 * len(scene["chips"])
     back = CarrotainState.from_json(st.to_json())
     assert back.to_json() == st.to_json()
-    ov = SPEC.overlay(fr, st, {"verdict": "success", "chips": []})
+    ov = SPEC.annotate(fr, st, SPEC.adjudicate(st, ctx))
     assert ov.shape == img.shape and ov is not img and not np.array_equal(ov, img)

@@ -1,6 +1,6 @@
 """CMYK! recognizer, scene renderer and glue.
 
-Rendered photos come from ``judge.cmyk.render_scene`` (``synth.photo`` when present, else the stand-in
+Rendered photos come from ``synth.samples.cmyk.render_scene`` (``synth.photo`` when present, else the stand-in
 pinhole renderer of ``synth.cmyk``): legal random mosaics of 10-35 tiles (K tiles sometimes), camera
 50-90 cm high, tilt 0-40 degrees, yaw +-15, fov 60-72, wood/laminate/felt/grey tables, light gain and
 colour cast, noise, blur, JPEG; seeds fixed.
@@ -13,11 +13,12 @@ import pytest
 
 from calibration.table import CalibrationError, calibrate_from_markers
 from geometry import trilattice as tl
-from judge.cmyk import CmykGameState, _hexagon_vertices, detect, parse_context, render_scene
 from judge.errors import BadInput, CannotJudge
 from judge.games import Frame
+from judge.games.cmyk import CmykGameState, _hexagon_vertices, detect, parse_context
 from judge.timing import StageTimer
 from synth.cmyk import random_mosaic, tile_set
+from synth.samples.cmyk import render_scene
 from vision import cmyk_read as rd
 from vision.cmyk import detect_mosaic
 
@@ -163,12 +164,12 @@ def test_glue_errors_and_state_roundtrip(runs):
 
 def test_adjudicate_scores_every_mosaic_and_names_detector_flags(runs):
     """adjudicate passes every mosaic to the real scoring.cmyk and prefixes detector flags with the player."""
-    from judge import cmyk as glue
+    from judge.games import cmyk as glue
     from scoring.flags import Flag
 
     _, det, _ = runs[0]
     m = det.state.__class__(tiles=det.state.tiles, flags=(Flag("tile_doubtful", "tile at [0, 0] unsure"),))
-    out = glue.adjudicate(CmykGameState(mosaics=(m,), players=("Aki",)), parse_context(CTX))
+    out = glue.adjudicate(CmykGameState(mosaics=(m,), players=("Aki",)), parse_context(CTX)).to_json()
     name = CTX["players"][0]["name"]
     assert out["players"][name]["tiles"] == len(det.state.tiles)
     assert out["flags"][0]["player"] == name and out["flags"][0]["message"].startswith(f"{name}:")

@@ -12,7 +12,7 @@ import pytest
 from calibration.table import calibrate_from_markers
 from judge.errors import BadInput, CannotJudge
 from judge.games import Frame
-from judge.kaleido import SPEC, parse_context
+from judge.games.kaleido import SPEC, parse_context
 from scoring.kaleido import KaleidoContext, KaleidoState, adjudicate
 from synth.kaleido import render_scene
 from vision.kaleido import detect_kaleido
@@ -126,7 +126,7 @@ def test_markerless_fallback_through_the_glue():
     ctx = parse_context(truth["context"])
     state = SPEC.detect([Frame(image_rgb=img, calibration=None, calibration_error="test")], ctx, StageTimer())
     assert state.frame == "lattice" and state.h_px_from_mm is not None
-    out = SPEC.adjudicate(state, ctx)
+    out = SPEC.adjudicate(state, ctx).to_json()
     assert out["scores"] == truth["expected"]["scores"]
     assert out["complete_hexagons"] == truth["expected"]["complete_hexagons"]
     assert any(f["code"] == "markerless" for f in out["flags"])
@@ -140,7 +140,7 @@ def test_registered_palette_from_profile():
     """A profile's registered Kaleido colours (normalised 0-1) become the recognizer's palette."""
     from types import SimpleNamespace
 
-    from judge.kaleido import registered_palette
+    from judge.games.kaleido import registered_palette
 
     frame = SimpleNamespace(profile=SimpleNamespace(colours={"kaleido": {"red": (0.8, 0.1, 0.1)}}), calibration=None)
     assert registered_palette(frame) == (("red", (204.0, 25.5, 25.5)),)

@@ -140,7 +140,7 @@ def test_export_json_and_csv(led, tmp_path):
     with open(paths[0], newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     assert [int(r["id"]) for r in rows] == [a, b]
-    assert [r["verdict"] for r in rows] == ["failure", "success"]
+    assert [r["summary"] for r in rows] == ["failure", "success"]
     assert rows[0]["flags"] == "stacked_boards" and json.loads(rows[0]["result_json"]) == RESULT
     assert json.loads(rows[1]["corrections_json"]) == {"note": "virgule, \"quote\"\nnewline"}
     assert rows[1]["corrected_from"] == str(a) and json.loads(rows[0]["scores_json"]) == {"red": 0, "blue": 2}

@@ -1,4 +1,4 @@
-"""Registering a user's board outline from one photo (``calibration.register_board``).
+"""Registering a user's board outline from one photo (``judge.register_board``).
 
 Renders come from the repo's renderer (``synth.photo`` via ``synth.carrotain.scene_layers``): one
 clear board alone on the navy mat with its top face at 3 mm (lying on the mat), no chips, under
@@ -14,9 +14,9 @@ import pytest
 from shapely.geometry import Polygon
 
 from calibration.profile import CalibrationProfile
-from calibration.register_board import RegisterBoardConfig, register_board, register_board_into_profile
 from calibration.table import calibrate_from_markers
 from components import load_components
+from judge.register_board import RegisterBoardConfig, register_board, register_board_into_profile
 from synth.carrotain import board_to_table, scene_layers
 from synth.photo import render_photo, sample_conditions
 

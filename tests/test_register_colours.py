@@ -1,4 +1,4 @@
-"""Colour registration (calibration.register_colours) on synthetic photos of pieces whose colours are
+"""Colour registration (judge.register_colours) on synthetic photos of pieces whose colours are
 SHIFTED from the bundled defaults.
 
 Conditions: ``synth.photo.sample_conditions(hard=False)`` (camera 40-90 cm, tilt 0-40 deg, random yaw,
@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from calibration.profile import CalibrationProfile
-from calibration.register_colours import RegisterConfig, assign_names, register_colours, register_into_profile
 from calibration.table import calibrate_from_markers
 from components import load_components
+from judge.register_colours import RegisterConfig, assign_names, register_colours, register_into_profile
 from synth.photo import render_photo, sample_conditions
 
 DEFAULTS = load_components()

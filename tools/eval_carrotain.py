@@ -45,7 +45,7 @@ def main() -> None:
     config = CarrotainVisionConfig(board_walls=not a.flat_boards)
     try:
         import scoring.carrotain  # noqa: F401, PLC0415
-        from judge.carrotain import adjudicate, parse_context, truth_state  # noqa: PLC0415
+        from judge.games.carrotain import adjudicate, parse_context, truth_state  # noqa: PLC0415
 
         have_rules = True
     except ImportError:
@@ -96,8 +96,8 @@ def main() -> None:
             continue
         if have_rules:
             ctx = parse_context({"players": scene["players"], "challenger": scene["challenger"]})
-            truth = adjudicate(truth_state(scene), ctx)
-            got = adjudicate(st, ctx)
+            truth = adjudicate(truth_state(scene), ctx).to_json()
+            got = adjudicate(st, ctx).to_json()
             right = got["verdict"] == truth["verdict"]
             contested = bool(got.get("contested"))
             truth_contested = bool(truth.get("contested"))

@@ -2,7 +2,7 @@
 
 Usage: ``python tools/eval_cmyk.py --seeds 200 [--start 0] [--hard-every 4]``
 
-Each seed renders a legal random mosaic (10-35 tiles, K tiles sometimes) with ``judge.cmyk.render_scene``
+Each seed renders a legal random mosaic (10-35 tiles, K tiles sometimes) with ``synth.samples.cmyk.render_scene``
 (``synth.photo`` when present, else the stand-in pinhole renderer: tilt 0-40, yaw, fov 60-72, light
 gain/cast, noise, blur, JPEG); every ``--hard-every``-th seed uses the hard conditions. Detected tiles are
 matched to true tiles by table position (a detection more than 10 mm from every true centroid is extra).
@@ -26,9 +26,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calibration.table import CalibrationError, calibrate_from_markers  # noqa: E402
 from geometry import trilattice as tl  # noqa: E402
-from judge.cmyk import MARKERLESS_CONFIDENCE, _hexagon_vertices, render_scene  # noqa: E402
+from judge.games.cmyk import MARKERLESS_CONFIDENCE, _hexagon_vertices  # noqa: E402
 from judge.timing import StageTimer  # noqa: E402
 from scoring.cmyk_state import EdgeReading, MosaicState, TileReading  # noqa: E402
+from synth.samples.cmyk import render_scene  # noqa: E402
 from vision.cmyk import CmykVisionConfig, detect_mosaic  # noqa: E402
 from vision.cmyk_markerless import lattice_calibration  # noqa: E402
 

@@ -16,22 +16,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from judge.games import GAME_NAMES, get_game
 from judge.images import load_image
 from judge.pipeline import judge_images
+from judge.registry import plugins
+from synth.registry import renderer
 from synth.truthio import write_photo
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def judged_right(game: str, result: dict, expected: dict) -> bool:
-    """The headline of a judgement equals the truth's."""
-    if game == "carrotain":
-        return (result["verdict"] == expected["verdict"] and not result["contested"]
-                and result["scores"] == expected["scores"])
-    if game == "kaleido":
-        return result["complete_hexagons"] == expected["complete_hexagons"] and result["scores"] == expected["scores"]
-    return result["scores"] == expected["scores"]
+def judged_right(headline, result: dict, expected: dict) -> bool:
+    """The headline of a judgement (the plugin's ``headline``: verdict and contested, hexagons, scores ...)
+    equals the truth's; a contested judgement is never a sample."""
+    return not result.get("contested") and headline(result) == headline(expected)
 
 
 def main() -> None:
@@ -40,17 +37,17 @@ def main() -> None:
     ap.add_argument("--start-seed", type=int, default=1)
     ap.add_argument("--max-tries", type=int, default=40)
     args = ap.parse_args()
-    for name in GAME_NAMES:
-        game = get_game(name)
+    for name, game in plugins().items():
+        render = renderer(name)
         out = ROOT / "sample_images" / name
         shutil.rmtree(out, ignore_errors=True)
         kept, seed = 0, args.start_seed
         while kept < args.per_game and seed < args.start_seed + args.max_tries:
-            image, truth = game.render(seed)
+            image, truth = render(seed)
             path = write_photo(out, f"{name}_{seed}", image, truth)
             try:  # judged from the written file, exactly as the page will read it
                 j = judge_images(game, [(load_image(path), path.name)], truth["context"])
-                ok = judged_right(name, j.result, truth["expected"])
+                ok = judged_right(game.headline, j.result, truth["expected"])
             except Exception as exc:  # a sample must judge cleanly; anything else is skipped and reported
                 print(f"{name} seed {seed}: skipped ({exc.__class__.__name__}: {exc})")
                 ok = False

@@ -29,7 +29,10 @@ def open_ledger():
 
 
 def show_history(game: str) -> None:
-    """Recent judgements of this game, newest first."""
+    """Recent judgements of this game, newest first (each summarised by the game's plugin)."""
+    from judge.registry import game as game_plugin
+
+    summary = game_plugin(game).summary
     led = open_ledger()
     if led is None:
         return
@@ -39,7 +42,7 @@ def show_history(game: str) -> None:
         res = j.get("result", {})
         rows.append({
             "id": j.get("id"), "time": j.get("created_utc"), "source": j.get("source"),
-            "verdict/ranking": res.get("verdict") or ", ".join(res.get("ranking", [])) or res.get("complete_hexagons"),
+            "summary": summary(res) if res else "",
             "scores": res.get("scores"), "corrected_from": j.get("corrected_from"),
         })
     if rows:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from judge.games import get_game
 from judge.pipeline import adjudicate, state_from_json
+from judge.registry import game as get_game
 
 
 def _players_key(players: dict) -> list:

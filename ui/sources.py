@@ -8,11 +8,10 @@ from pathlib import Path
 
 import streamlit as st
 
+from judge.registry import game as game_plugin
+
 SAMPLES_DIR = Path(__file__).resolve().parents[1] / "sample_images"
 
-# The camera capture height each game needs for its smallest marks: CMYK's 2.5 mm mark dots and
-# Carrotain's 1.5 mm borderline margin need 1080p; Kaleido's 52 mm tiles are fine at 720p.
-CAMERA_RESOLUTION = {"carrotain": "1080p", "kaleido": "720p", "cmyk": "1080p"}
 
 
 @dataclass(frozen=True)
@@ -59,5 +58,7 @@ def photo_input(game: str, key: str, label: str = "Photo") -> Photo | None:
     if how == "Upload":
         f = st.file_uploader(label, type=["jpg", "jpeg", "png", "webp"], key=f"{key}-upload")
         return Photo(data=f.getvalue(), source=f"upload:{f.name}") if f is not None else None
-    shot = st.camera_input(label, key=f"{key}-camera", resolution=CAMERA_RESOLUTION.get(game, "1080p"))
+    # The capture size each game needs for its smallest marks (its plugin's ``camera_resolution``).
+    resolution = game_plugin(game).camera_resolution
+    shot = st.camera_input(label, key=f"{key}-camera", resolution=resolution)
     return Photo(data=shot.getvalue(), source="camera") if shot is not None else None

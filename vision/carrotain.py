@@ -15,7 +15,7 @@ from shapely.geometry import MultiPoint, Point, Polygon
 
 from calibration.markers import MarkerLayout
 from components import load_components
-from judge.timing import StageTimer
+from core.timing import StageTimer
 from scoring.carrotain_state import BoardReading, CarrotainState, ChipReading
 from scoring.flags import Flag
 from vision.acrylic import AcrylicConfig, board_maps, find_boards, unexplained_regions
@@ -110,18 +110,11 @@ def _height_spread_mm(cal, xy_mm: np.ndarray, z_mm: float) -> np.ndarray:
     """
     if has_height_model(cal):
         return np.zeros(len(xy_mm))
-    import vision.carrotain_view as cv_mod  # noqa: PLC0415
-
     base = mm_to_px(cal, xy_mm, z_mm)
     spreads = []
-    old = cv_mod.DEFAULT_HFOV_DEG
-    try:
-        for hfov in (old * 0.8, old * 1.2):
-            cv_mod.DEFAULT_HFOV_DEG = hfov
-            p = mm_to_px(cal, xy_mm, z_mm)
-            spreads.append(np.hypot(*(p - base).T))
-    finally:
-        cv_mod.DEFAULT_HFOV_DEG = old
+    for hfov in (DEFAULT_HFOV_DEG * 0.8, DEFAULT_HFOV_DEG * 1.2):  # passed down, never written to a global
+        p = mm_to_px(cal, xy_mm, z_mm, hfov_deg=hfov)
+        spreads.append(np.hypot(*(p - base).T))
     return np.max(spreads, axis=0) / max(cal.px_per_mm, 1e-6)
 
 
@@ -408,4 +401,10 @@ def chip_px(cal, xy_mm: np.ndarray, z_mm: float = 2.0) -> np.ndarray:
     return mm_to_px(cal, xy_mm, z_mm)
 
 
-__all__ = ["CarrotainVisionConfig", "recognise", "project_outline_px", "chip_px", "px_to_mm"]
+#: Public names for colour registration (judge/register_colours.py): the chip palettes and the regions
+#: (markers) the chip search leaves out.
+chip_palettes = _palettes
+chip_exclusions = _exclusions
+
+__all__ = ["CarrotainVisionConfig", "recognise", "project_outline_px", "chip_px", "px_to_mm", "chip_palettes",
+           "chip_exclusions"]

@@ -20,17 +20,19 @@ DEFAULT_HFOV_DEG = 65.0  # assumed field of view when the homography cannot tell
 
 
 def has_height_model(cal) -> bool:
-    """Whether the calibration can map points above the table plane (camera pose known)."""
-    return callable(getattr(cal, "mm_to_px_at_height", None)) and callable(getattr(cal, "px_to_mm_at_height", None))
+    """Whether the calibration can map points above the table plane: a camera pose was estimated (not merely
+    the methods exist: ``TableCalibration.mm_to_px_at_height`` ignores the height when ``camera`` is None)."""
+    return (getattr(cal, "camera", None) is not None and callable(getattr(cal, "mm_to_px_at_height", None))
+            and callable(getattr(cal, "px_to_mm_at_height", None)))
 
 
-def height_homography(cal, z_mm: float) -> np.ndarray:
+def height_homography(cal, z_mm: float, hfov_deg: float = DEFAULT_HFOV_DEG) -> np.ndarray:
     """Homography table (x, y) on the plane ``z_mm`` above the table -> image px, without a lens model.
 
     Fallback for calibrations without a camera pose: the homography is decomposed as
     ``K [r1 r2 t]`` with square pixels and the principal point at the image centre; the focal
-    length comes from the orthogonality of ``r1`` and ``r2`` (or ``DEFAULT_HFOV_DEG`` when the
-    view is too close to straight down to tell). A point z mm up is ``K (x r1 + y r2 - z r3 + t)``
+    length comes from the orthogonality of ``r1`` and ``r2`` (or the field of view ``hfov_deg`` when
+    the view is too close to straight down to tell). A point z mm up is ``K (x r1 + y r2 - z r3 + t)``
     (the table's z axis points up, i.e. towards the camera).
     """
     H = np.asarray(cal.H_px_from_mm, dtype=np.float64)
@@ -44,7 +46,7 @@ def height_homography(cal, z_mm: float) -> np.ndarray:
     num2 = (h1[0] ** 2 + h1[1] ** 2) - (h2[0] ** 2 + h2[1] ** 2)
     den2 = h2[2] ** 2 - h1[2] ** 2
     f2b = num2 / den2 if abs(den2) > 1e-12 else -1.0
-    f_default = (w / 2.0) / np.tan(np.radians(DEFAULT_HFOV_DEG / 2.0))
+    f_default = (w / 2.0) / np.tan(np.radians(hfov_deg / 2.0))
     cands = [np.sqrt(v) for v in (f2, f2b) if v > 0 and 0.3 * f_default < np.sqrt(v) < 3.0 * f_default]
     f = float(np.median(cands)) if cands else f_default
     Kinv = np.diag([1.0 / f, 1.0 / f, 1.0])
@@ -61,24 +63,24 @@ def height_homography(cal, z_mm: float) -> np.ndarray:
     return np.linalg.inv(T) @ np.diag([f, f, 1.0]) @ Hz
 
 
-def mm_to_px(cal, xy_mm: np.ndarray, z_mm: float = 0.0) -> np.ndarray:
-    """Table points at height ``z_mm`` (N, 2) -> image px (N, 2)."""
+def mm_to_px(cal, xy_mm: np.ndarray, z_mm: float = 0.0, hfov_deg: float = DEFAULT_HFOV_DEG) -> np.ndarray:
+    """Table points at height ``z_mm`` (N, 2) -> image px (N, 2); ``hfov_deg``: see :func:`height_homography`."""
     xy = np.asarray(xy_mm, dtype=np.float64).reshape(-1, 2)
     if z_mm == 0.0:
         return cal.mm_to_px(xy)
     if has_height_model(cal):
         return np.asarray(cal.mm_to_px_at_height(xy, z_mm), dtype=np.float64).reshape(-1, 2)
-    return apply_h(height_homography(cal, z_mm), xy)
+    return apply_h(height_homography(cal, z_mm, hfov_deg), xy)
 
 
-def px_to_mm(cal, xy_px: np.ndarray, z_mm: float = 0.0) -> np.ndarray:
+def px_to_mm(cal, xy_px: np.ndarray, z_mm: float = 0.0, hfov_deg: float = DEFAULT_HFOV_DEG) -> np.ndarray:
     """Image px (N, 2) -> table points (N, 2) on the plane ``z_mm`` above the table."""
     xy = np.asarray(xy_px, dtype=np.float64).reshape(-1, 2)
     if z_mm == 0.0:
         return cal.px_to_mm(xy)
     if has_height_model(cal):
         return np.asarray(cal.px_to_mm_at_height(xy, z_mm), dtype=np.float64).reshape(-1, 2)
-    return apply_h(np.linalg.inv(height_homography(cal, z_mm)), xy)
+    return apply_h(np.linalg.inv(height_homography(cal, z_mm, hfov_deg)), xy)
 
 
 @dataclass(frozen=True)

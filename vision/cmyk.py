@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from core.timing import StageTimer
 from geometry import trilattice as tl
-from judge.timing import StageTimer
 from scoring.cmyk_state import EdgeReading, MosaicState, TileReading
 from scoring.flags import Flag
 from vision import cmyk_read as rd

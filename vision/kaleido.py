@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from judge.errors import CannotJudge
-from judge.timing import StageTimer
+from core.errors import CannotJudge
+from core.timing import StageTimer
 from scoring.flags import Flag
-from scoring.kaleido import BoardReading, KaleidoState
+from scoring.kaleido_state import BoardReading, KaleidoState
 from vision.hexlattice import (
     Lattice,
     LatticeFitConfig,

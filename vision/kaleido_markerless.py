@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judge.errors import CannotJudge
-from judge.timing import StageTimer
+from core.errors import CannotJudge
+from core.timing import StageTimer
 from scoring.flags import Flag
 from vision.hexlattice import LatticeFitConfig, gradients
 from vision.kaleido import KaleidoDetection, KaleidoVisionConfig, detect_kaleido

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from scoring.kaleido import KaleidoState
+from scoring.kaleido_state import KaleidoState
 
 
 @dataclass(frozen=True)

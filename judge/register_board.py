@@ -200,7 +200,7 @@ def _robust_quadratic(log_level: np.ndarray, valid: np.ndarray, config: Register
     u, v = np.meshgrid(np.linspace(-1, 1, ws), np.linspace(-1, 1, hs))
     A = np.stack([np.ones_like(u), u, v, u * u, u * v, v * v], axis=-1)
     keep = ok.copy()
-    coef = np.zeros(6)
+    coef: np.ndarray = np.zeros(6)
     for _ in range(config.fit_iterations):
         if keep.sum() < 6:
             break
@@ -257,7 +257,7 @@ def _pick_region(dev: np.ndarray, printed: np.ndarray, valid: np.ndarray, config
     px_area = s * s
 
     def regions(threshold: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        mask = (((dev > threshold) | (printed > 0)) & (valid > 0)).astype(np.uint8)
+        mask: np.ndarray = (((dev > threshold) | (printed > 0)) & (valid > 0)).astype(np.uint8)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _disc(config.open_mm, s))
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _disc(config.close_mm, s))
         lab, areas = _components(_fill_holes(mask))

@@ -1,15 +1,79 @@
-"""Kaleido glue: context parsing, detection, judgement, overlay and synthetic renders."""
+"""Kaleido's plugin: context, detection, the typed judgement, overlay, tile-colour registration."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
 
 import cv2
 import numpy as np
 
+from core.errors import BadInput, CannotJudge
+from core.timing import StageTimer
 from geometry.hexboards import board_cells, board_corners
-from judge.errors import BadInput
-from judge.games import Frame, GameSpec
-from judge.timing import StageTimer
-from scoring.kaleido import KaleidoContext, KaleidoState, adjudicate
+from judge.plugin import Frame, GamePlugin, Registration
+from scoring.kaleido import KaleidoContext, KaleidoState
+from scoring.kaleido import adjudicate as rules
+
+
+@dataclass(frozen=True)
+class KaleidoAdjudication:
+    """A Kaleido judgement (``scoring.kaleido.adjudicate``), typed; ``to_json`` is the CLI contract.
+
+    Attributes
+    ----------
+    mode : str
+        ``"final"`` (junction hexagons and full boards), ``"board"`` or ``"since"`` (boards filled since).
+    scores : dict[str, int]
+        Points per player this judgement awards.
+    complete_hexagons, junction_hexagons : int
+        Junction hexagons complete / seen.
+    hexagons : tuple[dict, ...]
+        Complete ones: ``cells`` [[board, cell] x 6], ``colours``, ``points``, ``points_by_colour``, ``vertex_mm``.
+    incomplete_hexagons : tuple[dict, ...]
+        ``cells``, ``empty`` cells, ``vertex_mm``.
+    full_boards : int
+    board_points : dict[str, int]
+    boards : tuple[dict, ...]
+        Per board: ``index``, ``full``, ``points``, ``empty`` cells.
+    scored_boards : tuple[int, ...]
+    flags : tuple[dict, ...]
+    explanation : tuple[str, ...]
+    decisions : dict
+    game : str
+    """
+
+    mode: str
+    scores: dict[str, int]
+    complete_hexagons: int
+    junction_hexagons: int
+    hexagons: tuple[dict, ...]
+    incomplete_hexagons: tuple[dict, ...]
+    full_boards: int
+    board_points: dict[str, int]
+    boards: tuple[dict, ...]
+    scored_boards: tuple = ()
+    flags: tuple[dict, ...] = ()
+    explanation: tuple[str, ...] = ()
+    decisions: dict = field(default_factory=dict)
+    game: str = "kaleido"
+
+    ORDER = ("game", "mode", "scores", "complete_hexagons", "junction_hexagons", "hexagons", "incomplete_hexagons",
+             "full_boards", "board_points", "boards", "scored_boards", "flags", "explanation", "decisions")
+
+    def to_json(self) -> dict:
+        out = {}
+        for k in self.ORDER:
+            v = getattr(self, k)
+            out[k] = list(v) if isinstance(v, tuple) else v
+        return out
+
+    @classmethod
+    def from_json(cls, obj: dict) -> KaleidoAdjudication:
+        """Inverse of :meth:`to_json` (fields outside the contract, such as ``timings_ms``, ignored)."""
+        names = {f.name for f in fields(cls)}
+        kw: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v) for k, v in obj.items() if k in names}
+        return cls(**kw)
 
 TILE_DRAW_RGB = {
     "red": (230, 40, 45), "yellow": (250, 210, 30), "green": (40, 170, 70), "blue": (40, 90, 220),
@@ -102,7 +166,8 @@ def registered_palette(frame: Frame) -> tuple[tuple[str, tuple[float, float, flo
     colours = (getattr(profile, "colours", None) or {}).get("kaleido") if profile is not None else None
     if not colours:
         return None
-    return tuple((str(k), tuple(float(v) * 255.0 for v in rgb)) for k, rgb in colours.items())
+    return tuple((str(k), (float(rgb[0]) * 255.0, float(rgb[1]) * 255.0, float(rgb[2]) * 255.0))
+                 for k, rgb in colours.items())
 
 
 def state_from_json(obj: dict) -> KaleidoState:
@@ -112,9 +177,9 @@ def state_from_json(obj: dict) -> KaleidoState:
     return KaleidoState.from_json(obj)
 
 
-def judge(state: KaleidoState, ctx: KaleidoContext) -> dict:
-    """The judgement (see ``scoring.kaleido.adjudicate``)."""
-    return adjudicate(state, ctx)
+def adjudicate(state: KaleidoState, ctx: KaleidoContext) -> KaleidoAdjudication:
+    """The judgement (see ``scoring.kaleido.adjudicate``), typed."""
+    return KaleidoAdjudication.from_json(rules(state, ctx))
 
 
 def _to_px(frame: Frame, state: KaleidoState, xy_mm: np.ndarray, z_mm: float = 2.0) -> np.ndarray:
@@ -132,8 +197,8 @@ def _to_px(frame: Frame, state: KaleidoState, xy_mm: np.ndarray, z_mm: float = 2
     return hom[:, :2] / hom[:, 2:3]
 
 
-def overlay(frame: Frame, state: KaleidoState, result: dict) -> np.ndarray:
-    """Boards, every cell's reading, complete hexagons outlined with their points, incomplete dimmed.
+def annotate(frame: Frame, state: KaleidoState, adj: KaleidoAdjudication) -> np.ndarray:
+    """Boards, every cell's reading, complete hexagons outlined with their points, incomplete dimmed (as judged).
 
     Returns a new RGB uint8 image.
     """
@@ -141,7 +206,7 @@ def overlay(frame: Frame, state: KaleidoState, result: dict) -> np.ndarray:
     scale = max(1, int(round(max(img.shape[:2]) / 1000)))
     e = state.edge_mm
     dim = img.copy()
-    for h in result.get("incomplete_hexagons", []):
+    for h in adj.incomplete_hexagons:
         for b, k in h["cells"]:
             bd = state.boards[b]
             tri = board_cells(bd.centre_mm, bd.rotation_deg, e)[k]
@@ -171,7 +236,7 @@ def overlay(frame: Frame, state: KaleidoState, result: dict) -> np.ndarray:
                     0.5 * scale, (0, 0, 0), 3 * scale, cv2.LINE_AA)
         cv2.putText(img, str(i), (int(cen[0]) - 6 * scale, int(cen[1]) + 5 * scale), cv2.FONT_HERSHEY_SIMPLEX,
                     0.5 * scale, (255, 255, 255), scale, cv2.LINE_AA)
-    for h in result.get("hexagons", []):
+    for h in adj.hexagons:
         outline = []
         for b, k in h["cells"]:
             bd = state.boards[b]
@@ -193,22 +258,44 @@ def overlay(frame: Frame, state: KaleidoState, result: dict) -> np.ndarray:
     return img
 
 
-def render(seed: int) -> tuple[np.ndarray, dict]:
-    """Seeded synthetic photo and its truth (``scene``, ``context``, ``expected``)."""
-    from synth.kaleido import render_scene
-
-    image, truth, _ = render_scene(seed)
-    return image, truth
+def summary(result: dict) -> str:
+    """Complete hexagons and full boards."""
+    return (f"{result.get('complete_hexagons', 0)} complete hexagon(s), "
+            f"{result.get('full_boards', 0)} full board(s)")
 
 
-SPEC = GameSpec(
+def headline(result: dict) -> dict:
+    """Complete hexagons and scores."""
+    return {k: result.get(k) for k in ("complete_hexagons", "scores")}
+
+
+def register(image_rgb: np.ndarray, calibration, profile, options: dict) -> Registration:
+    """The user's tile colours (one board filled with one tile of each colour) into the profile."""
+    from judge.register_colours import register_into_profile  # noqa: PLC0415
+
+    try:
+        new = register_into_profile("kaleido", image_rgb, calibration, profile)
+    except ValueError as exc:
+        raise CannotJudge(str(exc)) from None
+    return Registration(new, {"colours": {k: [round(float(v), 1) for v in rgb]
+                                          for k, rgb in new.colours["kaleido"].items()}})
+
+
+PLUGIN = GamePlugin(
     name="kaleido",
+    title="Kaleido (かれいど)",
     parse_context=parse_context,
     detect=detect,
     state_from_json=state_from_json,
-    adjudicate=judge,
-    overlay=overlay,
-    render=render,
-    images="1",
+    adjudicate=adjudicate,
+    adjudication_from_json=KaleidoAdjudication.from_json,
+    annotate=annotate,
+    summary=summary,
+    headline=headline,
+    photos="1",
+    ui_module="ui.games.kaleido",
+    register=register,
+    camera_resolution="720p",
+    order=20,
 )
-
+SPEC = PLUGIN

@@ -1,11 +1,13 @@
-"""Per-game context forms: who plays, with which colours or cards. Each returns the context JSON
-object the CLI takes with ``--context`` (DESIGN.md), so page and command line judge alike."""
+"""CMYK! on the page: one mosaic photo per player, players and cards, the ranking, the series."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from components import load_components
+from ui.cmyk_session import session_panel
+from ui.sources import Photo, photo_input
+
+GAME = "cmyk"
 
 CMYK_CARDS = {
     "omakase": "おまかせ！ (personal card doubled)",
@@ -28,37 +30,15 @@ CMYK_CARDS = {
 INKS = ("cyan", "magenta", "yellow")
 
 
-def carrotain_context(default: dict | None) -> dict:
-    """Players (their chip colours, in seat order) and the challenger."""
-    colours = list(load_components()["carrotain"]["player_colours"])
-    default = default or {}
-    players = st.multiselect(
-        "Players (chip colours, in seat order)", colours, default=default.get("players", colours[:3]), key="cr-players"
-    )
-    if not players:
-        st.info("Choose the players' colours.")
-        return {"players": [], "challenger": ""}
-    want = default.get("challenger")
-    challenger = st.selectbox("Challenger", players, index=players.index(want) if want in players else 0)
-    return {"players": players, "challenger": challenger}
+def photos() -> tuple[list[Photo], dict | None]:
+    """One mosaic photo per player (the player count comes from the form's widget state)."""
+    n = int(st.session_state.get("cm-n", 1))
+    shots = [photo_input(GAME, key=f"photo-{k}", label=f"Mosaic photo, player {k + 1}") for k in range(n)]
+    got = [p for p in shots if p is not None]
+    return got, next((p.context for p in got if p.context), None)
 
 
-def kaleido_context(default: dict | None) -> dict:
-    """Players and the colours each owns (two each in the two-player variant)."""
-    colours = [c for c in load_components()["kaleido"]["tile"]["colours"] if c != "white"]
-    default_players = (default or {}).get("players") or {c.title(): [c] for c in colours[:3]}
-    n = st.number_input("Number of players", 2, 5, value=len(default_players), key="ka-n")
-    names = list(default_players)
-    players: dict[str, list[str]] = {}
-    for k in range(int(n)):
-        c1, c2 = st.columns([1, 2])
-        name = c1.text_input(f"Player {k + 1}", value=names[k] if k < len(names) else f"P{k + 1}", key=f"ka-name-{k}")
-        own = default_players.get(names[k], []) if k < len(names) else []
-        players[name] = c2.multiselect(f"{name}'s colours", colours, default=own, key=f"ka-col-{k}")
-    return {"players": players}
-
-
-def cmyk_context(default: dict | None) -> dict:
+def context_form(default: dict | None) -> dict:
     """Players in seating order (clockwise) with their personal cards, and the public cards in reveal order."""
     default = default or {}
     dplayers = default.get("players") or [{"name": "Aki", "personal_card": {"colour": "cyan", "level": 2}}]
@@ -94,4 +74,19 @@ def cmyk_context(default: dict | None) -> dict:
     return ctx
 
 
-FORMS = {"carrotain": carrotain_context, "kaleido": kaleido_context, "cmyk": cmyk_context}
+def result_panel(result: dict) -> None:
+    """The ranking and every player's points, card by card."""
+    ranking = result.get("ranking", [])
+    if ranking:
+        st.success("Ranking: " + " > ".join(ranking))
+    rows = []
+    for name, p in result.get("players", {}).items():
+        row = {"player": name, **{k: p.get(k) for k in ("tiles", "hexagons", "k_tiles", "illegal_contacts")}}
+        row.update(p.get("breakdown", {}))
+        row["total"] = p.get("total")
+        rows.append(row)
+    if rows:
+        st.table(rows)
+
+
+__all__ = ["CMYK_CARDS", "context_form", "photos", "result_panel", "session_panel"]

@@ -1,16 +1,17 @@
-"""CMYK! glue: one photo per player -> mosaics -> ``scoring.cmyk`` -> judgement, overlay and synthetic render."""
+"""CMYK!'s plugin: one photo per player -> mosaics -> ``scoring.cmyk`` -> typed judgement, overlay."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
 
 import cv2
 import numpy as np
 
+from core.errors import BadInput, CannotJudge
+from core.timing import StageTimer
 from geometry import trilattice as tl
-from judge.errors import BadInput, CannotJudge
-from judge.games import Frame, GameSpec
-from judge.timing import StageTimer
+from judge.plugin import Frame, GamePlugin
 from scoring import cmyk as cmyk_rules
 from scoring.cmyk_state import MosaicState
 from scoring.flags import Flag
@@ -21,8 +22,6 @@ EDGE_MM = 45.0
 #: Tile confidences are scaled by this without markers (frame and colour reference from the tiles alone):
 #: measured less accurate (tools/eval_cmyk.py --markerless), so more readings are flagged for a check.
 MARKERLESS_CONFIDENCE = 0.7
-CARDS_FOR_RENDER = ("do_more", "use_many", "like_this_tile", "want_height", "make_it_spiky", "omakase",
-                    "not_only_hexagons", "want_space", "mirror_left_right")
 
 
 @dataclass(frozen=True)
@@ -90,6 +89,54 @@ class CmykGameState:
         )
 
 
+@dataclass(frozen=True)
+class CmykAdjudication:
+    """A CMYK! judgement of every player's mosaic (``scoring.cmyk``), typed; ``to_json`` is the CLI contract.
+
+    Attributes
+    ----------
+    players : dict[str, dict]
+        Per player (context order): ``tiles``, ``hexagons``, ``k_tiles``, ``illegal_contacts``,
+        ``illegal_contact_cells`` ({cells, direction, reason} each), ``breakdown``, ``total``, ``geometry``
+        (``hexagons`` vertex ids, ...), ``cards_counted``, ``total_alternatives``, ``total_range``.
+    ranking : tuple[str, ...]
+    places : dict[str, int]
+    scores : dict[str, int]
+    flags : tuple[dict, ...]
+        The detectors' doubts (named by player) first, then the rules'.
+    explanation : tuple[str, ...]
+    cards_resolved : tuple[dict, ...]
+    decisions : dict
+    game : str
+    """
+
+    players: dict[str, dict]
+    ranking: tuple[str, ...]
+    places: dict[str, int]
+    scores: dict[str, int]
+    flags: tuple[dict, ...] = ()
+    explanation: tuple[str, ...] = ()
+    cards_resolved: tuple[dict, ...] = ()
+    decisions: dict = field(default_factory=dict)
+    game: str = "cmyk"
+
+    ORDER = ("game", "players", "ranking", "places", "scores", "flags", "explanation", "cards_resolved", "decisions")
+
+    def to_json(self) -> dict:
+        out = {}
+        for k in self.ORDER:
+            v = getattr(self, k)
+            out[k] = list(v) if isinstance(v, tuple) else v
+        return out
+
+    @classmethod
+    def from_json(cls, obj: dict) -> CmykAdjudication:
+        """Inverse of :meth:`to_json` (fields outside the contract, such as ``timings_ms``, ignored)."""
+        names = {f.name for f in fields(cls)}
+        kw: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v) for k, v in obj.items() if k in names}
+        return cls(**kw)
+
+
 def parse_context(ctx: dict | None) -> CmykContext:
     """Validate the context (``BadInput`` naming the field): players, cards, answers and options."""
     if ctx is None:
@@ -121,8 +168,8 @@ def detect(frames: list[Frame], ctx: CmykContext, timer: StageTimer,
                        f"({', '.join(ctx.player_names)}) but {len(frames)} photos")
     mosaics, frames_mm = [], []
     for name, fr in zip(ctx.player_names, frames):
-        cal = fr.calibration
-        extra = []
+        cal: Any = fr.calibration  # TableCalibration, or the tiles' own LatticeCalibration
+        extra: list[Flag] = []
         if cal is None:
             with timer.stage("markerless"):
                 cal = lattice_calibration(
@@ -148,7 +195,7 @@ def detect(frames: list[Frame], ctx: CmykContext, timer: StageTimer,
                          sources=tuple(fr.source for fr in frames), frames_mm=tuple(frames_mm))
 
 
-def adjudicate(state: CmykGameState, ctx: CmykContext) -> dict:
+def adjudicate(state: CmykGameState, ctx: CmykContext) -> CmykAdjudication:
     """Score every mosaic with ``scoring.cmyk`` (context options honoured) and add the detectors' flags."""
     result = cmyk_rules.adjudicate_mosaics(list(state.mosaics), cmyk_rules.parse_context(ctx.raw))
     det_flags = []
@@ -160,7 +207,7 @@ def adjudicate(state: CmykGameState, ctx: CmykContext) -> dict:
         result.setdefault("explanation", []).append(
             f"The camera reading has {len(det_flags)} doubt(s) listed in flags; check those tiles before accepting.")
     result["game"] = "cmyk"
-    return result
+    return CmykAdjudication.from_json(result)
 
 
 def _hexagon_vertices(cells: set) -> list[tuple[int, int]]:
@@ -172,27 +219,12 @@ def _hexagon_vertices(cells: set) -> list[tuple[int, int]]:
     return sorted(out)
 
 
-def _illegal_edges(mosaic: MosaicState) -> list[tuple[tuple[int, int], str]]:
-    by = {t.cell: t for t in mosaic.tiles}
-    out = []
-    for t in mosaic.tiles:
-        for d, e in t.edges.items():
-            nb = by.get(tl.neighbour(*t.cell, d))
-            if nb is None or nb.cell < t.cell:
-                continue
-            f = nb.edges.get(d)
-            if f is None:
-                continue
-            if e.colour != f.colour or (e.level is not None and f.level is not None and e.level != f.level):
-                out.append((t.cell, d))
-    return out
+def annotate(frame: Frame, state: CmykGameState, adj: CmykAdjudication) -> np.ndarray:
+    """The mosaic of this frame's player drawn on a copy of the photo, as judged.
 
-
-def overlay(frame: Frame, state: CmykGameState, judgement: dict) -> np.ndarray:
-    """The mosaic of this frame's player drawn on a copy of the photo.
-
-    Tiles outlined with their read levels (C/M/Y digits near each edge; K tiles "K"), hexagon centres
-    circled, illegal contacts in red, doubtful tiles (low confidence or flagged) crossed in orange.
+    Tiles outlined with their read levels (C/M/Y digits near each edge; K tiles "K"), the hexagons the
+    rules counted circled, the illegal contacts the rules found in red, doubtful tiles (low confidence or
+    flagged) crossed in orange.
     """
     img = frame.image_rgb.copy()
     if not state.mosaics:
@@ -204,10 +236,12 @@ def overlay(frame: Frame, state: CmykGameState, judgement: dict) -> np.ndarray:
     if fm is None:
         return img
     mosaic = state.mosaics[k]
-    cal = frame.calibration
+    player = state.players[k] if k < len(state.players) else None
+    judged = adj.players.get(player, {}) if player is not None else {}
+    cal: Any = frame.calibration
     if "H_px_from_mm" in fm:
         cal = LatticeCalibration(H_px_from_mm=np.asarray(fm["H_px_from_mm"], np.float64), image_size=(0, 0),
-                                 colour=None, search_region_mm=(0, 0, 0, 0))
+                                 colour=None, search_region_mm=(0, 0, 0, 0))  # type: ignore[arg-type]
     if cal is None:
         return img
     z = 3.0
@@ -245,65 +279,49 @@ def overlay(frame: Frame, state: CmykGameState, judgement: dict) -> np.ndarray:
             cv2.line(img, tuple(q[0]), tuple(q[1]), (255, 140, 0), 2, cv2.LINE_AA)
             cv2.line(img, tuple(q[2]), tuple(q[3]), (255, 140, 0), 2, cv2.LINE_AA)
     h = tl.row_height(e)
-    for (kk, ll) in _hexagon_vertices({t.cell for t in mosaic.tiles}):
+    for (kk, ll) in judged.get("geometry", {}).get("hexagons", []):
         ring = np.array([[kk * e / 2 + e * 0.8 * np.cos(a), ll * h + e * 0.8 * np.sin(a)]
                          for a in np.linspace(0, 2 * np.pi, 7)[:-1]])
         cv2.polylines(img, [np.round(to_px(ring)).astype(np.int32)], True, (40, 220, 40), 2, cv2.LINE_AA)
-    for cell, d in _illegal_edges(mosaic):
-        ab = to_px(tl.edge_endpoints(*cell, d, e))
+    for contact in judged.get("illegal_contact_cells", []):
+        i, j = contact["cells"][0]
+        ab = to_px(tl.edge_endpoints(i, j, contact["direction"], e))
         cv2.line(img, tuple(np.round(ab[0]).astype(int)), tuple(np.round(ab[1]).astype(int)), (255, 0, 0), 3,
                  cv2.LINE_AA)
     return img
-
-
-def render_scene(seed: int, hard: bool = False):
-    """A seeded synthetic CMYK! photo: (image, truth scene, photo object with ``project``)."""
-    from synth.cmyk import mosaic_layer, random_mosaic
-    from synth.photo import render_photo, sample_conditions
-
-    rng = np.random.default_rng(seed)
-    scene = random_mosaic(rng)
-    cond = sample_conditions(rng, look_at_mm=(280, 210), hard=hard)
-    photo = render_photo([mosaic_layer(scene)], cond, rng)
-    return photo.image_rgb, scene, photo
-
-
-def render(seed: int) -> tuple[np.ndarray, dict]:
-    """Seeded synthetic photo of one player's mosaic and its truth (scene, context, expected)."""
-    image, scene, _ = render_scene(seed)
-    rng = np.random.default_rng(seed + 7919)
-    colour = ("cyan", "magenta", "yellow")[int(rng.integers(3))]
-    cards = [str(c) for c in rng.choice(CARDS_FOR_RENDER, size=2, replace=False)]
-    context = {"players": [{"name": "P1", "personal_card": {"colour": colour, "level": int(rng.integers(6))}}],
-               "public_cards": cards}
-    from scoring.cmyk_state import EdgeReading, TileReading
-
-    truth_state = MosaicState(tiles=tuple(
-        TileReading(cell=t.cell, kind=t.kind, edges={d: EdgeReading(c, lv) for d, (c, lv) in t.edges.items()})
-        for t in scene.tiles))
-    truth = {"game": "cmyk", "seed": seed, "scene": {"game": "cmyk", **scene.to_json()}, "context": context}
-    try:
-        ctx = parse_context(context)
-        truth["expected"] = adjudicate(CmykGameState(mosaics=(truth_state,), players=ctx.player_names), ctx)
-    except CannotJudge:
-        pass
-    return image, truth
 
 
 def _state_from_json(obj: dict) -> CmykGameState:
     return CmykGameState.from_json(obj)
 
 
-SPEC = GameSpec(
+def summary(result: dict) -> str:
+    """The ranking."""
+    return " > ".join(result.get("ranking", []))
+
+
+def headline(result: dict) -> dict:
+    """The scores."""
+    return {"scores": result.get("scores")}
+
+
+PLUGIN = GamePlugin(
     name="cmyk",
+    title="CMYK!",
     parse_context=parse_context,
     detect=detect,
     state_from_json=_state_from_json,
     adjudicate=adjudicate,
-    overlay=overlay,
-    render=render,
-    images="1 per player, in the context's player order",
+    adjudication_from_json=CmykAdjudication.from_json,
+    annotate=annotate,
+    summary=summary,
+    headline=headline,
+    photos="1 per player, in the context's player order",
+    ui_module="ui.games.cmyk",
+    camera_resolution="1080p",
+    order=30,
 )
+SPEC = PLUGIN
 
-__all__ = ["SPEC", "CmykContext", "CmykGameState", "Flag", "detect", "parse_context", "adjudicate", "overlay",
-           "render", "render_scene"]
+__all__ = ["PLUGIN", "SPEC", "CmykAdjudication", "CmykContext", "CmykGameState", "Flag", "detect", "parse_context",
+           "adjudicate", "annotate"]

@@ -72,7 +72,7 @@ def register_colours(
     calibration,
     components: dict | None = None,
     config: RegisterConfig = RegisterConfig(),
-) -> dict[str, tuple[float, float, float]]:
+) -> dict[str, tuple[float, ...]]:
     """Measure and name the colours of one piece of each colour in a registration photo.
 
     Parameters
@@ -119,7 +119,7 @@ def register_into_profile(game: str, image_rgb: np.ndarray, calibration, profile
     """A new calibration profile with ``colours[game]`` registered from a photo.
 
     Colours are stored in the profile's unit, normalised 0-1 (marker black 0, paper white 1), for
-    every game; the readers (``judge.kaleido.registered_palette``, ``judge.carrotain.components_for``)
+    every game; the readers (``judge.games.kaleido.registered_palette``, ``judge.games.carrotain.components_for``)
     scale them to the component set's 0-255.
 
     Parameters
@@ -143,8 +143,8 @@ def register_into_profile(game: str, image_rgb: np.ndarray, calibration, profile
     """
     from calibration.profile import CalibrationProfile  # noqa: PLC0415
 
-    colours = register_colours(game, image_rgb, calibration, components, config)
-    colours = {k: tuple(v / 255.0 for v in rgb) for k, rgb in colours.items()}
+    measured = register_colours(game, image_rgb, calibration, components, config)
+    colours = {k: tuple(v / 255.0 for v in rgb) for k, rgb in measured.items()}
     base = profile if profile is not None else CalibrationProfile()
     new = {g: dict(c) for g, c in base.colours.items()}
     new[game] = colours
@@ -205,7 +205,7 @@ def assign_names(measured: np.ndarray, defaults: dict[str, np.ndarray], config: 
     return {names[sigma[i]]: measured[i] for i in range(len(names))}
 
 
-def _to_255(colours: dict[str, np.ndarray]) -> dict[str, tuple[float, float, float]]:
+def _to_255(colours: dict[str, np.ndarray]) -> dict[str, tuple[float, ...]]:
     return {k: tuple(float(round(x * 255.0, 2)) for x in np.asarray(v, float)) for k, v in colours.items()}
 
 
@@ -293,17 +293,17 @@ def _measure_carrotain(image_rgb: np.ndarray, cal, comp: dict, config: RegisterC
     ``vision.chips.detect_chips`` reads them; the first-star face relative to the star faces' median.
     """
     from calibration.markers import MarkerLayout  # noqa: PLC0415
-    from vision.carrotain import CarrotainVisionConfig, _exclusions, _palettes  # noqa: PLC0415
+    from vision.carrotain import CarrotainVisionConfig, chip_exclusions, chip_palettes  # noqa: PLC0415
     from vision.carrotain_view import colour_reference, top_view  # noqa: PLC0415
     from vision.chips import detect_chips  # noqa: PLC0415
 
     vc = CarrotainVisionConfig()
     layout = MarkerLayout.from_components(comp)
     ref = colour_reference(cal, image_rgb, layout)
-    dots, faces, hole = _palettes(comp)
+    dots, faces, hole = chip_palettes(comp)
     tv = top_view(cal, image_rgb, vc.region_mm, vc.chip_mm_per_px, vc.chip_face_z_mm)
     norm = np.asarray(ref.normalise(tv.image), np.float32)
-    dets = detect_chips(norm, tv.origin_mm, tv.mm_per_px, dots, faces, hole, _exclusions(vc, layout), vc.chips)
+    dets = detect_chips(norm, tv.origin_mm, tv.mm_per_px, dots, faces, hole, chip_exclusions(vc, layout), vc.chips)
     n_want = len(comp["carrotain"]["player_colours"])
     chips = [d for d in dets if d.kind in ("star", "first_star")]
     if len(chips) != n_want + 1:

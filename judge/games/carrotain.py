@@ -1,17 +1,18 @@
-"""Carrotain glue: context, detection, rules, overlay and synthetic renders for the shared pipeline."""
+"""Carrotain's plugin: context, detection, rules, overlay, registration (renders: ``synth.samples.carrotain``)."""
 
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
 from components import load_components
-from judge.errors import BadInput, CannotJudge
-from judge.games import Frame, GameSpec
-from judge.timing import StageTimer
+from core.errors import BadInput, CannotJudge
+from core.timing import StageTimer
+from judge.plugin import Frame, GamePlugin, Registration
+from scoring.carrotain import CarrotainAdjudication
 from scoring.carrotain_state import CarrotainState
 
 OVERLAY_COLOURS = {"hidden": (40, 200, 70), "not_hidden": (230, 50, 50), "borderline": (245, 170, 20)}
@@ -122,27 +123,30 @@ def state_from_json(obj: dict) -> CarrotainState:
     return CarrotainState.from_json(obj)
 
 
-def adjudicate(state: CarrotainState, ctx: CarrotainContext) -> dict:
-    """Run the rules (``scoring.carrotain``) on a state; rule errors are ``BadInput``."""
-    try:
-        from scoring.carrotain import CarrotainOptions  # noqa: PLC0415
-        from scoring.carrotain import adjudicate as rules  # noqa: PLC0415
-    except ImportError as e:  # the rules module lands separately
-        raise CannotJudge(f"Carrotain rules are not available: {e}") from None
+def adjudicate(state: CarrotainState, ctx: CarrotainContext) -> CarrotainAdjudication:
+    """Run the rules (``scoring.carrotain``) on a state, the detector's own flags added; rule errors are
+    ``BadInput``."""
+    from scoring.carrotain import CarrotainOptions  # noqa: PLC0415
+    from scoring.carrotain import adjudicate as rules  # noqa: PLC0415
+
     try:
         options = CarrotainOptions.from_json(ctx.options)
         result = rules(state, players=list(ctx.players), challenger=ctx.challenger, options=options)
     except (ValueError, TypeError) as e:
         raise BadInput(str(e)) from None
-    out = result.to_json()
-    if "flags" in out:
-        seen = {(f.get("code"), f.get("message")) for f in out["flags"]}
-        out["flags"] = list(out["flags"]) + [f.to_json() for f in state.flags if (f.code, f.message) not in seen]
-    return out
+    seen = {(f.code, f.message) for f in result.flags}
+    extra = tuple(f for f in state.flags if (f.code, f.message) not in seen)
+    return replace(result, flags=result.flags + extra) if extra else result
 
 
-def overlay(frame: Frame, state: CarrotainState, result: dict) -> np.ndarray:
-    """Boards, chip centres (green hidden / red not hidden / amber borderline with margin) and a verdict banner."""
+def adjudication_from_json(obj: dict) -> CarrotainAdjudication:
+    """A recorded judgement back into its type (extra fields such as ``timings_ms`` ignored)."""
+    return CarrotainAdjudication.from_json(obj)
+
+
+def annotate(frame: Frame, state: CarrotainState, adj: CarrotainAdjudication) -> np.ndarray:
+    """Boards, chip centres (green hidden / red not hidden / amber borderline with margin) and a verdict banner,
+    all as the adjudication judged them."""
     from vision.carrotain import chip_px, project_outline_px  # noqa: PLC0415
 
     img = frame.image_rgb.copy()
@@ -155,22 +159,20 @@ def overlay(frame: Frame, state: CarrotainState, result: dict) -> np.ndarray:
         cv2.polylines(img, [np.round(pts * 16).astype(np.int32)], True, col, 2, cv2.LINE_AA, 4)
         c = pts.mean(axis=0)
         cv2.putText(img, b.id, (int(c[0]), int(c[1])), cv2.FONT_HERSHEY_SIMPLEX, 0.8, col, 2, cv2.LINE_AA)
-    rchips = result.get("chips", [])
     for i, ch in enumerate(state.chips):
-        r = rchips[i] if i < len(rchips) else {}
-        key = "borderline" if r.get("borderline") else ("hidden" if r.get("hidden") else "not_hidden")
+        r = adj.chips[i] if i < len(adj.chips) else None
+        key = "not_hidden" if r is None else "borderline" if r.borderline else "hidden" if r.hidden else "not_hidden"
         col = OVERLAY_COLOURS[key]
         p = chip_px(cal, np.array([ch.xy_mm]), 2.0)[0]
         cv2.circle(img, (int(round(p[0])), int(round(p[1]))), 6, col, 2, cv2.LINE_AA)
         cv2.drawMarker(img, (int(round(p[0])), int(round(p[1]))), col, cv2.MARKER_CROSS, 8, 1)
-        if key == "borderline" and r.get("margin_mm") is not None:
-            cv2.putText(img, f"{r['margin_mm']:.1f}mm", (int(p[0]) + 8, int(p[1]) - 8), cv2.FONT_HERSHEY_SIMPLEX,
+        if key == "borderline" and r is not None:
+            cv2.putText(img, f"{r.margin_mm:.1f}mm", (int(p[0]) + 8, int(p[1]) - 8), cv2.FONT_HERSHEY_SIMPLEX,
                         0.5, col, 1, cv2.LINE_AA)
-    verdict = str(result.get("verdict", "?")).upper()
-    text = f"{verdict}{' (CONTESTED)' if result.get('contested') else ''}  hidden {result.get('hidden', '?')}" \
-           f"  not hidden {result.get('not_hidden', '?')}"
+    verdict = adj.verdict.upper()
+    text = f"{verdict}{' (CONTESTED)' if adj.contested else ''}  hidden {adj.hidden}  not hidden {adj.not_hidden}"
     cv2.rectangle(img, (0, 0), (img.shape[1], 40), (0, 0, 0), -1)
-    col = (245, 170, 20) if result.get("contested") else ((40, 200, 70) if verdict == "SUCCESS" else (230, 50, 50))
+    col = (245, 170, 20) if adj.contested else ((40, 200, 70) if verdict == "SUCCESS" else (230, 50, 50))
     cv2.putText(img, text, (12, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.8, col, 2, cv2.LINE_AA)
     return img
 
@@ -186,27 +188,51 @@ def truth_state(scene: dict) -> CarrotainState:
     return CarrotainState.from_json(obj)
 
 
-def render(seed: int, hard: bool = False) -> tuple[np.ndarray, dict]:
-    """Seeded synthetic challenge photo and its truth (``scene``, ``context``, ``expected``, ``category``)."""
-    from synth.carrotain import render_scene  # noqa: PLC0415
+def summary(result: dict) -> str:
+    """``success`` / ``failure``, ``(contested)`` when it could go either way."""
+    return f"{result.get('verdict', '?')}{' (contested)' if result.get('contested') else ''}"
 
-    image, scene, _ = render_scene(seed, hard=hard)
-    context = {"players": scene["players"], "challenger": scene["challenger"]}
+
+def headline(result: dict) -> dict:
+    """Verdict, contested and scores: what two judgements of one challenge must agree on."""
+    return {k: result.get(k) for k in ("verdict", "contested", "scores")}
+
+
+def register(image_rgb: np.ndarray, calibration, profile, options: dict) -> Registration:
+    """Chip colours (one chip of each colour and the first-star chip on the mat, no boards) or, with
+    ``board_id``, that board's outline (the board alone on the mat) into the profile."""
     try:
-        expected = adjudicate(truth_state(scene), parse_context(context))
-    except CannotJudge:
-        expected = None
-    return image, {"game": "carrotain", "category": scene["category"], "scene": scene, "context": context,
-                   "expected": expected}
+        if options.get("board_id") is not None:
+            from judge.register_board import register_board_into_profile  # noqa: PLC0415
+
+            board_id = str(options["board_id"])
+            new = register_board_into_profile(board_id, image_rgb, calibration, profile)
+            return Registration(new, {"board": board_id, "points": len(new.boards[board_id])})
+        from judge.register_colours import register_into_profile  # noqa: PLC0415
+
+        new = register_into_profile("carrotain", image_rgb, calibration, profile)
+    except ValueError as exc:
+        raise CannotJudge(str(exc)) from None
+    return Registration(new, {"colours": {k: [round(float(v), 1) for v in rgb]
+                                          for k, rgb in new.colours["carrotain"].items()}})
 
 
-SPEC = GameSpec(
+PLUGIN = GamePlugin(
     name="carrotain",
+    title="Carrotain (星をなくしたキャロテイン)",
     parse_context=parse_context,
     detect=detect,
     state_from_json=state_from_json,
     adjudicate=adjudicate,
-    overlay=overlay,
-    render=render,
-    images="1 (or before + challenge)",
+    adjudication_from_json=adjudication_from_json,
+    annotate=annotate,
+    summary=summary,
+    headline=headline,
+    photos="1 (or before + challenge)",
+    ui_module="ui.games.carrotain",
+    register=register,
+    register_options=("board_id",),
+    camera_resolution="1080p",
+    order=10,
 )
+SPEC = PLUGIN

@@ -1,0 +1,169 @@
+"""The game plugin: everything one game provides, in one typed object.
+
+A game is its stage modules (``vision/``, ``scoring/``, ``geometry/``), one plugin module
+``judge/games/<game>.py`` that defines ``PLUGIN = GamePlugin(...)``, a section in
+``components/default.json``, and, for the page, ``ui/games/<game>.py``. The CLI, the page, the
+history, the ledger export, the sample maker and the contract tests find games through
+:mod:`judge.registry` and never name one.
+
+Types flow one way::
+
+    context JSON --parse_context--> C
+    photos --make_frame--> Frame --detect(frames, C, timer)--> S (state, ``to_json``/``from_json``)
+    S, C --adjudicate--> A (adjudication, ``to_json`` = the CLI contract's fields)
+    Frame, S, A --annotate--> overlay image (drawn from A, never recomputed)
+
+The page parts (photo inputs, context form, result panel, session panel) live in a ``ui``
+module named by the plugin as a string and imported only by the page, so ``judge/`` never
+imports Streamlit.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
+
+import numpy as np
+
+from calibration.table import TableCalibration
+from core.timing import StageTimer
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One photo ready for a detector.
+
+    Attributes
+    ----------
+    image_rgb : ndarray, shape (H, W, 3), uint8
+    calibration : TableCalibration or None
+        From the markers; None when they were not found (``calibration_error`` says why), so a
+        game with a markerless fallback can still try.
+    calibration_error : str or None
+    source : str
+        Where the photo came from (file name, "camera", "sample:<name>"), for the ledger.
+    profile : CalibrationProfile or None
+        The user's saved profile (lens, layout, registered colours and board outlines), if given.
+    """
+
+    image_rgb: np.ndarray
+    calibration: TableCalibration | None
+    calibration_error: str | None = None
+    source: str = ""
+    profile: Any = None
+
+
+@runtime_checkable
+class JsonRecord(Protocol):
+    """What states and adjudications are: frozen dataclasses that write themselves as JSON."""
+
+    def to_json(self) -> dict: ...
+
+
+C = TypeVar("C")
+S = TypeVar("S", bound=JsonRecord)
+A = TypeVar("A", bound=JsonRecord)
+
+
+@dataclass(frozen=True)
+class Registration:
+    """What ``cli.py register`` put into a profile.
+
+    Attributes
+    ----------
+    profile : CalibrationProfile
+        The new profile (the old one with the user's pieces added).
+    summary : dict
+        JSON-able description of what was registered (colours, a board's point count), for stdout.
+    """
+
+    profile: Any
+    summary: dict
+
+
+@dataclass(frozen=True)
+class GamePlugin(Generic[C, S, A]):
+    """One game, as the shared pipeline, CLI, page and ledger see it.
+
+    Attributes
+    ----------
+    name : str
+        The ``--game`` name and the ledger's ``game`` column (lower case, no spaces).
+    title : str
+        Shown on the page.
+    parse_context : callable(dict or None) -> C
+        Validate a context JSON object; raise ``core.errors.BadInput`` naming the bad field.
+    detect : callable(list[Frame], C, StageTimer) -> S
+        Photos -> table state; raise ``CannotJudge`` with the reason.
+    state_from_json : callable(dict) -> S
+        Inverse of ``state.to_json()`` (KeyError/ValueError/TypeError become ``BadInput``).
+    adjudicate : callable(S, C) -> A
+        The rules on a state. ``A.to_json()`` is the CLI contract's judgement (``game``, ``scores``,
+        ``flags``, ``explanation`` and the game's own fields), without ``timings_ms``.
+    adjudication_from_json : callable(dict) -> A
+        Inverse of ``A.to_json()`` (a recorded judgement back into its type, e.g. for overlays).
+    annotate : callable(Frame, S, A) -> ndarray
+        The evidence drawn on a new copy of the frame's image (RGB uint8), from the adjudication.
+    summary : callable(dict) -> str
+        One short line from a judgement JSON (history table, ledger export's ``summary`` column).
+    headline : callable(dict) -> dict
+        The fields that say whether two judgements agree (sample making, regression checks).
+    photos : str
+        How many photos ``judge`` takes, for help texts: e.g. ``"1 (or before + challenge)"``.
+    ui_module : str
+        Dotted name of the page module (``ui/games/<game>.py``) with ``photos(st) -> (list[Photo],
+        sample context)``, ``context_form(default) -> dict``, ``result_panel(result)`` and
+        optionally ``session_panel(ledger, context, outcome)`` and ``extra_panels(outcome, shown)``.
+        Imported by the page only (never by ``judge/``).
+    register : callable(ndarray, TableCalibration, profile or None, dict) -> Registration, or None
+        Register the user's own pieces from one photo into a calibration profile:
+        ``register(image_rgb, calibration, old_profile, options)``; ``options`` holds the CLI's
+        register options the game names in ``register_options``. Raise ``CannotJudge`` (the
+        photo does not show what is needed) or ``BadInput``. None: the game has nothing to register.
+    register_options : tuple[str, ...]
+        Which ``cli.py register`` options the game takes (``"board_id"``).
+    camera_resolution : str
+        Browser camera capture size the game needs (``"720p"``, ``"1080p"``).
+    order : int
+        Position in menus (lower first).
+    """
+
+    name: str
+    title: str
+    parse_context: Callable[[dict | None], C]
+    detect: Callable[[list[Frame], C, StageTimer], S]
+    state_from_json: Callable[[dict], S]
+    adjudicate: Callable[[S, C], A]
+    adjudication_from_json: Callable[[dict], A]
+    annotate: Callable[[Frame, S, A], np.ndarray]
+    summary: Callable[[dict], str]
+    headline: Callable[[dict], dict]
+    photos: str = "1"
+    ui_module: str = ""
+    register: Callable[[np.ndarray, TableCalibration, Any, dict], Registration] | None = None
+    register_options: tuple[str, ...] = ()
+    camera_resolution: str = "1080p"
+    order: int = 100
+
+    # ------------------------------------------------------------------ conveniences over the fields
+    @property
+    def images(self) -> str:
+        """Alias of ``photos`` (the name the first registry used)."""
+        return self.photos
+
+    def judgement_json(self, state: S, ctx: C) -> dict:
+        """``adjudicate(state, ctx).to_json()``: the contract's judgement as a fresh dict."""
+        return self.adjudicate(state, ctx).to_json()
+
+    def overlay(self, frame: Frame, state: S, result: A | dict) -> np.ndarray:
+        """``annotate`` that also takes a judgement JSON (as recorded in the ledger or shown on the page)."""
+        adj = self.adjudication_from_json(result) if isinstance(result, dict) else result
+        return self.annotate(frame, state, adj)
+
+    def ui(self) -> Any:
+        """The page module (imports Streamlit): call from the page only."""
+        if not self.ui_module:
+            raise LookupError(f"game {self.name!r} has no page module")
+        return importlib.import_module(self.ui_module)

@@ -1,0 +1,132 @@
+"""Genial Spezial: one placement judged from before/after readings - the replay, the board checks, the flags."""
+
+from __future__ import annotations
+
+import pytest
+
+from components import load_components
+from scoring.genial import SYMBOLS, Tower
+from scoring.genial_board import GenialBoard
+from scoring.genial_judgement import GenialContext, GenialReading, judge_placement
+
+BOARD = GenialBoard.from_components(load_components()["genial_spezial"])
+LAYOUT = BOARD.tower_layout(2)
+SYMBOL_AT = {c: SYMBOLS[k % 4] for k, c in enumerate(sorted(LAYOUT))}
+
+
+def towers(dark=()):
+    return tuple(Tower(c, LAYOUT[c], SYMBOL_AT[c], 1, c in dark) for c in sorted(LAYOUT))
+
+
+# Two players: small towers stand at (-1, -1) and (1, 1). Ann's first tile (0, -1)-(0, 0) touches (-1, -1) only;
+# her second tile (1, 0)-(2, 0) joins it and touches (1, 1): the chain now links two towers and both score.
+FIRST = {"player": "Ann", "cells": [[0, -1], [0, 0]]}
+SECOND = [[1, 0], [2, 0]]
+
+
+def context(**extra):
+    obj = {"players": {"Ann": "red", "Ben": "blue"}, "mover": "Ann", "moves_before": [FIRST]}
+    obj.update(extra)
+    return GenialContext.from_json(obj)
+
+
+def reading(cells_by_colour, dark=(), unreadable=()):
+    tiles = {tuple(c): col for col, cells in cells_by_colour.items() for c in cells}
+    return GenialReading(tiles, towers(dark), frozenset(unreadable))
+
+
+BEFORE = reading({"red": FIRST["cells"]})
+AFTER = reading({"red": FIRST["cells"] + SECOND}, dark=[(-1, -1), (1, 1)])
+
+
+def test_clean_placement_scores_both_towers():
+    out = judge_placement(BOARD, context(), AFTER, BEFORE).to_json()
+    assert out["flags"] == []
+    assert sorted(map(tuple, (p["qr"] for p in out["placed"]))) == [(1, 0), (2, 0)]
+    expected = {s: 0 for s in SYMBOLS}
+    for c in [(-1, -1), (1, 1)]:
+        expected[SYMBOL_AT[c]] += 1
+    assert out["move_points"] == expected
+    assert sorted(map(tuple, out["scored_towers"])) == [(-1, -1), (1, 1)]
+    assert out["symbol_scores"]["Ann"] == expected and out["scores"] == {"Ann": min(expected.values()), "Ben": 0}
+    assert out["large_bonus"] == 0 and out["bonus_cells"] == 0
+    assert out["ranking"][0] in ("Ann", "Ben") and any("scores" in line for line in out["explanation"])
+
+
+def test_after_photo_alone_with_placed():
+    out = judge_placement(BOARD, context(placed=SECOND), AFTER).to_json()
+    assert out["flags"] == [] and sum(out["move_points"].values()) == 2
+
+
+@pytest.mark.parametrize("new_cells, colour, words", [
+    ([[1, 0], [2, 0], [3, 0]], "red", "3 new hexes"),
+    ([[1, 0]], "red", "1 new hexes"),
+    ([[1, 0], [3, 0]], "red", "not neighbours"),
+    ([[1, 0], [2, 0]], "blue", "not Ann's colour"),
+])
+def test_not_one_clean_placement_is_flagged_and_not_scored(new_cells, colour, words):
+    after = reading({"red": FIRST["cells"], colour: new_cells} if colour != "red"
+                    else {"red": FIRST["cells"] + new_cells})
+    out = judge_placement(BOARD, context(), after, BEFORE).to_json()
+    codes = [f["code"] for f in out["flags"]]
+    assert "placement_invalid" in codes and words in out["flags"][codes.index("placement_invalid")]["message"]
+    assert out["move_points"] == {s: 0 for s in SYMBOLS} and out["scored_towers"] == []
+
+
+def test_moved_tile_is_flagged():
+    after = reading({"red": [[0, -2], [0, 0]] + SECOND})
+    out = judge_placement(BOARD, context(), after, BEFORE).to_json()
+    codes = {f["code"] for f in out["flags"]}
+    assert {"tile_moved_or_missing", "placement_invalid"} <= codes
+
+
+def test_before_photo_disagreeing_with_replay_is_flagged_with_cells():
+    before = reading({"red": FIRST["cells"] + [[5, 5]]})
+    after = reading({"red": FIRST["cells"] + [[5, 5]] + SECOND})
+    out = judge_placement(BOARD, context(), after, before).to_json()
+    flag = next(f for f in out["flags"] if f["code"] == "board_disagrees_with_replay")
+    assert [5, 5] in flag["cells"]
+
+
+def test_token_on_the_wrong_side_is_flagged():
+    before = reading({"red": FIRST["cells"]}, dark=[(4, 4)])
+    out = judge_placement(BOARD, context(), AFTER, before).to_json()
+    assert any(f["code"] == "token_side_disagrees" and [4, 4] in f["cells"] for f in out["flags"])
+
+
+def test_unturned_token_after_scoring_is_a_reminder():
+    after = reading({"red": FIRST["cells"] + SECOND})
+    out = judge_placement(BOARD, context(), after, BEFORE).to_json()
+    assert any(f["code"] == "token_to_turn" for f in out["flags"]) and sum(out["move_points"].values()) == 2
+
+
+def test_unreadable_cells_are_flagged_not_guessed():
+    after = reading({"red": FIRST["cells"] + SECOND}, dark=[(-1, -1), (1, 1)], unreadable=[(6, 6)])
+    out = judge_placement(BOARD, context(), after, BEFORE).to_json()
+    assert any(f["code"] == "cells_unreadable" and [6, 6] in f["cells"] for f in out["flags"])
+
+
+def test_scores_before_are_used_and_checked_against_the_replay():
+    given = {"Ann": {"orange": 19, "blue": 19, "green": 19, "purple": 19}, "Ben": {s: 0 for s in SYMBOLS}}
+    out = judge_placement(BOARD, context(scores_before=given), AFTER, BEFORE).to_json()
+    assert any(f["code"] == "scores_disagree_with_replay" for f in out["flags"])
+    assert max(out["symbol_scores"]["Ann"].values()) == 20
+
+
+@pytest.mark.parametrize("obj, field", [
+    ({"players": {"Ann": "pink"}, "mover": "Ann"}, "players"),
+    ({"players": {"Ann": "red"}, "mover": "Bob"}, "mover"),
+    ({"players": {"Ann": "red"}, "mover": "Ann", "moves_before": [{"player": "Ann"}]}, "moves_before"),
+    ({"players": {"Ann": "red"}, "mover": "Ann", "bonus_symbol": "gold"}, "bonus_symbol"),
+    ({"players": {"Ann": "red"}, "mover": "Ann", "placed": "x"}, "placed"),
+    ({"players": {"Ann": "red"}, "mover": "Ann", "scores_before": {"Ann": {"orange": "x"}}}, "scores_before"),
+])
+def test_bad_context_names_the_field(obj, field):
+    with pytest.raises(ValueError, match=field):
+        GenialContext.from_json(obj)
+
+
+def test_context_and_reading_round_trip():
+    ctx = context(bonus_symbol="green", placed=SECOND)
+    assert GenialContext.from_json(ctx.to_json()) == ctx
+    assert GenialReading.from_json(AFTER.to_json()) == AFTER
