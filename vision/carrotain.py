@@ -27,7 +27,7 @@ from vision.carrotain_view import (
     px_to_mm,
     top_view,
 )
-from vision.chips import ChipConfig, ChipDetection, detect_chips
+from vision.chips import ChipConfig, ChipDetection, find_chips
 from vision.colour import palette_to_normalised
 
 
@@ -121,13 +121,20 @@ def _height_spread_mm(cal, xy_mm: np.ndarray, z_mm: float) -> np.ndarray:
 def detect_chip_readings(image_rgb: np.ndarray, cal, ref, config: CarrotainVisionConfig, components: dict,
                          layout: MarkerLayout) -> list[ChipReading]:
     """Chips of one photo as ``ChipReading`` (table mm, sigma, confidence)."""
+    return read_chips(image_rgb, cal, ref, config, components, layout)[0]
+
+
+def read_chips(image_rgb: np.ndarray, cal, ref, config: CarrotainVisionConfig, components: dict,
+               layout: MarkerLayout) -> tuple[list[ChipReading], list[tuple[float, float]]]:
+    """Chips of one photo as ``ChipReading`` (table mm, sigma, confidence), and the chip-like blobs that
+    could not be read (table mm)."""
     dots, faces, hole = _palettes(components)
     tv = top_view(cal, image_rgb, config.region_mm, config.chip_mm_per_px, config.chip_face_z_mm)
     norm = ref.normalise(tv.image).astype(np.float32)
-    dets: list[ChipDetection] = detect_chips(norm, tv.origin_mm, tv.mm_per_px, dots, faces, hole,
-                                             _exclusions(config, layout), config.chips)
+    found = find_chips(norm, tv.origin_mm, tv.mm_per_px, dots, faces, hole, _exclusions(config, layout), config.chips)
+    dets: list[ChipDetection] = found.chips
     if not dets:
-        return []
+        return [], found.unread_xy_mm
     xy = np.array([d.xy_mm for d in dets])
     spread = _height_spread_mm(cal, xy, config.chip_face_z_mm)
     extra = config.sigma_per_reproj * float(getattr(cal, "reprojection_error_mm", 0.0))
@@ -135,7 +142,7 @@ def detect_chip_readings(image_rgb: np.ndarray, cal, ref, config: CarrotainVisio
     for d, sp in zip(dets, spread):
         sigma = float(np.sqrt(d.centre_sigma_mm ** 2 + extra ** 2 + sp ** 2))
         out.append(ChipReading(d.kind, d.colour, d.xy_mm, sigma, d.colour_confidence))
-    return out
+    return out, found.unread_xy_mm
 
 
 @dataclass(frozen=True)
@@ -297,7 +304,10 @@ def recognise(
         flags.append(Flag("no_camera_pose", "calibration has no camera pose: heights corrected from the homography "
                           f"(field of view assumed {DEFAULT_HFOV_DEG:.0f} deg when it cannot be measured)"))
     with timer.stage("chips"):
-        chips = detect_chip_readings(challenge_rgb, cal, ref, config, comp, layout)
+        chips, unread_blobs = read_chips(challenge_rgb, cal, ref, config, comp, layout)
+    if unread_blobs:
+        flags.append(Flag("unread_chip_blobs", f"{len(unread_blobs)} chip-like blob(s) could not be read as chips",
+                          {"xy_mm": [[round(x, 1), round(y, 1)] for x, y in unread_blobs]}))
     if before is not None:
         with timer.stage("before"):
             b_img, b_cal = before
