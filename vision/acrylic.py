@@ -102,8 +102,9 @@ class AcrylicConfig:
         best) refined before the shapes are compared.
     same_pose_mm, same_pose_deg : float
         A candidate this close to one already refined (same shape) is not refined again.
-    reseed_chamfer_mm : float
-        A board fitted looser than this is searched again from the middle of its outline.
+    reseed_chamfer_mm, explained_inset_mm : float
+        A board fitted looser than this is searched again from the middle of its outline; seeds more
+        than this far inside a board already fitted are not searched.
     coarse_per_shape, coarse_min_separation_deg : int, float
         Coarse candidates kept per shape (id, mirror), at rotations at least this far apart.
     chamfer_cap_mm, max_chamfer_mm : float
@@ -168,12 +169,12 @@ class AcrylicConfig:
     blob_shift_iters: int = 4
     max_seeds: int = 10
     unexplained_margin_mm: float = 5.0
-    unexplained_print_grow_mm: float = 15.0
+    unexplained_print_grow_mm: float = 30.0
     unexplained_blob_response: float = 0.04
     unexplained_min_outline: float = 0.06
     print_seed_spacing_mm: float = 24.0
-    polar_n_phi: int = 90
-    polar_r_step_mm: float = 2.0
+    polar_n_phi: int = 60
+    polar_r_step_mm: float = 3.0
     polar_r_margin_mm: float = 8.0
     polar_offset_mm: float = 32.0
     polar_offset_step_mm: float = 8.0
@@ -190,6 +191,7 @@ class AcrylicConfig:
     same_pose_mm: float = 6.0
     same_pose_deg: float = 5.0
     reseed_chamfer_mm: float = 1.2
+    explained_inset_mm: float = 20.0
     coarse_per_shape: int = 3
     coarse_min_separation_deg: float = 25.0
     chamfer_cap_mm: float = 4.0
@@ -647,7 +649,10 @@ def _fits_at(seeds: list[np.ndarray], ev: _Evidence, ev_coarse: _Evidence, shape
              done: list[_Candidate], config: AcrylicConfig, bottom_shift=None) -> list[BoardFit]:
     """Acceptable refined fits of the best candidates around each seed (``done``: poses refined so far)."""
     out: list[BoardFit] = []
+    explained: list[Polygon] = []  # inner parts of boards fitted (a loose one is searched again later)
     for seed in seeds:
+        if any(contains_xy(p, seed[0], seed[1]) for p in explained):
+            continue
         cands = _polar_candidates(ev_coarse, seed, shapes, radii, config)
         polished = sorted((_polish(ev, shapes[c.shape], c, config) for c in cands), key=lambda c: -c.score)
         for c in polished[: config.refine_top]:
@@ -658,6 +663,7 @@ def _fits_at(seeds: list[np.ndarray], ev: _Evidence, ev_coarse: _Evidence, shape
             fit = _refine(ev, sh, c.theta, c.xy - _rot(np.array(c.theta)) @ sh.cen, c.sign, config, bottom_shift)
             if fit is not None and _acceptable(fit, config):
                 out.append(fit)
+                explained.append(Polygon(fit.outline_mm).buffer(-config.explained_inset_mm))
     return out
 
 

@@ -68,6 +68,8 @@ class ChipConfig:
         The outside level is measured beyond the nominal radius plus this.
     rim_sigma_factor : float
         Centre sigma = this x the rim RMS / sqrt(rays used) (with the floor).
+    rim_converged_mm : float
+        The rim fit stops early once the centre moves less than this.
     patch_mm : float
         Half size of the patch read for the colours.
     face_annulus_mm : (float, float)
@@ -111,6 +113,7 @@ class ChipConfig:
     rim_face_band_mm: tuple[float, float] = (7.0, 10.0)
     rim_outside_gap_mm: float = 3.0
     rim_sigma_factor: float = 2.0
+    rim_converged_mm: float = 0.02
     patch_mm: float = 12.0
     face_annulus_mm: tuple[float, float] = (5.5, 10.0)
     centre_radius_mm: float = 2.0
@@ -259,7 +262,7 @@ def find_chips(
     """
     s = mm_per_px
     img = rgb_norm.astype(np.float32)
-    level = img.mean(axis=2)
+    level = cv2.transform(img, np.full((1, 3), 1.0 / 3.0, np.float32)).reshape(img.shape[:2])  # the mean of RGB
     mask = _bright_mask(level, origin_mm, s, exclude_mm, config)
     dist = cv2.distanceTransform(mask, cv2.DIST_L2, 5) * s  # mm
     _, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
@@ -368,9 +371,12 @@ def _fit_rim(smooth: np.ndarray, c: np.ndarray, s: float, config: ChipConfig) ->
             pts = pts[keep]
             cc, rr = _fit_circle(pts)
             resid = np.hypot(*(pts - cc).T) - rr
+        moved = float(np.hypot(*(cc - centre))) * s
         centre = cc
         ok = abs(rr * s - R) < config.radius_tolerance * R
         rim = _Rim(cc, rr, float(np.sqrt(np.mean(resid ** 2))) * s, len(pts), False) if ok else None
+        if moved < config.rim_converged_mm:
+            break
     return rim
 
 
