@@ -3,9 +3,15 @@
 Works on a top view resampled at the board's top-face height (5 mm), levels normalised by the
 frame's colour reference. A clear board dims and tints the mat under it; the bright things
 (chips, the white print, star specks, edge glints) are painted out first, the dimming is
-measured against a large-scale estimate of the bare mat's brightness, and the seven outlines
-(and their mirror images) are matched to the dark regions by the contrast across the outline
-(coarse grid over x, y, theta from seeds, then a point-to-edge least-squares refinement).
+measured against a large-scale estimate of the bare mat's brightness (``board_maps``).
+
+The pose search is driven by the evidence (``find_boards``): seeds where a board is likely (board-
+sized blobs of dimming, moved to the dimmed area's middle, and clusters of printed constellation
+strokes); around each seed one polar correlation scores the seven outlines and their mirror images
+at every rotation at once (an FFT over the angle, a few seed offsets); the best few poses are
+polished on a small grid and refined by point-to-edge least squares (which gives the pose sigma);
+overlapping fits are suppressed unless the evidence shows a second sheet. Whatever looks like
+acrylic but is not explained by a fitted board is returned by ``unexplained_regions``.
 """
 
 from __future__ import annotations
@@ -17,6 +23,9 @@ import cv2
 import numpy as np
 from shapely import contains_xy, distance, points
 from shapely.geometry import MultiPoint, Point, Polygon
+
+#: Median absolute deviation -> standard deviation of a normal distribution.
+MAD_TO_SIGMA = 1.4826
 
 
 @dataclass(frozen=True)
@@ -121,8 +130,23 @@ class AcrylicConfig:
         chamfer of the best widen its sigma to half their mean outline distance.
     max_sigma_mm : float
         Cap of the reported pose sigma.
-    edge_search_mm : float
-        Half range searched along each normal for the edge in the refinement.
+    edge_search_mm, edge_search_step_mm : float
+        Half range searched along each normal for the edge in the refinement, and its step.
+    refine_min_edges : int
+        Fewer outline samples with an edge than this: no fit.
+    refine_mad_floor_mm, refine_outlier_sigmas : float
+        Edge offsets further than this many robust sigmas (MAD, plus the floor) from the median are
+        outliers in a least-squares step.
+    refine_converged_mm, refine_converged_rad : float
+        The refinement stops once a step moves the pose less than these.
+    samples_per_independent, sigma_scale : float
+        Pose sigma = scale x residual RMS / sqrt(inlier samples / samples per independent one).
+    full_support, min_support_factor : float
+        The sigma grows as the edge support falls under ``full_support`` (divided by at most
+        1 / ``min_support_factor``).
+    paint_kernel_mm, level_blur_mm : float
+        Bright pieces are painted out with the mean of the rest over this window; the level is then
+        smoothed this much.
     min_contrast : float
         Minimum mean (outside - inside) / mat level across the outline to accept a board.
     max_overlap : float
@@ -205,6 +229,18 @@ class AcrylicConfig:
     ambiguity_mm: float = 0.6
     max_sigma_mm: float = 10.0
     edge_search_mm: float = 6.0
+    edge_search_step_mm: float = 0.5
+    refine_min_edges: int = 6
+    refine_mad_floor_mm: float = 0.3
+    refine_outlier_sigmas: float = 3.0
+    refine_converged_mm: float = 0.05
+    refine_converged_rad: float = 1e-4
+    samples_per_independent: float = 4.0
+    sigma_scale: float = 3.0
+    full_support: float = 0.6
+    min_support_factor: float = 0.25
+    paint_kernel_mm: float = 15.0
+    level_blur_mm: float = 1.0
     min_contrast: float = 0.05
     max_overlap: float = 0.35
     stack_min_overlap_mm2: float = 1.0
@@ -346,7 +382,7 @@ def board_maps(level: np.ndarray, mm_per_px: float,
     bright = cv2.dilate(bright, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     # paint the bright pieces out with a local median of the rest (normalised convolution)
     w = (1 - bright).astype(np.float32)
-    ks = max(int(round(15.0 / mm_per_px)) | 1, 3)
+    ks = max(int(round(config.paint_kernel_mm / mm_per_px)) | 1, 3)
     num = cv2.blur(lv * w, (ks, ks))
     den = cv2.blur(w, (ks, ks))
     filled = np.where(bright > 0, num / np.maximum(den, 1e-3), lv)
@@ -360,7 +396,7 @@ def board_maps(level: np.ndarray, mm_per_px: float,
         kd = max(int(round(2 * config.print_guard_mm / mm_per_px)) | 1, 3)
         guard = cv2.dilate(printed, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kd, kd)))
         line = line + np.minimum(th, config.bright_edge_cap * (1.0 - mat)) * (1 - guard)
-    filled = cv2.GaussianBlur(filled, (0, 0), 1.0 / mm_per_px)
+    filled = cv2.GaussianBlur(filled, (0, 0), config.level_blur_mm / mm_per_px)
     # bare-mat level: the most common level in a large window (the mat is the largest single
     # surface; boards may look darker or lighter than it), on a coarse grid
     f = mm_per_px / config.coarse_mm_per_px
@@ -1031,23 +1067,31 @@ def _grid_best(ev: _Evidence, pts: np.ndarray, nrm: np.ndarray, thetas: np.ndarr
 def _refine(ev: _Evidence, sh: _Shape, theta, t, sign: float, config: AcrylicConfig,
             bottom_shift=None) -> BoardFit | None:
     """Point-to-edge least squares on (dx, dy, dtheta) from a pose found on the grids (``t``: where the
-    shape's own origin goes)."""
-    bid, mir, lo = sh.id, sh.mirrored, sh.outline
+    shape's own origin goes), then the fit's quality measures."""
+    pose = _least_squares_pose(ev, sh, float(theta), np.asarray(t, dtype=np.float64), sign, config, bottom_shift)
+    return None if pose is None else _measure_fit(ev, sh, pose[0], pose[1], sign, config, bottom_shift)
+
+
+def _edge_search_offsets(config: AcrylicConfig) -> np.ndarray:
+    return np.arange(-config.edge_search_mm, config.edge_search_mm + 1e-9, config.edge_search_step_mm)
+
+
+def _least_squares_pose(ev: _Evidence, sh: _Shape, theta: float, t: np.ndarray, sign: float, config: AcrylicConfig,
+                        bottom_shift=None) -> tuple[float, np.ndarray] | None:
+    """Iterated robust least squares of the outline onto the strongest edge along each normal."""
     pts, nrm = sh.fine_pts, sh.fine_nrm
-    offs = np.arange(-config.edge_search_mm, config.edge_search_mm + 1e-9, 0.5)
-    d = config.contrast_offset_mm
-    t = np.asarray(t, dtype=np.float64)
+    offs = _edge_search_offsets(config)
     for _ in range(config.refine_iters):
         R = _rot(np.array(theta))
         P = pts @ R.T + t
         N = nrm @ R.T
         resid, good = _edge_offsets(ev, P, N, offs, sign, config)
         resid = resid - _wall_offset(P, N, bottom_shift)
-        if good.sum() < 6:
+        if good.sum() < config.refine_min_edges:
             return None
         med = np.median(resid[good])
-        mad = 1.4826 * np.median(np.abs(resid[good] - med)) + 0.3
-        use = good & (np.abs(resid - med) < 3 * mad)
+        mad = MAD_TO_SIGMA * np.median(np.abs(resid[good] - med)) + config.refine_mad_floor_mm
+        use = good & (np.abs(resid - med) < config.refine_outlier_sigmas * mad)
         # linearised: resid_i = n_i . (dt + dtheta * perp(p_i - t))
         rel = P[use] - t
         perp = np.column_stack([-rel[:, 1], rel[:, 0]])
@@ -1055,14 +1099,21 @@ def _refine(ev: _Evidence, sh: _Shape, theta, t, sign: float, config: AcrylicCon
         sol, *_ = np.linalg.lstsq(A, resid[use], rcond=None)
         t = t + sol[:2]
         theta = theta + sol[2]
-        if np.hypot(*sol[:2]) < 0.05 and abs(sol[2]) < 1e-4:
+        if np.hypot(*sol[:2]) < config.refine_converged_mm and abs(sol[2]) < config.refine_converged_rad:
             break
+    return theta, t
+
+
+def _measure_fit(ev: _Evidence, sh: _Shape, theta: float, t: np.ndarray, sign: float, config: AcrylicConfig,
+                 bottom_shift=None) -> BoardFit:
+    """Contrast, edge-line strength, chamfer, residual, support, pose sigma and inside dimming of a pose."""
+    pts, nrm = sh.fine_pts, sh.fine_nrm
     R = _rot(np.array(theta))
     P = pts @ R.T + t
     N = nrm @ R.T
     wall = _wall_offset(P, N, bottom_shift)
     Pw = P + wall[:, None] * N
-    c, _ = ev.outline_terms(Pw, N, d)
+    c, _ = ev.outline_terms(Pw, N, config.contrast_offset_mm)
     contrast = float(sign * c)
     line_strength = 0.0
     if ev.l is not None:
@@ -1071,24 +1122,24 @@ def _refine(ev: _Evidence, sh: _Shape, theta, t, sign: float, config: AcrylicCon
             on = np.nanmean(ev.l(Pw))
             off = 0.5 * (np.nanmean(ev.l(Pw + config.line_off_mm * N)) + np.nanmean(ev.l(Pw - config.line_off_mm * N)))
         line_strength = float(np.nan_to_num(on - off))
-    resid, good = _edge_offsets(ev, P, N, offs, sign, config)
+    resid, good = _edge_offsets(ev, P, N, _edge_search_offsets(config), sign, config)
     resid = resid - wall
     cap = config.chamfer_cap_mm
     chamfer = float(np.mean(np.where(good, np.minimum(np.abs(resid), cap), cap)))
     inl = good & (np.abs(resid) < cap)
     rms = float(np.sqrt(np.mean(resid[inl] ** 2))) if inl.any() else cap
-    n_eff = max(inl.sum() / 4.0, 1.0)
-    sigma = float(np.hypot(config.base_sigma_mm, rms / np.sqrt(n_eff) * 3.0))
+    n_eff = max(inl.sum() / config.samples_per_independent, 1.0)
+    sigma = float(np.hypot(config.base_sigma_mm, rms / np.sqrt(n_eff) * config.sigma_scale))
     support = float(inl.mean())
-    sigma = min(sigma / max(min(support / 0.6, 1.0), 0.25), config.max_sigma_mm)
+    sigma = min(sigma / max(min(support / config.full_support, 1.0), config.min_support_factor), config.max_sigma_mm)
     inside_dim = 0.0
     if len(sh.interior):
         v = ev.r(sh.interior @ R.T + t)
         if np.isfinite(v).any():
             inside_dim = float(sign * (1.0 - np.nanmedian(v)))
-    outline = lo @ R.T + t
-    return BoardFit(bid, bool(mir), (float(t[0]), float(t[1])), float(np.degrees(theta) % 360), outline, contrast,
-                    rms, sigma, support, chamfer, inside_dim, 0.0, line_strength)
+    outline = sh.outline @ R.T + t
+    return BoardFit(sh.id, bool(sh.mirrored), (float(t[0]), float(t[1])), float(np.degrees(theta) % 360), outline,
+                    contrast, rms, sigma, support, chamfer, inside_dim, 0.0, line_strength)
 
 
 def _wall_offset(P: np.ndarray, N: np.ndarray, bottom_shift) -> np.ndarray:
