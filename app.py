@@ -1,7 +1,8 @@
 """Table Judge page: pick a game, give it a photo (sample, upload or camera), see the evidence.
 
 Run with ``streamlit run app.py``. Thin by design: widgets here, logic in the packages. The games come from
-``judge.registry``; each game's photo inputs, form, result panel and session panel from its ``ui/games/<game>.py``.
+``judge.registry``; each game's photo inputs, form and result panel from its ``ui/games/<game>.py``, its whole-game
+record from its plugin's ``session`` rules (``ui/session.py``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,10 @@ from judge.registry import game as get_game
 from judge.registry import plugins
 from ui.editor import apply_tables, state_tables
 from ui.history import open_ledger, show_history
+from ui.layout import is_phone
+from ui.reading_panel import crops_panel, has_reading, legend, reading_panel, show_headline
 from ui.results import show_result
+from ui.session import session_panel
 from ui.sources import Photo
 
 
@@ -44,6 +48,7 @@ def run_judgement(game_name: str, photos: list[Photo], context: dict) -> dict:
             "state": j.state.to_json(),
             "overlay": game.annotate(frame, j.state, j.adjudication),
             "frame": frame,
+            "frames": list(j.frames),
         }
         led = open_ledger()
         if led is not None:
@@ -86,17 +91,51 @@ def correction_panel(game_name: str, outcome: dict, context: dict) -> None:
 def main() -> None:
     st.set_page_config(page_title="Table Judge", layout="wide")
     games = plugins()
-    game_name = st.sidebar.selectbox("Game", list(games), format_func=lambda g: games[g].title, key="game")
+    phone = is_phone()
+    where = st if phone else st.sidebar  # no sidebar to open on a phone: the game choice is on the page
+    asked = st.query_params.get("game")  # ?game=kaleido: a table's bookmark opens its game
+    names = list(games)
+    game_name = where.selectbox("Game", names, format_func=lambda g: games[g].title, key="game",
+                                index=names.index(asked) if asked in names else 0)
     game = games[game_name]
     page = game.ui()
-    st.title(f"Table Judge — {game.title}")
+    if phone:
+        st.markdown(f"**Table Judge — {game.title}**")
+    else:
+        st.title(f"Table Judge — {game.title}")
+    live = where.radio("Mode", ["Photo", "Live video"], key="mode", horizontal=True) == "Live video"
     judge_tab, history_tab = st.tabs(["Judge", "History"])
     with judge_tab:
-        left, right = st.columns([2, 3])
-        with left:
+        if live:
+            from ui.live import live_panel
+
+            with history_tab:  # first: the live panel below runs for as long as the camera plays
+                show_history(game_name)
+            if phone:  # the video first, the players below
+                video_box, form_box = st.container(), st.container()
+            else:  # the players beside the video
+                form_box, video_box = st.columns([2, 3])
+            with form_box:
+                context = page.context_form(None)
+            with video_box:
+                live_panel(game, context, open_ledger())
+            return
+        if phone:  # one column: the verdict, the reading, then the camera; the rest below
+            verdict_box, reading_box, inputs_box, details_box = (st.container() for _ in range(4))
+        else:  # inputs beside the verdict, the reading across the page below
+            inputs_box, verdict_box = st.columns([2, 3])
+            reading_box, details_box = st.container(), st.container()
+        with inputs_box:
+            if phone:
+                st.caption("Camera: the switch button on the preview turns to the rear camera; Upload opens the "
+                           "phone's own camera app.")
             photos, sample_ctx = page.photos()
-            context = page.context_form(sample_ctx)
-        with right:
+            if phone:
+                with st.expander("Players and cards", expanded=False):
+                    context = page.context_form(sample_ctx)
+            else:
+                context = page.context_form(sample_ctx)
+        with verdict_box:
             if not photos:
                 st.info("Take or upload a photo to judge.")
                 return
@@ -110,16 +149,31 @@ def main() -> None:
             shown = outcome.get("corrected", outcome)
             if "corrected" in outcome:
                 st.caption("Showing the corrected judgement (recorded in the ledger as a correction).")
-            show_result(game, shown["result"])
-            st.image(np.asarray(shown["overlay"]), caption="evidence", width="stretch")
+            reads = has_reading(game_name)
+            if phone and reads:
+                show_headline(game_name, shown["result"])
+            else:
+                show_result(game, shown["result"])
+        with reading_box:
+            if reads:
+                reading_panel(game_name, outcome, context)
+                st.caption(legend(game_name))
+        with details_box:
+            if phone and reads:
+                show_result(game, shown["result"])
+            if reads:
+                crops_panel(game_name, outcome)
+            with st.expander("The whole photo with the evidence drawn on it", expanded=not reads):
+                st.image(np.asarray(shown["overlay"]), caption="evidence", width="stretch")
             if hasattr(page, "extra_panels"):
                 page.extra_panels(outcome, shown)
             correction_panel(game_name, outcome, context)
             led = open_ledger()
-            if led is not None and hasattr(page, "session_panel"):
+            if led is not None and game.session is not None:
+                session_panel(game, led, context, outcome)
+            elif led is not None and hasattr(page, "session_panel"):
                 page.session_panel(led, context, outcome)
     with history_tab:
         show_history(game_name)
-
 
 main()

@@ -9,11 +9,13 @@
     python cli.py markers --out FILE.pdf [--charuco]
     python cli.py calibrate-camera --out PROFILE.json IMAGE [IMAGE ...]
     python cli.py register --game G --out PROFILE.json [--profile OLD.json] [--board-id X] IMAGE
-    python cli.py bench --game G [--frames N] [--image PHOTO --context CTX.json]
+    python cli.py bench --game G [--frames N] [--image PHOTO --context CTX.json] [--video FILE | --clip]
+    python cli.py live --game G --source 0|VIDEO [--context CTX.json] [--calibration CAL.json] [--ledger PATH]
     python cli.py ledger {list,export-json,export-csv} [--out PATH]
     python cli.py games
 
-stdout carries exactly one JSON object; messages go to stderr. Exit codes: 0 done, 2 bad input,
+stdout carries exactly one JSON object (``live``: one JSON line per settled judgement); messages go to stderr.
+Exit codes: 0 done, 2 bad input,
 3 could not judge (the reason on stderr), 1 an internal error (a bug: please report it).
 
 The games are those of ``judge.registry`` (built-in: carrotain, kaleido, cmyk; more through the
@@ -226,14 +228,41 @@ def cmd_register(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    context = _read_json(args.context, "context")
+    if args.video or args.clip:
+        import tempfile
+
+        from judge.bench_video import run_video_bench
+
+        with tempfile.TemporaryDirectory() as tmp:
+            video, source = args.video, None
+            if args.clip:  # rendered first, not timed
+                from synth.clip import render_clip
+
+                path, scene, _ = render_clip(args.game, args.seed, "place", Path(tmp) / "clip.avi")
+                video, context, source = str(path), context or scene.context, f"rendered clip seed {args.seed}"
+            vreport = run_video_bench(args.game, video, context, source)
+        sys.stderr.write(vreport.table() + "\n")
+        _emit(vreport.to_json())
+        return 0
     from judge.bench import run_bench
     from synth.registry import renderer
 
-    context = _read_json(args.context, "context")
     render = None if args.image else renderer(_game(args.game).name)
     report = run_bench(args.game, frames=args.frames, image_path=args.image, context=context, render=render)
     sys.stderr.write(report.table() + "\n")
     _emit(report.to_json())
+    return 0
+
+
+def cmd_live(args: argparse.Namespace) -> int:
+    from judge.live_cli import run_live
+
+    game = _game(args.game)
+    context = _read_json(args.context, "context")
+    profile = _load_profile(args.calibration)
+    ledger = _open_ledger(args)
+    run_live(game, args.source, context, profile, ledger, max_frames=args.max_frames)
     return 0
 
 
@@ -326,8 +355,20 @@ def build_parser() -> argparse.ArgumentParser:
     game_arg(sp)
     sp.add_argument("--frames", type=int, default=10, help="rendered 1280x960 frames to time")
     sp.add_argument("--image", help="time this photo instead (e.g. a 12 MP phone photo)")
-    sp.add_argument("--context", help="context JSON for --image (players, cards)")
+    sp.add_argument("--context", help="context JSON for --image or --video (players, cards)")
+    sp.add_argument("--video", help="time live judging of this video, per frame, with the floor")
+    sp.add_argument("--clip", action="store_true", help="time live judging of a rendered clip (hand places pieces)")
+    sp.add_argument("--seed", type=int, default=1, help="seed of the --clip")
     sp.set_defaults(func=cmd_bench)
+
+    sp = sub.add_parser("live", help="a webcam or video file -> one JSON line per settled judgement")
+    game_arg(sp)
+    sp.add_argument("--source", required=True, help="camera index (0) or a video file")
+    sp.add_argument("--context", help="context JSON (players, challenger, cards)")
+    sp.add_argument("--calibration", help="calibration profile JSON")
+    sp.add_argument("--max-frames", type=int, help="stop after this many frames")
+    ledger_args(sp)
+    sp.set_defaults(func=cmd_live)
 
     sp = sub.add_parser("games", help="the games this judge knows")
     sp.set_defaults(func=cmd_games)

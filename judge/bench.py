@@ -42,6 +42,8 @@ class BenchReport:
         Peak resident memory before the first judgement (imports, renders), MB.
     failures : dict[str, int]
         Exceptions raised by frames that could not be judged, by message.
+    floor_ms : float
+        JPEG decode + ArUco + top view at 2 px/mm on the same photo, same run (:mod:`judge.floor`).
     """
 
     game: str
@@ -53,6 +55,7 @@ class BenchReport:
     peak_rss_mb: float
     baseline_rss_mb: float
     failures: dict[str, int] = field(default_factory=dict)
+    floor_ms: float = 0.0
 
     def to_json(self) -> dict:
         def trio(t: tuple[float, float, float]) -> dict:
@@ -68,6 +71,8 @@ class BenchReport:
             "peak_rss_mb": round(self.peak_rss_mb, 1),
             "baseline_rss_mb": round(self.baseline_rss_mb, 1),
             "failures": self.failures,
+            "floor_ms": round(self.floor_ms, 2),
+            "ratio_to_floor": round(self.total_ms[0] / self.floor_ms, 2) if self.floor_ms else None,
         }
 
     def table(self) -> str:
@@ -79,6 +84,9 @@ class BenchReport:
             lines.append(f"{k:<16}{m:>10.1f}{p:>10.1f}{x:>10.1f}")
         m, p, x = self.total_ms
         lines.append(f"{'total':<16}{m:>10.1f}{p:>10.1f}{x:>10.1f}")
+        if self.floor_ms:
+            lines.append(f"floor (JPEG decode + ArUco + top view at 2 px/mm, same photo): {self.floor_ms:.1f} ms; "
+                         f"total = {m / self.floor_ms:.1f}x the floor")
         if self.load_ms:
             lines.append(f"decode photo: {self.load_ms:.1f} ms")
         lines.append(f"peak memory: {self.peak_rss_mb:.0f} MB (before judging: {self.baseline_rss_mb:.0f} MB)")
@@ -146,6 +154,11 @@ def run_bench(game_name: str, frames: int = 10, image_path: str | None = None, c
             per_stage.setdefault(k, []).append(float(v))
     if not totals:
         raise BadInput(f"no frame could be judged: {next(iter(failures))}")
+    from judge.floor import encode_jpeg, measure_floor
+
+    jpeg = Path(image_path).read_bytes() if image_path and Path(image_path).suffix.lower() in (".jpg", ".jpeg") \
+        else encode_jpeg(work[0][0])
+    floor_ms, _ = measure_floor(jpeg)
     h, w = work[-1][0].shape[:2]
     return BenchReport(
         game=game.name,
@@ -157,4 +170,5 @@ def run_bench(game_name: str, frames: int = 10, image_path: str | None = None, c
         peak_rss_mb=_peak_rss_mb(),
         baseline_rss_mb=baseline,
         failures=failures,
+        floor_ms=floor_ms,
     )

@@ -29,6 +29,7 @@ import numpy as np
 
 from calibration.table import TableCalibration
 from core.timing import StageTimer
+from judge.session import SessionRules
 
 
 @dataclass(frozen=True)
@@ -113,9 +114,10 @@ class GamePlugin(Generic[C, S, A]):
     photos : str
         How many photos ``judge`` takes, for help texts: e.g. ``"1 (or before + challenge)"``.
     ui_module : str
-        Dotted name of the page module (``ui/games/<game>.py``) with ``photos(st) -> (list[Photo],
-        sample context)``, ``context_form(default) -> dict``, ``result_panel(result)`` and
-        optionally ``session_panel(ledger, context, outcome)`` and ``extra_panels(outcome, shown)``.
+        Dotted name of the page module (``ui/games/<game>.py``) with ``photos() -> (list[Photo],
+        sample context)``, ``context_form(default) -> dict``, ``result_panel(result)`` and optionally
+        ``extra_panels(outcome, shown)`` (and ``session_panel(ledger, context, outcome)`` for a game whose
+        whole-game record does not fit ``session``).
         Imported by the page only (never by ``judge/``).
     register : callable(ndarray, TableCalibration, profile or None, dict) -> Registration, or None
         Register the user's own pieces from one photo into a calibration profile:
@@ -124,6 +126,9 @@ class GamePlugin(Generic[C, S, A]):
         photo does not show what is needed) or ``BadInput``. None: the game has nothing to register.
     register_options : tuple[str, ...]
         Which ``cli.py register`` options the game takes (``"board_id"``).
+    session : SessionRules or None
+        How a whole game (rounds, a series, a score track) is kept in the ledger (``judge.session``); the page's
+        panel for it is generic (``ui/session.py``). None: single judgements only.
     camera_resolution : str
         Browser camera capture size the game needs (``"720p"``, ``"1080p"``).
     order : int
@@ -144,6 +149,7 @@ class GamePlugin(Generic[C, S, A]):
     ui_module: str = ""
     register: Callable[[np.ndarray, TableCalibration, Any, dict], Registration] | None = None
     register_options: tuple[str, ...] = ()
+    session: SessionRules | None = None
     camera_resolution: str = "1080p"
     order: int = 100
 

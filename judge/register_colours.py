@@ -209,21 +209,6 @@ def _to_255(colours: dict[str, np.ndarray]) -> dict[str, tuple[float, ...]]:
     return {k: tuple(float(round(x * 255.0, 2)) for x in np.asarray(v, float)) for k, v in colours.items()}
 
 
-def _bilinear(img: np.ndarray, xy_px: np.ndarray) -> np.ndarray:
-    """Sample an (H, W, 3) image at (N, 2) px positions; NaN outside."""
-    h, w = img.shape[:2]
-    x, y = xy_px[:, 0], xy_px[:, 1]
-    ok = (x >= 0) & (y >= 0) & (x <= w - 1) & (y <= h - 1)
-    x0 = np.clip(np.floor(x).astype(int), 0, w - 2)
-    y0 = np.clip(np.floor(y).astype(int), 0, h - 2)
-    fx, fy = (x - x0)[:, None], (y - y0)[:, None]
-    f = img.astype(np.float64)
-    out = (f[y0, x0] * (1 - fx) * (1 - fy) + f[y0, x0 + 1] * fx * (1 - fy)
-           + f[y0 + 1, x0] * (1 - fx) * fy + f[y0 + 1, x0 + 1] * fx * fy)
-    out[~ok] = np.nan
-    return out
-
-
 def _normalise(ref, rgb: np.ndarray, xy_px: np.ndarray) -> np.ndarray:
     """Normalise (N, 3) colours seen at (N, 2) image px: the reference interpolated there when the
     reference has per-marker values (light falls off across a table), else the frame's global one."""
@@ -252,6 +237,7 @@ def _measure_kaleido(image_rgb: np.ndarray, cal, config: RegisterConfig) -> np.n
     from geometry.hexboards import board_cells  # noqa: PLC0415
     from vision.carrotain_view import colour_reference, mm_to_px  # noqa: PLC0415
     from vision.kaleido import detect_kaleido  # noqa: PLC0415
+    from vision.view import sample  # noqa: PLC0415
 
     try:
         det = detect_kaleido(image_rgb, cal)
@@ -275,11 +261,12 @@ def _measure_kaleido(image_rgb: np.ndarray, cal, config: RegisterConfig) -> np.n
         inner = cen + (tri - cen) * config.inner_scale
         pts_mm = weights @ inner
         px = mm_to_px(cal, pts_mm, config.tile_top_z_mm)
-        rgb = _bilinear(image_rgb, px)
-        rgb = rgb[np.all(np.isfinite(rgb), axis=1)]
+        rgb = sample(image_rgb, px, border="nan")
+        seen = np.all(np.isfinite(rgb), axis=1)
+        rgb = rgb[seen]
         if len(rgb) < 3:
             raise ValueError("register colours: the board is partly outside the photo")
-        norm = _normalise(ref, rgb, px[np.all(np.isfinite(_bilinear(image_rgb, px)), axis=1)])
+        norm = _normalise(ref, rgb, px[seen])
         lo, hi = np.quantile(norm, config.trim_quantiles, axis=0)
         keep = np.all((norm >= lo) & (norm <= hi), axis=1)
         out.append(norm[keep].mean(axis=0) if keep.sum() >= 3 else np.median(norm, axis=0))

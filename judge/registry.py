@@ -1,6 +1,7 @@
 """Which games exist: the plugins in ``judge/games/``, plus any registered from outside.
 
-Sources, in this order (a later plugin of the same name replaces an earlier one):
+Sources, in this order (a later plugin of the same name replaces an earlier one; an entry point adds a game but
+does not replace a built-in one when :func:`game` looks it up alone):
 
 1. every module ``judge/games/<name>.py`` that defines ``PLUGIN`` (the built-in games);
 2. the ``table_judge.games`` entry point group of installed distributions (each entry a
@@ -20,6 +21,7 @@ Sources, in this order (a later plugin of the same name replaces an earlier one)
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import pkgutil
 from importlib.metadata import entry_points
@@ -62,6 +64,16 @@ def _builtin() -> list[GamePlugin]:
     return found
 
 
+def _builtin_named(name: str) -> GamePlugin | None:
+    """The built-in plugin ``judge/games/<name>.py`` alone (without importing the other games), or None."""
+    import judge.games as pkg
+
+    if not name.isidentifier() or importlib.util.find_spec(f"{pkg.__name__}.{name}") is None:
+        return None
+    plugin = getattr(importlib.import_module(f"{pkg.__name__}.{name}"), "PLUGIN", None)
+    return plugin if isinstance(plugin, GamePlugin) and plugin.name == name else None
+
+
 def _discover() -> dict[str, GamePlugin]:
     plugins = _builtin()
     for ep in entry_points(group=ENTRY_POINT_GROUP):
@@ -96,6 +108,12 @@ def game(name: str) -> GamePlugin:
     BadInput
         Unknown game (the message lists the known ones).
     """
+    if _cache is None and name in _registered:
+        return _registered[name]
+    if _cache is None and not os.environ.get(ENV_VAR, "").strip():
+        quick = _builtin_named(name)  # one game's modules only: the CLI starts faster
+        if quick is not None:
+            return quick
     found = plugins().get(name)
     if found is None:
         raise BadInput(f"unknown game {name!r}: choose one of {', '.join(names())}")

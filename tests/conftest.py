@@ -6,11 +6,17 @@ from __future__ import annotations
 
 import pytest
 
-#: file -> test functions (every parametrisation) that loop over many seeded renders.
+#: file -> test functions (every parametrisation) that loop over many seeded renders or views, and the real-browser
+#: test (a Streamlit server and Chromium).
 SLOW = {
+    "test_browser.py": {"test_camera_photo_in_a_real_browser"},
+    "test_browser_live.py": {"test_live_camera_settles_in_a_real_browser"},
+    "test_calibration_lens.py": {"test_charuco_calibration_recovers_focal_and_distortion",
+                                 "test_board_kept_in_the_middle_is_warned"},
     "test_acrylic.py": {"test_challenge_boards_found_with_their_pose"},
     "test_chips.py": {"test_chips_found_with_centres_and_colours"},
-    "test_kaleido_vision.py": {"test_boards_cells_and_scores_over_seeds"},
+    "test_kaleido_vision.py": {"test_boards_cells_and_scores_over_seeds",
+                               "test_near_white_table_is_flagged_not_guessed"},
     "test_cmyk_vision.py": {"test_tiles_found_and_read", "test_frame_rows_horizontal_and_up_to_photo_top",
                             "test_glue_errors_and_state_roundtrip",
                             "test_adjudicate_scores_every_mosaic_and_names_detector_flags", "test_scene_is_legal"},
@@ -21,7 +27,7 @@ SLOW = {
     "test_synth.py": {"test_projection_agrees_with_rendered_dots", "test_marker_corners_where_projected",
                       "test_markers_always_in_frame_and_rotations_recorded",
                       "test_hard_conditions_bring_hand_and_barrel_lens",
-                      "test_markers_lie_on_a_mat_and_clutter_spares_them"},
+                      "test_markers_lie_on_a_mat_and_clutter_spares_them", "test_render_runs_for_every_table_kind"},
     "test_cmyk_rules_synth.py": set(),  # whole file: 30 seeds of synthetic mosaics
 }
 WHOLE_FILES = {"test_cmyk_rules_synth.py"}

@@ -1,11 +1,11 @@
-"""Colour reference measured on the markers (synthetic views, calibration.synthview)."""
+"""Colour reference measured on the markers (synthetic views, synth.synthview)."""
 
 import numpy as np
 import pytest
 
 from calibration import MarkerLayout, calibrate_from_markers
 from calibration.colour import ColourReference
-from calibration.synthview import ViewLook, look_at_camera, render_view, table_texture
+from synth.synthview import ViewLook, look_at_camera, render_view, table_texture
 
 LAYOUT = MarkerLayout()
 REGION = (-80.0, -80.0, 640.0, 500.0)

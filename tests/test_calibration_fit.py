@@ -1,6 +1,6 @@
 """Table plane fit, lens model and camera pose on synthetic views with a known camera.
 
-Views come from calibration.synthview: the default marker layout (50 mm markers at the corners of a
+Views come from synth.synthview: the default marker layout (50 mm markers at the corners of a
 560 x 420 mm rectangle, 10 mm white quiet zone) on a plain table, 960x720 px, hfov 66-70 degrees,
 camera 60-75 cm above the table, tilt 0-35 degrees, Gaussian noise sigma 2-3, blur 0.6 px.
 """
@@ -10,8 +10,8 @@ import pytest
 
 from calibration import CalibrationError, MarkerLayout, TableCalibration, calibrate_from_markers
 from calibration.markers import detect_markers
-from calibration.synthview import ViewLook, look_at_camera, render_view, table_texture
 from calibration.table import fit_from_detections_plain
+from synth.synthview import ViewLook, look_at_camera, render_view, table_texture
 
 LAYOUT = MarkerLayout()
 REGION = (-80.0, -80.0, 640.0, 500.0)

@@ -1,6 +1,6 @@
 """Lens calibration from synthetic ChArUco photos, lens profiles, and a profile used by the table fit.
 
-Board views: the default 7x5 board (30 mm squares) rendered with calibration.synthview, 800x600 px,
+Board views: the default 7x5 board (30 mm squares) rendered with synth.synthview, 800x600 px,
 hfov 64 deg, barrel distortion k1 -0.2 k2 0.05, camera 330-420 mm away, tilt 0-40 deg, eight yaws,
 noise sigma 2, blur 0.6 px.
 """
@@ -13,7 +13,7 @@ import pytest
 
 from calibration import CalibrationError, MarkerLayout, calibrate_from_markers
 from calibration.lens import CharucoBoardSpec, LensProfile, calibrate_camera, charuco_board_image
-from calibration.synthview import ViewLook, look_at_camera, render_view, table_texture
+from synth.synthview import ViewLook, look_at_camera, render_view, table_texture
 
 SPEC = CharucoBoardSpec()
 SIZE = (800, 600)

@@ -15,6 +15,7 @@ import numpy as np
 
 from core.timing import StageTimer
 from geometry import trilattice as tl
+from geometry.mosaic import illegal_contacts
 from scoring.cmyk_state import EdgeReading, MosaicState, TileReading
 from scoring.flags import Flag
 from vision import cmyk_read as rd
@@ -493,17 +494,20 @@ def _name(t) -> str:
 
 
 def _contact_flags(tiles: list[TileReading], config: CmykVisionConfig) -> list[Flag]:
-    """Touching edges that disagree while one side is unsure: the contact itself is in doubt."""
+    """Touching edges that disagree (the rules' illegal-contact test, ``geometry.mosaic.illegal_contacts``) while
+    one side is unsure: the contact itself is in doubt."""
     by_cell = {t.cell: t for t in tiles}
+    illegal = {(c.cells[0], c.direction) for c in illegal_contacts(
+        {t.cell: {d: (e.colour, e.level) for d, e in t.edges.items()} for t in tiles})}
     out = []
     for t in tiles:
         for d, e in t.edges.items():
             nb = by_cell.get(tl.neighbour(*t.cell, d))
             if nb is None or nb.cell < t.cell:
                 continue
-            f = nb.edges[d]
-            bad = e.colour != f.colour or (e.level is not None and f.level is not None and e.level != f.level)
-            if bad and min(e.confidence, f.confidence) < config.min_edge_confidence:
+            f = nb.edges.get(d)
+            unsure = f is not None and min(e.confidence, f.confidence) < config.min_edge_confidence
+            if unsure and (t.cell, d) in illegal:
                 msg = f"tiles {list(t.cell)} and {list(nb.cell)} disagree on their shared {d} edge, one reading unsure"
                 out.append(Flag("contact_doubtful", msg, {"cells": [list(t.cell), list(nb.cell)]}))
     return out

@@ -8,12 +8,21 @@ reported instead of silently resolved.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
-from scipy.optimize import linear_sum_assignment
-from scipy.special import erf
+
+from vision.colour import srgb_to_linear  # the project's one sRGB -> linear conversion (re-exported)
+
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """The error function, element-wise (``math.erf``: no SciPy import at start-up)."""
+    return _erf(np.asarray(x, dtype=np.float64)).astype(np.float64)
+
 
 INKS = ("cyan", "magenta", "yellow")
 INK_RGB = np.array([[0, 170, 235], [230, 0, 135], [250, 225, 0]], dtype=np.float64)
@@ -60,12 +69,6 @@ def tile_types() -> list[tuple[int, int, int]]:
     out = [(c, m, y) for c in range(6) for m in range(6) for y in range(6) if c + m + y <= 6]
     out.append((3, 3, 3))
     return out
-
-
-def srgb_to_linear(v: np.ndarray) -> np.ndarray:
-    """sRGB in 0..1 -> linear light."""
-    v = np.clip(np.asarray(v, np.float64), 0.0, None)
-    return np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4)
 
 
 def linear_to_srgb(v: np.ndarray) -> np.ndarray:
@@ -348,6 +351,8 @@ def contact_bonus(cells: list[tuple[int, int]], rotations: list[int], chosen: np
 
 def assign(scores: np.ndarray) -> np.ndarray:
     """Each tile to a distinct type, maximising the summed log-likelihood. Returns column per row."""
+    from scipy.optimize import linear_sum_assignment  # noqa: PLC0415  (imported when first needed: CLI start-up)
+
     rows, cols = linear_sum_assignment(-scores)
     out = np.full(scores.shape[0], -1)
     out[rows] = cols

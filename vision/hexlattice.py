@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 SQRT3 = float(np.sqrt(3.0))
+_REMAP_COLS = 4096  # samples per row of the remap tables (OpenCV limits a map side to 32767)
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,8 @@ class LatticeFitConfig:
         Range of distances inside a side where the hole's edge is looked for, mm.
     interior_inset_mm : float
         Distance inside a side taken as the cell's own texture level, mm.
+    along_step_mm : float
+        Sampling step of the side-evidence maps along the lines, mm (across them: the view's own).
     """
 
     blur_sigma_px: float = 0.8
@@ -55,6 +58,7 @@ class LatticeFitConfig:
     side_span_frac: float = 0.6
     side_inset_mm: tuple[float, float] = (1.0, 4.0)
     interior_inset_mm: float = 8.0
+    along_step_mm: float = 3.0
 
 
 @dataclass(frozen=True)
@@ -138,16 +142,19 @@ def gradients(image_norm: np.ndarray, config: LatticeFitConfig, mm_per_px: float
     Gradients
     """
     img = cv2.GaussianBlur(image_norm.astype(np.float32), (0, 0), config.blur_sigma_px)
-    gx = cv2.Sobel(img, cv2.CV_32F, 1, 0, ksize=3) / (8.0 * mm_per_px)
-    gy = cv2.Sobel(img, cv2.CV_32F, 0, 1, ksize=3) / (8.0 * mm_per_px)
+    scale = 1.0 / (8.0 * mm_per_px)
+    gx = cv2.Sobel(img, cv2.CV_32F, 1, 0, ksize=3, scale=scale)
+    gy = cv2.Sobel(img, cv2.CV_32F, 0, 1, ksize=3, scale=scale)
     if gx.ndim == 2:
         gx, gy = gx[..., None], gy[..., None]
-    jxx = (gx * gx).sum(axis=2)
-    jxy = (gx * gy).sum(axis=2)
-    jyy = (gy * gy).sum(axis=2)
-    root = np.sqrt((jxx - jyy) ** 2 + 4.0 * jxy**2)
-    mag = np.sqrt(np.maximum(0.5 * (jxx + jyy + root), 0.0))
-    angle = (0.5 * np.arctan2(2.0 * jxy, jxx - jyy)) % np.pi
+    # the structure tensor summed over channels, with OpenCV's per-pixel kernels (one core, no temporaries)
+    ones = np.ones((1, gx.shape[2]), np.float32)
+    jxx = cv2.transform(cv2.multiply(gx, gx), ones)
+    jxy = cv2.transform(cv2.multiply(gx, gy), ones)
+    jyy = cv2.transform(cv2.multiply(gy, gy), ones)
+    root, double_angle = cv2.cartToPolar(jxx - jyy, 2.0 * jxy)
+    mag = cv2.sqrt(np.maximum(0.5 * (jxx + jyy + root), 0.0))
+    angle = 0.5 * double_angle
     return Gradients(gx=gx, gy=gy, magnitude=mag.astype(np.float32), angle=angle.astype(np.float32))
 
 
@@ -168,6 +175,42 @@ def _circular_peak(hist: np.ndarray, sigma_bins: float) -> tuple[float, float]:
     return (i + frac) % n, float(mid / max(smooth.mean(), 1e-12))
 
 
+@dataclass(frozen=True)
+class StrongEdges:
+    """The strongest edge pixels of a rectified image (the lattice's votes).
+
+    Attributes
+    ----------
+    rows, cols : ndarray, shape (N,), int
+    angle : ndarray, shape (N,), float32
+        Gradient direction modulo pi, radians.
+    weight : ndarray, shape (N,), float32
+        Gradient magnitude, per mm.
+    """
+
+    rows: np.ndarray
+    cols: np.ndarray
+    angle: np.ndarray
+    weight: np.ndarray
+
+    def aligned(self, rotation_deg: float, tol_deg: float) -> np.ndarray:
+        """Which pixels (N,) bool lie along a line family of a lattice of that rotation."""
+        out = np.zeros(len(self.rows), dtype=bool)
+        for m in range(3):
+            beta = np.deg2rad(rotation_deg + 90.0 + 60.0 * m)
+            out |= np.abs(((self.angle - beta) + np.pi / 2) % np.pi - np.pi / 2) < np.deg2rad(tol_deg)
+        return out
+
+
+def strong_edges(grad: Gradients, weight_mask: np.ndarray, config: LatticeFitConfig) -> StrongEdges:
+    """Pixels inside ``weight_mask`` whose gradient magnitude is above its ``strong_quantile``."""
+    vals = grad.magnitude[weight_mask]
+    thr = float(np.quantile(vals, config.strong_quantile)) if vals.size else 0.0
+    strong = weight_mask & (grad.magnitude > max(thr, 1e-6))
+    rows, cols = np.nonzero(strong)
+    return StrongEdges(rows=rows, cols=cols, angle=grad.angle[rows, cols], weight=grad.magnitude[rows, cols])
+
+
 def fit_lattice(
     grad: Gradients,
     weight_mask: np.ndarray,
@@ -175,6 +218,7 @@ def fit_lattice(
     mm_per_px: float,
     edge_mm: float,
     config: LatticeFitConfig,
+    strong: StrongEdges | None = None,
 ) -> tuple[Lattice, float]:
     """Fit the triangle lattice to the frame edges.
 
@@ -188,6 +232,8 @@ def fit_lattice(
     mm_per_px : float
     edge_mm : float
     config : LatticeFitConfig
+    strong : StrongEdges, optional
+        ``strong_edges(grad, weight_mask, config)`` when the caller has it already.
 
     Returns
     -------
@@ -195,12 +241,9 @@ def fit_lattice(
     orientation_peak : float
         Height of the orientation peak over the histogram's mean (about 1: no lattice seen).
     """
-    mag = np.where(weight_mask, grad.magnitude, 0.0)
-    vals = mag[weight_mask]
-    thr = float(np.quantile(vals, config.strong_quantile)) if vals.size else 0.0
-    strong = mag > max(thr, 1e-6)
-    ang = grad.angle[strong].astype(np.float64)
-    w = mag[strong].astype(np.float64)
+    edges = strong if strong is not None else strong_edges(grad, weight_mask, config)
+    ang = edges.angle.astype(np.float64)
+    w = edges.weight.astype(np.float64)
     # a lattice has edges in all three directions: score each direction (mod 60) by the weakest
     # of its three families, so that a checked or striped table (two or one directions) loses
     nb = config.orientation_bins
@@ -217,9 +260,8 @@ def fit_lattice(
     normal_deg = peak / nb * 60.0  # gradient normal of the lines, modulo 60
     rotation = (normal_deg - 30.0) % 60.0  # line direction = normal - 90 = normal + 30 (mod 60)
 
-    rows, cols = np.nonzero(strong)
-    x = origin_mm[0] + cols * mm_per_px
-    y = origin_mm[1] + rows * mm_per_px
+    x = origin_mm[0] + edges.cols * mm_per_px
+    y = origin_mm[1] + edges.rows * mm_per_px
     h = edge_mm * SQRT3 / 2.0
     nbins = int(round(h / config.offset_bin_mm))
     normals, offsets = [], []
@@ -245,17 +287,25 @@ def fit_lattice(
 
 
 def bilinear(img: np.ndarray, x_px: np.ndarray, y_px: np.ndarray) -> np.ndarray:
-    """Bilinear samples of a single-channel image at pixel positions (any shape); edge-clamped."""
+    """Bilinear samples of a single-channel image at pixel positions (any shape); edge-clamped.
+
+    OpenCV's ``remap`` does the sampling (interpolation weights in 1/32 px steps).
+    """
     h, w = img.shape[:2]
-    x = np.clip(np.asarray(x_px, dtype=np.float64), 0.0, w - 1.001)
-    y = np.clip(np.asarray(y_px, dtype=np.float64), 0.0, h - 1.001)
-    x0 = x.astype(np.int64)
-    y0 = y.astype(np.int64)
-    fx = x - x0
-    fy = y - y0
-    a = img[y0, x0] * (1 - fx) + img[y0, x0 + 1] * fx
-    b = img[y0 + 1, x0] * (1 - fx) + img[y0 + 1, x0 + 1] * fx
-    return a * (1 - fy) + b * fy
+    shape = np.shape(x_px)
+    x = np.clip(np.asarray(x_px, dtype=np.float32).ravel(), 0.0, w - 1.001)
+    y = np.clip(np.asarray(y_px, dtype=np.float32).ravel(), 0.0, h - 1.001)
+    n = x.size
+    if n == 0:
+        return np.zeros(shape, dtype=np.float64)
+    cols = min(n, _REMAP_COLS)
+    rows = -(-n // cols)
+    pad = rows * cols - n
+    mx = np.concatenate([x, np.zeros(pad, np.float32)]).reshape(rows, cols)
+    my = np.concatenate([y, np.zeros(pad, np.float32)]).reshape(rows, cols)
+    src = img if img.dtype == np.float32 else img.astype(np.float32)
+    out = cv2.remap(src, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return out.ravel()[:n].astype(np.float64).reshape(shape)
 
 
 @dataclass(frozen=True)
@@ -263,9 +313,10 @@ class SideMaps:
     """Edge evidence for lattice-aligned sides, precomputed per line family.
 
     For family m (lines along ``rotation + 60 m`` degrees) the image is turned so that those
-    lines are horizontal; there the signed colour derivative across the lines is averaged along
-    them over the side's span, and its norm over channels is the side evidence ``A``.
-    ``inward_plus`` / ``inward_minus`` hold ``max A`` over the inset range on the +y / -y side.
+    lines are horizontal (and squeezed along them by ``SideMapConfig.along_step_mm``: the evidence
+    is an average along the side anyway); there the signed colour derivative across the lines is
+    averaged along them over the side's span, and its norm over channels is the side evidence
+    ``A``. ``inward_plus`` / ``inward_minus`` hold ``max A`` over the inset range on the +y / -y side.
 
     Attributes
     ----------
@@ -275,6 +326,8 @@ class SideMaps:
         Per family, shape (H', W'), float32, per mm.
     rotation_deg : float
     config : LatticeFitConfig
+    across_px_per_mm : float
+        Turned-image rows per mm across the lines.
     """
 
     affine: tuple[np.ndarray, ...]
@@ -283,6 +336,13 @@ class SideMaps:
     inward_minus: tuple[np.ndarray, ...]
     rotation_deg: float
     config: LatticeFitConfig
+    across_px_per_mm: float = 1.0
+
+    def family_of(self, a_mm: np.ndarray, b_mm: np.ndarray) -> np.ndarray:
+        """Line family (0, 1, 2) of lattice-aligned sides a -> b, shape (...)."""
+        d = np.asarray(b_mm) - np.asarray(a_mm)
+        ang = (np.degrees(np.arctan2(d[..., 1], d[..., 0])) - self.rotation_deg) % 180.0
+        return np.rint(ang / 60.0).astype(int) % 3
 
     def side_scores(self, a_mm: np.ndarray, b_mm: np.ndarray, inside_mm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Evidence of a hole edge just inside each side, and the texture level deeper inside.
@@ -298,29 +358,43 @@ class SideMaps:
         -------
         edge, interior : ndarray, shape (...)
         """
-        d = b_mm - a_mm
-        ang = (np.degrees(np.arctan2(d[..., 1], d[..., 0])) - self.rotation_deg) % 180.0
-        fam = np.rint(ang / 60.0).astype(int) % 3
-        mid = 0.5 * (a_mm + b_mm)
-        edge = np.zeros(mid.shape[:-1])
-        interior = np.zeros(mid.shape[:-1])
+        return self.scores_at(0.5 * (a_mm + b_mm), inside_mm, self.family_of(a_mm, b_mm))
+
+    def scores_at(
+        self, mid_mm: np.ndarray, inside_mm: np.ndarray, family: np.ndarray, with_interior: bool = True
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """``side_scores`` from the sides' midpoints (..., 2), inner points (..., 2) and families (...);
+        ``interior`` is None unless ``with_interior``."""
+        fam = np.broadcast_to(family, mid_mm.shape[:-1])
+        edge = np.zeros(mid_mm.shape[:-1])
+        interior = np.zeros(mid_mm.shape[:-1]) if with_interior else None
         for m in range(3):
             sel = fam == m
             if not np.any(sel):
                 continue
             A = self.affine[m]
-            q = mid[sel] @ A[:, :2].T + A[:, 2]
-            qi = inside_mm[sel] @ A[:, :2].T + A[:, 2]
-            plus = qi[:, 1] > q[:, 1]
-            e_plus = bilinear(self.inward_plus[m], q[:, 0], q[:, 1])
-            e_minus = bilinear(self.inward_minus[m], q[:, 0], q[:, 1])
-            edge[sel] = np.where(plus, e_plus, e_minus)
-            step = self.config.interior_inset_mm * np.where(plus, 1.0, -1.0) / self._px_per_mm(m)
-            interior[sel] = bilinear(self.evidence[m], q[:, 0], q[:, 1] + step)
+            q = mid_mm[sel] @ A[:, :2].T + A[:, 2]
+            plus = (inside_mm[sel] @ A[1, :2] + A[1, 2]) > q[:, 1]
+            e = np.empty(len(q))
+            e[plus] = bilinear(self.inward_plus[m], q[plus, 0], q[plus, 1])
+            e[~plus] = bilinear(self.inward_minus[m], q[~plus, 0], q[~plus, 1])
+            edge[sel] = e
+            if interior is not None:
+                step = self.config.interior_inset_mm * np.where(plus, 1.0, -1.0) * self.across_px_per_mm
+                interior[sel] = bilinear(self.evidence[m], q[:, 0], q[:, 1] + step)
         return edge, interior
 
-    def _px_per_mm(self, m: int) -> float:
-        return 1.0 / float(np.linalg.norm(self.affine[m][:, 0]))
+
+def _inset_max(evidence: np.ndarray, d0: int, d1: int, below: bool) -> np.ndarray:
+    """max of ``evidence`` over rows y + d0 .. y + d1 (``below``) or y - d1 .. y - d0; 0 outside."""
+    kernel = np.zeros((d1 + 1, 1), np.uint8)
+    if below:
+        kernel[d0:] = 1
+        anchor = (0, 0)
+    else:
+        kernel[: d1 - d0 + 1] = 1
+        anchor = (0, d1)
+    return cv2.dilate(evidence, kernel, anchor=anchor, borderType=cv2.BORDER_CONSTANT, borderValue=0)
 
 
 def side_maps(
@@ -349,40 +423,33 @@ def side_maps(
     h, w = image_norm.shape[:2]
     img = cv2.GaussianBlur(image_norm.astype(np.float32), (0, 0), config.blur_sigma_px)
     corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float64)
-    span_px = max(3, int(round(config.side_span_frac * lattice.edge_mm / mm_per_px)))
+    squeeze = max(1.0, config.along_step_mm / mm_per_px)  # rectified px per turned column
+    span_px = max(3, int(round(config.side_span_frac * lattice.edge_mm / mm_per_px / squeeze)))
     d0 = max(1, int(round(config.side_inset_mm[0] / mm_per_px)))
     d1 = max(d0, int(round(config.side_inset_mm[1] / mm_per_px)))
+    ones = np.ones((1, img.shape[2] if img.ndim == 3 else 1), np.float32)
     affines, evid, plus, minus = [], [], [], []
     for m in range(3):
         a = np.deg2rad(lattice.rotation_deg + 60.0 * m)
-        r = np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]])
+        r = np.array([[np.cos(a) / squeeze, np.sin(a) / squeeze], [-np.sin(a), np.cos(a)]])
         rc = corners @ r.T
         t = -rc.min(axis=0)
         size = np.ceil(rc.max(axis=0) + t).astype(int) + 1
         M = np.hstack([r, t[:, None]])
         turned = cv2.warpAffine(img, M, (int(size[0]), int(size[1])), flags=cv2.INTER_LINEAR,
                                 borderMode=cv2.BORDER_REPLICATE)
-        dy = cv2.Sobel(turned, cv2.CV_32F, 0, 1, ksize=3) / (8.0 * mm_per_px)
-        if dy.ndim == 2:
-            dy = dy[..., None]
+        dy = cv2.Sobel(turned, cv2.CV_32F, 0, 1, ksize=3, scale=1.0 / (8.0 * mm_per_px))
         mean = cv2.blur(dy, (span_px, 1), borderType=cv2.BORDER_REPLICATE)
-        if mean.ndim == 2:
-            mean = mean[..., None]
-        ev = np.sqrt(np.sum(mean * mean, axis=2)).astype(np.float32)
-        p = np.zeros_like(ev)
-        q = np.zeros_like(ev)
-        for d in range(d0, d1 + 1):
-            p[:-d] = np.maximum(p[:-d], ev[d:])
-            q[d:] = np.maximum(q[d:], ev[:-d])
+        ev = np.abs(mean) if mean.ndim == 2 else cv2.sqrt(cv2.transform(cv2.multiply(mean, mean), ones))
         # table mm -> rectified px -> turned px
         to_px = np.array([[1.0 / mm_per_px, 0.0, -origin_mm[0] / mm_per_px],
                           [0.0, 1.0 / mm_per_px, -origin_mm[1] / mm_per_px], [0.0, 0.0, 1.0]])
         affines.append((np.vstack([M, [0.0, 0.0, 1.0]]) @ to_px)[:2])
         evid.append(ev)
-        plus.append(p)
-        minus.append(q)
+        plus.append(_inset_max(ev, d0, d1, below=True))
+        minus.append(_inset_max(ev, d0, d1, below=False))
     return SideMaps(affine=tuple(affines), evidence=tuple(evid), inward_plus=tuple(plus), inward_minus=tuple(minus),
-                    rotation_deg=lattice.rotation_deg, config=config)
+                    rotation_deg=lattice.rotation_deg, config=config, across_px_per_mm=1.0 / mm_per_px)
 
 
 def hexagon_cells(centres_mm: np.ndarray, rotation_deg: float, edge_mm: float) -> np.ndarray:
@@ -444,17 +511,36 @@ def refine_hexagons(
     """
     c = np.asarray(centres_mm, dtype=np.float64).reshape(-1, 2)
     base = hexagon_cells(c, maps.rotation_deg, edge_mm)  # (N, 6, 3, 2)
+    # every side's midpoint, inner point and family at zero shift: a shift moves the first two alike,
+    # and which family a side belongs to and on which side of it the hole lies is the same for every
+    # hexagon, so the sides are grouped by (family, side) once and sampled group by group
+    mid_sides = 0.5 * (base + np.roll(base, -1, axis=-2))  # (N, 6, 3, 2)
+    inside_sides = np.broadcast_to(base.mean(axis=-2, keepdims=True), base.shape)
+    mid = mid_sides.reshape(len(c), 18, 2)
+    inside = inside_sides.reshape(len(c), 18, 2)
+    family = maps.family_of(base[0], np.roll(base[0], -1, axis=-2)).ravel()  # (18,)
+    groups = []
+    for m in range(3):
+        A = maps.affine[m]
+        for plus in (True, False):
+            cols = [j for j in range(18) if family[j] == m
+                    and ((inside[0, j] @ A[1, :2]) > (mid[0, j] @ A[1, :2])) == plus]
+            if cols:
+                image = maps.inward_plus[m] if plus else maps.inward_minus[m]
+                groups.append((np.array(cols), A, image))
     best = np.zeros((len(c), 2))
     for step, half in ((step_mm, search_mm), (step_mm / 3.0, step_mm)):
         g = np.arange(-half, half + 1e-9, step)
         sx, sy = np.meshgrid(g, g, indexing="ij")
         shifts = np.stack([sx.ravel(), sy.ravel()], axis=1)  # (K, 2)
         trial = best[:, None, :] + shifts[None]  # (N, K, 2)
-        tris = base[:, None] + trial[:, :, None, None, :]  # (N, K, 6, 3, 2)
-        e, _ = cell_side_scores(tris, maps)
-        score = e.sum(axis=(2, 3))
+        score = np.zeros(trial.shape[:2])
+        for cols, A, image in groups:
+            # turned-image positions: the sides' own (N, G) plus the shift's (N, K), added (A is affine)
+            q = (mid[:, cols] @ A[:, :2].T + A[:, 2])[:, None] + (trial @ A[:, :2].T)[:, :, None]  # (N, K, G, 2)
+            score += bilinear(image, q[..., 0], q[..., 1]).sum(axis=2)
         k = np.argmax(score, axis=1)
         best = trial[np.arange(len(c)), k]
-    tris = base + best[:, None, None, :]
-    e, it = cell_side_scores(tris, maps)
+    off = best[:, None, None, :]
+    e, it = maps.scores_at(mid_sides + off, inside_sides + off, family.reshape(6, 3))
     return best, e, it

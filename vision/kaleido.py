@@ -9,7 +9,7 @@ what an empty hole shows).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -20,12 +20,14 @@ from scoring.kaleido_state import BoardReading, KaleidoState
 from vision.hexlattice import (
     Lattice,
     LatticeFitConfig,
+    StrongEdges,
     bilinear,
     fit_lattice,
     gradients,
     hexagon_cells,
     refine_hexagons,
     side_maps,
+    strong_edges,
 )
 from vision.kaleido_cells import CellConfig, classify_cells, sample_cells
 
@@ -72,6 +74,8 @@ class KaleidoVisionConfig:
     window_quantile, window_margin_mm : float
         The boards are searched within the quantiles of the lattice-aligned edges' positions,
         widened by the margin (mm).
+    window_min_edges : int
+        With fewer lattice-aligned strong edge pixels the whole view is searched.
     search_mm, step_mm : float
         Local shift search of each board candidate (lens, gaps between boards).
     cell_ratio : float
@@ -87,6 +91,39 @@ class KaleidoVisionConfig:
         flagged as ambiguous.
     off_lattice_mm : float
         A board whose own best position departs this far from its neighbours' is flagged.
+    max_lattice_inconsistency_mm : float
+        Above this the three line families' miss of a common lattice is flagged.
+    lattice_fit_mm_per_px : float
+        Resolution at which the lattice's rotation and offset are fitted (the boards' own
+        positions are then refined at ``mm_per_px``).
+    off_lattice_clearance_mm : float
+        Strong edges farther than a board's circumradius plus this from every board read are
+        evidence of boards off the lattice.
+    off_lattice_min_edge_mm : float
+        Off the lattice, boards are searched only in windows where those edges add up to at
+        least this length (a board's 6 outer and 12 hole sides are about 1000 mm of edges).
+    off_lattice_window_mm : float
+        Half-side of those windows, mm.
+    off_lattice_max_windows : int
+        At most this many windows are searched.
+    off_lattice_angle_bins : int
+        Edge direction bins over 180 degrees for telling a board's three directions (a multiple of 3).
+    relattice_max_deg : float
+        A board found by the second lattice fit counts as on the common lattice when it sits on a
+        board-centre vertex of it and is turned by at most this much, degrees.
+    min_board_gap_steps : float
+        A board found by the second fit closer than this many board steps to another overlaps it and
+        is not a board.
+    neighbour_steps : float
+        Boards within this many board steps (edge * sqrt 3, centre to centre) are the neighbours a
+        board's own shift is compared with (``off_lattice_mm``).
+    partial_near_steps : float
+        A place with some holes but no whole board is flagged when it lies within this many board
+        steps of a board.
+    table_sample_steps : float
+        Bare-table triangles are sampled within this many board steps of the boards.
+    fallback_black_pct, fallback_white_pct : float
+        Without a colour reference, these percentiles of the view stand for black and white.
     lattice : LatticeFitConfig
     cells : CellConfig
     palette_rgb : tuple[tuple[str, tuple[float, float, float]], ...] or None
@@ -103,15 +140,30 @@ class KaleidoVisionConfig:
     valid_erode_px: int = 3
     min_orientation_peak: float = 2.0
     window_quantile: float = 0.01
-    window_margin_mm: float = 90.0
+    window_margin_mm: float = 65.0
+    window_min_edges: int = 50
     search_mm: float = 9.0
     step_mm: float = 3.0
-    cell_ratio: float = 3.0
+    cell_ratio: float = 2.0
     cell_floor: float = 0.01
-    min_cell_edge: float = 0.03
+    min_cell_edge: float = 0.02
     min_present_cells: int = 4
     min_coset_margin: int = 4
     off_lattice_mm: float = 6.0
+    max_lattice_inconsistency_mm: float = 2.0
+    lattice_fit_mm_per_px: float = 2.0
+    off_lattice_clearance_mm: float = 4.0
+    off_lattice_min_edge_mm: float = 900.0
+    off_lattice_window_mm: float = 60.0
+    off_lattice_max_windows: int = 3
+    off_lattice_angle_bins: int = 36
+    relattice_max_deg: float = 1.0
+    min_board_gap_steps: float = 0.9
+    neighbour_steps: float = 2.1
+    partial_near_steps: float = 1.05
+    table_sample_steps: float = 2.0
+    fallback_black_pct: float = 1.0
+    fallback_white_pct: float = 99.5
     lattice: LatticeFitConfig = LatticeFitConfig()
     cells: CellConfig = CellConfig()
     palette_rgb: tuple[tuple[str, tuple[float, float, float]], ...] | None = None
@@ -181,17 +233,26 @@ def _rectify_maps(cal, s: float, region, z_mm: float, step_mm: float) -> tuple[n
     return mapx, mapy
 
 
-def _normalise(cal, image_rgb: np.ndarray, top: np.ndarray, valid: np.ndarray) -> np.ndarray:
+def _normalise(cal, image_rgb: np.ndarray, top: np.ndarray, valid: np.ndarray,
+               config: KaleidoVisionConfig) -> np.ndarray:
     """Top-down view -> float32 colours with marker black 0 and paper white 1 per channel."""
+    import cv2
+
     colour = getattr(cal, "colour", None)
     if colour is not None and hasattr(colour, "normalise"):
+        # the reference's map is per channel and affine: read it off at 0 and 1, apply it in one OpenCV pass
+        probe = np.asarray(colour.normalise(np.array([[0.0, 0.0, 0.0], [1.0, 1.0, 1.0], [255.0, 128.0, 7.0]])),
+                           dtype=np.float64)
+        offset, scale = probe[0], probe[1] - probe[0]
+        if np.allclose(probe[2], offset + scale * [255.0, 128.0, 7.0], rtol=1e-4, atol=1e-4):
+            return cv2.transform(top.astype(np.float32), np.column_stack([np.diag(scale), offset]))
         return np.asarray(colour.normalise(top), dtype=np.float32)
     # no colour reference yet: the view's own dark and bright ends stand in for it
     px = top[valid].reshape(-1, 3).astype(np.float32)
     if len(px) == 0:
         px = top.reshape(-1, 3).astype(np.float32)
-    black = np.percentile(px, 1.0, axis=0)
-    white = np.percentile(px, 99.5, axis=0)
+    black = np.percentile(px, config.fallback_black_pct, axis=0)
+    white = np.percentile(px, config.fallback_white_pct, axis=0)
     return ((top.astype(np.float32) - black) / np.maximum(white - black, 1.0)).astype(np.float32)
 
 
@@ -226,128 +287,404 @@ def detect_kaleido(
     CannotJudge
         No board frames in view.
     """
+    timer = timer or StageTimer()
+    with timer.stage("lattice"):
+        full_view = top_view(image_rgb, cal, config, region_mm, mask_markers)
+        fit = fit_board_lattice(full_view, config)
+        lattice, view = fit.lattice, fit.view
+        maps = side_maps(view.norm, view.origin_mm, view.mm_per_px, lattice, config.lattice)
+    with timer.stage("boards"):
+        found = find_boards(view, lattice, maps, config)
+    with timer.stage("cells"):
+        boards, flags = read_boards(view, lattice, found, config)
+    with timer.stage("off_lattice"):
+        boards += find_off_lattice_boards(full_view, fit, boards, config)
+    state = KaleidoState(boards=boards, edge_mm=config.edge_mm, frame="markers", flags=found.flags + flags)
+    return KaleidoDetection(state=state, lattice=lattice, region_mm=view.region_mm,
+                            board_shift_mm=found.shift_mm[found.order], cell_present=found.present[found.order])
+
+
+@dataclass(frozen=True)
+class TopView:
+    """The table seen from above, colour-normalised.
+
+    Attributes
+    ----------
+    norm : ndarray, shape (H, W, 3), float32
+        Colours with marker black 0 and paper white 1.
+    valid : ndarray, shape (H, W), bool
+        Inside the photo.
+    vote : ndarray, shape (H, W), bool
+        Allowed to vote for the lattice (valid, not a marker).
+    region_mm : (x0, y0, x1, y1)
+        Table rectangle shown; pixel (col, row) is table mm ``region_mm[:2] + (col, row) * mm_per_px``.
+    mm_per_px : float
+    """
+
+    norm: np.ndarray
+    valid: np.ndarray
+    vote: np.ndarray
+    region_mm: tuple[float, float, float, float]
+    mm_per_px: float
+
+    @property
+    def origin_mm(self) -> tuple[float, float]:
+        return (self.region_mm[0], self.region_mm[1])
+
+    def crop(self, r0: int, r1: int, c0: int, c1: int) -> TopView:
+        """Rows r0:r1 and columns c0:c1 of this view."""
+        s = self.mm_per_px
+        x0, y0 = self.origin_mm
+        return TopView(self.norm[r0:r1, c0:c1], self.valid[r0:r1, c0:c1], self.vote[r0:r1, c0:c1],
+                       (x0 + c0 * s, y0 + r0 * s, x0 + c1 * s, y0 + r1 * s), s)
+
+
+@dataclass(frozen=True)
+class FoundBoards:
+    """Board candidates on the lattice and which of them are boards.
+
+    Attributes
+    ----------
+    vertices_mm : ndarray, shape (N, 2)
+        Lattice vertices tried as board centres.
+    shift_mm : ndarray, shape (N, 2)
+        Each candidate's own offset from its vertex.
+    present : ndarray, shape (N, 6), bool
+        Holes whose edges were seen.
+    coset : ndarray, shape (N,), int
+        Vertex class (a - b) mod 3; board centres are one class.
+    best_coset : int
+    accepted : ndarray, shape (N,), bool
+        Enough holes to be a board.
+    order : ndarray, shape (B,), int
+        The boards (candidates of the best coset, accepted), top to bottom.
+    flags : tuple[Flag, ...]
+    """
+
+    vertices_mm: np.ndarray
+    shift_mm: np.ndarray
+    present: np.ndarray
+    coset: np.ndarray
+    best_coset: int
+    accepted: np.ndarray
+    order: np.ndarray
+    flags: tuple[Flag, ...] = ()
+
+
+def top_view(image_rgb: np.ndarray, cal, config: KaleidoVisionConfig,
+             region_mm: tuple[float, float, float, float] | None = None, mask_markers: bool = True) -> TopView:
+    """The photographed table around the markers, rectified at the boards' top-face height.
+
+    Raises
+    ------
+    CannotJudge
+        The photo shows none of the table.
+    """
     import cv2
 
-    timer = timer or StageTimer()
     s = config.mm_per_px
-    with timer.stage("lattice"):
-        h, w = image_rgb.shape[:2]
-        region = region_mm if region_mm is not None else _search_region(cal, (w, h), config)
-        mapx, mapy = _rectify_maps(cal, s, region, config.top_z_mm, config.map_step_mm)
-        top = cv2.remap(image_rgb, mapx, mapy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-        valid = cv2.remap(np.full((h, w), 255, np.uint8), mapx, mapy, cv2.INTER_LINEAR,
-                          borderMode=cv2.BORDER_CONSTANT, borderValue=0) > 128
-        valid = cv2.erode(valid.astype(np.uint8), np.ones((3, 3), np.uint8),
-                          iterations=config.valid_erode_px).astype(bool)
-        norm = _normalise(cal, image_rgb, top, valid)
-        vote = valid.copy()
-        if mask_markers:
-            _mask_markers(vote, region, s, config)
-        grad = gradients(norm, config.lattice, s)
-        if not vote.any():
-            raise CannotJudge("the photo shows none of the table around the markers")
-        lattice, peak = fit_lattice(grad, vote, (region[0], region[1]), s, config.edge_mm, config.lattice)
+    h, w = image_rgb.shape[:2]
+    region = region_mm if region_mm is not None else _search_region(cal, (w, h), config)
+    mapx, mapy = _rectify_maps(cal, s, region, config.top_z_mm, config.map_step_mm)
+    top = cv2.remap(image_rgb, mapx, mapy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    valid = cv2.remap(np.full((h, w), 255, np.uint8), mapx, mapy, cv2.INTER_LINEAR,
+                      borderMode=cv2.BORDER_CONSTANT, borderValue=0) > 128
+    valid = cv2.erode(valid.astype(np.uint8), np.ones((3, 3), np.uint8),
+                      iterations=config.valid_erode_px).astype(bool)
+    norm = _normalise(cal, image_rgb, top, valid, config)
+    vote = valid.copy()
+    if mask_markers:
+        _mask_markers(vote, region, s, config)
+    if not vote.any():
+        raise CannotJudge("the photo shows none of the table around the markers")
+    return TopView(norm, valid, vote, tuple(float(v) for v in region), s)
+
+
+@dataclass(frozen=True)
+class LatticeFit:
+    """The board lattice and the evidence it was fitted to.
+
+    Attributes
+    ----------
+    lattice : Lattice
+    view : TopView
+        The top view cropped to the edges along the lattice.
+    edges : StrongEdges
+        The strong edge pixels of the coarse view the lattice was fitted on.
+    edges_origin_mm : (float, float)
+        Table position of that coarse view's pixel (0, 0).
+    edges_mm_per_px : float
+    """
+
+    lattice: Lattice
+    view: TopView
+    edges: StrongEdges
+    edges_origin_mm: tuple[float, float]
+    edges_mm_per_px: float
+
+    def edges_mm(self) -> np.ndarray:
+        """Positions (N, 2) of the strong edge pixels, table mm."""
+        e = self.edges
+        return np.column_stack([self.edges_origin_mm[0] + e.cols * self.edges_mm_per_px,
+                                self.edges_origin_mm[1] + e.rows * self.edges_mm_per_px])
+
+
+def fit_board_lattice(view: TopView, config: KaleidoVisionConfig) -> LatticeFit:
+    """The triangle lattice of the board frames, fitted on a ``lattice_fit_mm_per_px`` copy of the
+    view, and the view cropped to the edges along that lattice.
+
+    Raises
+    ------
+    CannotJudge
+        No lattice of straight edges.
+    """
+    import cv2
+
+    f = max(1, int(round(config.lattice_fit_mm_per_px / view.mm_per_px)))
+    norm, vote = view.norm, view.vote
+    if f > 1:
+        size = (norm.shape[1] // f, norm.shape[0] // f)
+        norm = cv2.resize(norm[: size[1] * f, : size[0] * f], size, interpolation=cv2.INTER_AREA)
+        vote = cv2.resize(vote[: size[1] * f, : size[0] * f].astype(np.float32), size,
+                          interpolation=cv2.INTER_AREA) > 0.999
+    s = view.mm_per_px * f
+    origin = (view.origin_mm[0] + 0.5 * (f - 1) * view.mm_per_px, view.origin_mm[1] + 0.5 * (f - 1) * view.mm_per_px)
+    grad = gradients(norm, config.lattice, s)
+    edges = strong_edges(grad, vote, config.lattice)
+    lattice, peak = fit_lattice(grad, vote, origin, s, config.edge_mm, config.lattice, edges)
+    if peak < config.min_orientation_peak:
+        raise CannotJudge("no Kaleido board frames found: no lattice of straight edges in the photo")
+    r0, r1, c0, c1 = _lattice_window(edges, vote.shape, lattice, s, config)
+    if (r0, r1, c0, c1) != (0, vote.shape[0], 0, vote.shape[1]):
+        view = view.crop(r0 * f, min(r1 * f + f, view.norm.shape[0]), c0 * f, min(c1 * f + f, view.norm.shape[1]))
+    return LatticeFit(lattice, view, edges, origin, s)
+
+
+def find_off_lattice_boards(view: TopView, fit: LatticeFit, boards: tuple[BoardReading, ...],
+                            config: KaleidoVisionConfig) -> tuple[BoardReading, ...]:
+    """Boards that do not sit on the common lattice (pushed away, turned), read and marked
+    ``on_lattice=False`` so that the judgement flags them instead of leaving them out.
+
+    The strong edges outside every board read so far are binned; where a board-sized window holds
+    as many of them as a board shows, those edges are fitted with a lattice of their own, and where
+    that lattice has whole hexagons of holes, they are boards too.
+    """
+    pts = fit.edges_mm()
+    keep = np.ones(len(pts), dtype=bool)
+    radius = config.edge_mm + config.off_lattice_clearance_mm
+    for b in boards:
+        keep &= np.hypot(pts[:, 0] - b.centre_mm[0], pts[:, 1] - b.centre_mm[1]) > radius
+    min_px = config.off_lattice_min_edge_mm / fit.edges_mm_per_px
+    extra: list[BoardReading] = []
+    if keep.sum() < min_px:
+        return ()
+    e = fit.edges
+    rest = StrongEdges(rows=e.rows[keep], cols=e.cols[keep], angle=e.angle[keep], weight=e.weight[keep])
+    for centre in _dense_windows(pts[keep], rest.angle, min_px, config):
+        near = np.abs(pts[keep] - centre).max(axis=1) <= config.off_lattice_window_mm
+        local = StrongEdges(rows=rest.rows[near], cols=rest.cols[near], angle=rest.angle[near],
+                            weight=rest.weight[near])
+        lattice, peak = fit_lattice(None, None, fit.edges_origin_mm, fit.edges_mm_per_px, config.edge_mm,
+                                    config.lattice, local)
         if peak < config.min_orientation_peak:
-            raise CannotJudge("no Kaleido board frames found: no lattice of straight edges in the photo")
-        r0, r1, c0, c1 = _lattice_window(grad, vote, lattice, s, config)
-        region = (region[0] + c0 * s, region[1] + r0 * s, region[0] + c1 * s, region[1] + r1 * s)
-        norm, valid, vote = norm[r0:r1, c0:c1], valid[r0:r1, c0:c1], vote[r0:r1, c0:c1]
-        maps = side_maps(norm, (region[0], region[1]), s, lattice, config.lattice)
-
-    with timer.stage("boards"):
-        ab = lattice.vertices_in(region, margin_mm=config.edge_mm * 0.5)
-        V = lattice.vertex(ab)
-        if len(V):
-            inside = bilinear(vote.astype(np.float32), (V[:, 0] - region[0]) / s, (V[:, 1] - region[1]) / s) > 0.5
-            ab, V = ab[inside], V[inside]
-        if len(V) == 0:
-            raise CannotJudge("no Kaleido boards found in the photographed table area")
-        shift, edge, interior = refine_hexagons(V, maps, config.edge_mm, config.search_mm, config.step_mm)
-        weakest = edge.min(axis=2)
-        ratio = weakest / (interior.mean(axis=2) + config.cell_floor)
-        present = (ratio >= config.cell_ratio) & (weakest >= config.min_cell_edge)  # (N, 6)
-        n_present = present.sum(axis=1)
-        coset = (ab[:, 0] - ab[:, 1]) % 3
-        accepted = n_present >= config.min_present_cells
-        # board centres are the coset whose hexagons are all-or-nothing: centred on a board corner a
-        # hexagon holds 2 or 4 holes of the boards meeting there (impurity = holes to add or remove)
-        impurity = np.minimum(n_present, 6 - n_present)
-        impure = [int(impurity[coset == c].sum()) for c in range(3)]
-        best = int(np.argmin(impure))
-        chosen = np.nonzero((coset == best) & accepted)[0]
-        if len(chosen) == 0:
-            raise CannotJudge("no Kaleido boards found: no hexagon of six holes on the lattice")
-        order = chosen[np.lexsort((V[chosen, 0], V[chosen, 1]))]
-        flags: list[Flag] = []
-        runner_up = min(impure[c] for c in range(3) if c != best)
-        if runner_up - impure[best] < config.min_coset_margin:
-            flags.append(Flag("board_layout_ambiguous", "board centres are hard to tell from board corners here: "
-                              "check the board outlines on the picture", {"impurity": impure}))
-        near = _near_boards(V, chosen, config.edge_mm)
-        partial = (coset == best) & ~accepted & (n_present >= 1) & near
-        if partial.any():
-            flags.append(Flag("boards_partly_seen", f"{int(partial.sum())} place(s) next to the boards show some "
-                              "holes but not a whole board (covered, cut off or off the lattice): boards may be "
-                              "missing from this judgement", {"holes": int(n_present[partial].sum())}))
-        if lattice.consistency_mm > 2.0:
-            flags.append(Flag("lattice_inconsistent", f"the three edge directions miss a common lattice by "
-                              f"{lattice.consistency_mm:.1f} mm", {"consistency_mm": round(lattice.consistency_mm, 2)}))
-
-    with timer.stage("cells"):
-        centres = V[order] + shift[order]
-        tris = hexagon_cells(centres, lattice.rotation_deg, config.edge_mm)
-        table_tris = _table_cells(V, shift, coset, best, accepted, present, lattice, config)
-        norm4 = np.concatenate([norm, valid[..., None].astype(np.float32)], axis=2)
-        feats = sample_cells(norm4, (region[0], region[1]), s, tris.reshape(-1, 3, 2), config.cells)
-        table_feats = sample_cells(norm4, (region[0], region[1]), s, table_tris, config.cells)
-        palette = dict(config.palette_rgb) if config.palette_rgb is not None else tile_palette_from_components()
-        names, conf = classify_cells(feats, table_feats, palette, config.cells)
-        names = np.asarray(names, dtype=object).reshape(-1, 6)
-        conf = np.asarray(conf).reshape(-1, 6)
-        boards = []
-        offsets = _relative_shifts(V[order], shift[order], config.edge_mm)
-        for bi in range(len(order)):
-            off = float(offsets[bi])
-            boards.append(BoardReading(
-                centre_mm=(float(centres[bi, 0]), float(centres[bi, 1])),
-                rotation_deg=float(lattice.rotation_deg),
-                cells=tuple(None if n == "empty" else str(n) for n in names[bi]),
-                confidences=tuple(float(c) for c in conf[bi]),
-                on_lattice=off <= config.off_lattice_mm,
-                lattice_offset_mm=off,
-            ))
-        if len(table_feats) == 0:
-            flags.append(Flag("no_table_sample", "no free table seen next to the boards: empty holes were judged "
-                              "without the table's own colour"))
-
-    state = KaleidoState(boards=tuple(boards), edge_mm=config.edge_mm, frame="markers", flags=tuple(flags))
-    return KaleidoDetection(state=state, lattice=lattice, region_mm=region, board_shift_mm=shift[order],
-                            cell_present=present[order])
+            continue
+        s, (x0, y0, _, _) = view.mm_per_px, view.region_mm
+        half = config.off_lattice_window_mm + config.edge_mm
+        c0, c1 = int(max(0, (centre[0] - half - x0) / s)), int(min(view.norm.shape[1], (centre[0] + half - x0) / s))
+        r0, r1 = int(max(0, (centre[1] - half - y0) / s)), int(min(view.norm.shape[0], (centre[1] + half - y0) / s))
+        if c1 - c0 < config.edge_mm / s or r1 - r0 < config.edge_mm / s:
+            continue
+        sub = view.crop(r0, r1, c0, c1)
+        try:
+            found = find_boards(sub, lattice, side_maps(sub.norm, sub.origin_mm, s, lattice, config.lattice), config)
+        except CannotJudge:
+            continue
+        apart = config.edge_mm * np.sqrt(3.0) * config.min_board_gap_steps
+        for b in read_boards(sub, lattice, found, config)[0]:
+            placed = _placed_on(fit.lattice, boards, b, config)
+            if placed is not None and all(
+                    np.hypot(b.centre_mm[0] - o.centre_mm[0], b.centre_mm[1] - o.centre_mm[1]) > apart
+                    for o in (*boards, *extra)):
+                extra.append(placed)
+    return tuple(extra)
 
 
-def _lattice_window(grad, vote: np.ndarray, lattice: Lattice, s: float, config: KaleidoVisionConfig):
+def _placed_on(lattice: Lattice, boards: tuple[BoardReading, ...], b: BoardReading,
+               config: KaleidoVisionConfig) -> BoardReading | None:
+    """A board found by the second lattice fit, placed against the common lattice.
+
+    On a board-centre vertex of it (within ``off_lattice_mm``, turned by at most
+    ``relattice_max_deg``): a board the first pass missed, on the lattice. On another vertex of it:
+    the corner where boards meet (its six "holes" belong to them), None. Elsewhere: off the lattice
+    (flagged by the judgement).
+    """
+    offset, coset = _lattice_place(lattice, b.centre_mm)
+    turn = abs((b.rotation_deg - lattice.rotation_deg + 30.0) % 60.0 - 30.0)
+    if offset > config.off_lattice_mm or turn > config.relattice_max_deg:
+        return replace(b, on_lattice=False, lattice_offset_mm=offset)
+    centre_cosets = {_lattice_place(lattice, o.centre_mm)[1] for o in boards if o.on_lattice}
+    if centre_cosets == {coset}:
+        return replace(b, on_lattice=True, lattice_offset_mm=offset)
+    return None
+
+
+def _dense_windows(pts_mm: np.ndarray, angle: np.ndarray, min_count: float,
+                   config: KaleidoVisionConfig) -> list[np.ndarray]:
+    """Centres (mm) of up to ``off_lattice_max_windows`` non-overlapping square windows (half-side
+    ``off_lattice_window_mm``) whose edges run in three directions 60 degrees apart, each with at
+    least a third of ``min_count`` points (a board; a striped or checked table has fewer
+    directions), richest first.
+
+    Parameters
+    ----------
+    pts_mm : ndarray, shape (N, 2)
+    angle : ndarray, shape (N,)
+        Gradient direction of each point modulo pi, radians.
+    """
+    import cv2
+
+    bin_mm = config.off_lattice_window_mm / 1.5
+    n_ang = config.off_lattice_angle_bins  # over 180 degrees; a multiple of 3
+    lo = pts_mm.min(axis=0)
+    idx = np.floor((pts_mm - lo) / bin_mm).astype(int)
+    a = np.floor(angle / np.pi * n_ang).astype(int) % n_ang
+    hist = np.zeros((idx[:, 1].max() + 1, idx[:, 0].max() + 1, n_ang), np.float32)
+    np.add.at(hist, (idx[:, 1], idx[:, 0], a), 1.0)
+    # angle bins spread by one to either side (edges within a few degrees of a direction)
+    hist = hist + np.roll(hist, 1, axis=2) + np.roll(hist, -1, axis=2)
+    window = np.stack([cv2.boxFilter(hist[..., k], -1, (3, 3), normalize=False, borderType=cv2.BORDER_CONSTANT)
+                       for k in range(n_ang)], axis=2)
+    third = n_ang // 3
+    trio = np.minimum(np.minimum(window[..., :third], window[..., third:2 * third]), window[..., 2 * third:])
+    score = trio.max(axis=2)
+    out = []
+    for _ in range(config.off_lattice_max_windows):
+        r, c = np.unravel_index(int(np.argmax(score)), score.shape)
+        if score[r, c] < min_count / 3.0:
+            break
+        out.append(lo + (np.array([c, r]) + 0.5) * bin_mm)
+        score[max(0, r - 1):r + 2, max(0, c - 1):c + 2] = 0.0
+    return out
+
+
+def _lattice_place(lattice: Lattice, xy_mm) -> tuple[float, int]:
+    """Distance from a point to the nearest vertex of a lattice (mm), and that vertex's coset (a - b) mod 3."""
+    ab = np.round(lattice.coords(np.asarray(xy_mm, dtype=np.float64)[None]))
+    cand = ab + np.array([[0, 0], [1, 0], [0, 1], [-1, 0], [0, -1], [1, -1], [-1, 1]])
+    d = np.linalg.norm(lattice.vertex(cand) - np.asarray(xy_mm, dtype=np.float64), axis=1)
+    k = int(np.argmin(d))
+    return float(d[k]), int((cand[k, 0] - cand[k, 1]) % 3)
+
+
+def find_boards(view: TopView, lattice: Lattice, maps, config: KaleidoVisionConfig) -> FoundBoards:
+    """Every lattice vertex tried as a board centre; the board-centre coset explaining the most holes.
+
+    Raises
+    ------
+    CannotJudge
+        No hexagon of holes on the lattice.
+    """
+    s, region = view.mm_per_px, view.region_mm
+    ab = lattice.vertices_in(region, margin_mm=-config.edge_mm)
+    V = lattice.vertex(ab)
+    if len(V):
+        # a candidate shows its centre or one of its holes' centres: a board cut by the photo's edge
+        # is tried too, so that its visible holes are explained (or flagged), never ignored
+        probe = np.concatenate([V[:, None], hexagon_cells(V, lattice.rotation_deg, config.edge_mm).mean(axis=2)],
+                               axis=1)  # (N, 7, 2)
+        col, row = (probe[..., 0] - region[0]) / s, (probe[..., 1] - region[1]) / s
+        h, w = view.vote.shape
+        seen = (bilinear(view.vote.astype(np.float32), col, row) > 0.5) & (col >= 0) & (col <= w - 1) \
+            & (row >= 0) & (row <= h - 1)
+        inside = seen.any(axis=1)
+        ab, V = ab[inside], V[inside]
+    if len(V) == 0:
+        raise CannotJudge("no Kaleido boards found in the photographed table area")
+    shift, edge, interior = refine_hexagons(V, maps, config.edge_mm, config.search_mm, config.step_mm)
+    weakest = edge.min(axis=2)
+    ratio = weakest / (interior.mean(axis=2) + config.cell_floor)
+    present = (ratio >= config.cell_ratio) & (weakest >= config.min_cell_edge)  # (N, 6)
+    n_present = present.sum(axis=1)
+    coset = (ab[:, 0] - ab[:, 1]) % 3
+    accepted = n_present >= config.min_present_cells
+    # board centres are the coset whose hexagons are all-or-nothing: centred on a board corner a
+    # hexagon holds 2 or 4 holes of the boards meeting there (impurity = holes to add or remove)
+    impurity = np.minimum(n_present, 6 - n_present)
+    impure = [int(impurity[coset == c].sum()) for c in range(3)]
+    best = int(np.argmin(impure))
+    chosen = np.nonzero((coset == best) & accepted)[0]
+    if len(chosen) == 0:
+        raise CannotJudge("no Kaleido boards found: no hexagon of six holes on the lattice")
+    order = chosen[np.lexsort((V[chosen, 0], V[chosen, 1]))]
+    flags: list[Flag] = []
+    runner_up = min(impure[c] for c in range(3) if c != best)
+    if runner_up - impure[best] < config.min_coset_margin:
+        flags.append(Flag("board_layout_ambiguous", "board centres are hard to tell from board corners here: "
+                          "check the board outlines on the picture", {"impurity": impure}))
+    near = _near_boards(V, chosen, config)
+    partial = (coset == best) & ~accepted & (n_present >= 1) & near
+    if partial.any():
+        places = [{"centre_mm": [round(float(v), 1) for v in V[i] + shift[i]],
+                   "rotation_deg": round(float(lattice.rotation_deg), 2), "holes": int(n_present[i])}
+                  for i in np.nonzero(partial)[0]]
+        flags.append(Flag("boards_partly_seen", f"{int(partial.sum())} place(s) next to the boards show some "
+                          "holes but not a whole board (covered, cut off or off the lattice): boards may be "
+                          "missing from this judgement", {"holes": int(n_present[partial].sum()), "places": places}))
+    if lattice.consistency_mm > config.max_lattice_inconsistency_mm:
+        flags.append(Flag("lattice_inconsistent", f"the three edge directions miss a common lattice by "
+                          f"{lattice.consistency_mm:.1f} mm", {"consistency_mm": round(lattice.consistency_mm, 2)}))
+    return FoundBoards(V, shift, present, coset, best, accepted, order, tuple(flags))
+
+
+def read_boards(view: TopView, lattice: Lattice, found: FoundBoards,
+                config: KaleidoVisionConfig) -> tuple[tuple[BoardReading, ...], tuple[Flag, ...]]:
+    """Each board's six holes read against the tile palette and the bare table beside the boards."""
+    V, shift, order = found.vertices_mm, found.shift_mm, found.order
+    centres = V[order] + shift[order]
+    tris = hexagon_cells(centres, lattice.rotation_deg, config.edge_mm)
+    table_tris = _table_cells(V, shift, found.coset, found.best_coset, found.accepted, found.present, lattice, config)
+    norm4 = np.concatenate([view.norm, view.valid[..., None].astype(np.float32)], axis=2)
+    feats = sample_cells(norm4, view.origin_mm, view.mm_per_px, tris.reshape(-1, 3, 2), config.cells)
+    table_feats = sample_cells(norm4, view.origin_mm, view.mm_per_px, table_tris, config.cells)
+    palette = dict(config.palette_rgb) if config.palette_rgb is not None else tile_palette_from_components()
+    names, conf = classify_cells(feats, table_feats, palette, config.cells)
+    names = np.asarray(names, dtype=object).reshape(-1, 6)
+    conf = np.asarray(conf).reshape(-1, 6)
+    offsets = _relative_shifts(V[order], shift[order], config)
+    boards = tuple(
+        BoardReading(
+            centre_mm=(float(centres[bi, 0]), float(centres[bi, 1])),
+            rotation_deg=float(lattice.rotation_deg),
+            cells=tuple(None if n == "empty" else str(n) for n in names[bi]),
+            confidences=tuple(float(c) for c in conf[bi]),
+            on_lattice=float(offsets[bi]) <= config.off_lattice_mm,
+            lattice_offset_mm=float(offsets[bi]),
+        )
+        for bi in range(len(order))
+    )
+    flags = []
+    if len(table_feats) == 0:
+        flags.append(Flag("no_table_sample", "no free table seen next to the boards: empty holes were judged "
+                          "without the table's own colour"))
+    return boards, tuple(flags)
+
+
+def _lattice_window(edges: StrongEdges, shape: tuple[int, int], lattice: Lattice, s: float,
+                    config: KaleidoVisionConfig) -> tuple[int, int, int, int]:
     """Rows and columns (r0, r1, c0, c1) of the top-down view around the edges along the lattice."""
-    mag = np.where(vote, grad.magnitude, 0.0)
-    vals = mag[vote]
-    if vals.size == 0:
-        return 0, vote.shape[0], 0, vote.shape[1]
-    strong = mag > max(float(np.quantile(vals, config.lattice.strong_quantile)), 1e-6)
-    ang = grad.angle
-    aligned = np.zeros_like(strong)
-    for m in range(3):
-        beta = np.deg2rad(lattice.rotation_deg + 90.0 + 60.0 * m)
-        aligned |= np.abs(((ang - beta) + np.pi / 2) % np.pi - np.pi / 2) < np.deg2rad(config.lattice.family_tol_deg)
-    rows, cols = np.nonzero(strong & aligned)
-    if len(rows) < 50:
-        return 0, vote.shape[0], 0, vote.shape[1]
+    full = (0, shape[0], 0, shape[1])
+    aligned = edges.aligned(lattice.rotation_deg, config.lattice.family_tol_deg)
+    rows, cols = edges.rows[aligned], edges.cols[aligned]
+    if len(rows) < config.window_min_edges:
+        return full
     q = config.window_quantile
     pad = int(np.ceil(config.window_margin_mm / s))
     r0, r1 = np.quantile(rows, [q, 1 - q]).astype(int)
     c0, c1 = np.quantile(cols, [q, 1 - q]).astype(int)
-    return (max(0, r0 - pad), min(vote.shape[0], r1 + pad), max(0, c0 - pad), min(vote.shape[1], c1 + pad))
+    return (max(0, r0 - pad), min(shape[0], r1 + pad), max(0, c0 - pad), min(shape[1], c1 + pad))
 
 
-def _relative_shifts(vertices: np.ndarray, shifts: np.ndarray, edge_mm: float) -> np.ndarray:
+def _relative_shifts(vertices: np.ndarray, shifts: np.ndarray, config: KaleidoVisionConfig) -> np.ndarray:
     """How far each board's own best position departs from its neighbours' (B,), mm.
 
     Lens and perspective errors shift neighbouring boards alike; a board that does not lie edge to
@@ -358,18 +695,18 @@ def _relative_shifts(vertices: np.ndarray, shifts: np.ndarray, edge_mm: float) -
         return out
     d = np.linalg.norm(vertices[:, None] - vertices[None], axis=2)
     for i in range(len(vertices)):
-        nb = (d[i] > 1e-6) & (d[i] <= edge_mm * np.sqrt(3.0) * 2.1)
+        nb = (d[i] > 1e-6) & (d[i] <= config.edge_mm * np.sqrt(3.0) * config.neighbour_steps)
         ref = np.median(shifts[nb], axis=0) if nb.any() else np.median(shifts, axis=0)
         out[i] = np.linalg.norm(shifts[i] - ref)
     return out
 
 
-def _near_boards(V: np.ndarray, chosen: np.ndarray, edge_mm: float) -> np.ndarray:
+def _near_boards(V: np.ndarray, chosen: np.ndarray, config: KaleidoVisionConfig) -> np.ndarray:
     """Lattice vertices (N,) within one board step of an accepted board."""
     if len(chosen) == 0:
         return np.zeros(len(V), dtype=bool)
     d = np.linalg.norm(V[:, None] - V[chosen][None], axis=2).min(axis=1)
-    return d <= edge_mm * np.sqrt(3.0) * 1.05
+    return d <= config.edge_mm * np.sqrt(3.0) * config.partial_near_steps
 
 
 def _mask_markers(vote: np.ndarray, region, s: float, config: KaleidoVisionConfig) -> None:
@@ -402,7 +739,7 @@ def _table_cells(V, shift, coset, best, accepted, present, lattice: Lattice, con
     if len(others) == 0:
         return np.zeros((0, 3, 2))
     d = np.linalg.norm(V[others][:, None] - V[board_idx][None], axis=2).min(axis=1)
-    near = others[d <= 2.0 * config.edge_mm * np.sqrt(3.0) + 1.0]
+    near = others[d <= config.table_sample_steps * config.edge_mm * np.sqrt(3.0) + 1.0]
     tris = hexagon_cells(V[near], lattice.rotation_deg, config.edge_mm)  # (M, 6, 3, 2)
     keep = ~present[near]
     return tris[keep]

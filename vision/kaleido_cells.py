@@ -13,13 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vision.colour import rgb_to_lab  # the project's one sRGB -> CIELAB conversion
 from vision.hexlattice import bilinear
 
-# sRGB (D65) -> XYZ; CIE standard values, not tunables.
-_RGB_TO_XYZ = np.array(
-    [[0.4124564, 0.3575761, 0.1804375], [0.2126729, 0.7151522, 0.0721750], [0.0193339, 0.1191920, 0.9503041]]
-)
-_WHITE_D65 = np.array([0.95047, 1.0, 1.08883])
 EMPTY = "empty"
 
 
@@ -101,16 +97,6 @@ class CellFeatures:
 
     def __len__(self) -> int:
         return int(self.valid.sum())
-
-
-def rgb_to_lab(rgb: np.ndarray) -> np.ndarray:
-    """Normalised sRGB values (N, 3) (about 0..1) to CIELAB (N, 3) (D65)."""
-    c = np.clip(np.asarray(rgb, dtype=np.float64).reshape(-1, 3), 0.0, None)
-    lin = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
-    xyz = lin @ _RGB_TO_XYZ.T / _WHITE_D65
-    eps = (6.0 / 29.0) ** 3
-    f = np.where(xyz > eps, np.cbrt(xyz), xyz / (3 * (6.0 / 29.0) ** 2) + 4.0 / 29.0)
-    return np.stack([116.0 * f[:, 1] - 16.0, 500.0 * (f[:, 0] - f[:, 1]), 200.0 * (f[:, 1] - f[:, 2])], axis=1)
 
 
 def _sample_points(tris: np.ndarray, inset_mm: float, n: int) -> np.ndarray:

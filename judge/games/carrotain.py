@@ -12,6 +12,7 @@ from components import load_components
 from core.errors import BadInput, CannotJudge
 from core.timing import StageTimer
 from judge.plugin import Frame, GamePlugin, Registration
+from judge.session import Outcome, RoundAction, SessionRules, SessionView, Standings
 from scoring.carrotain import CarrotainAdjudication
 from scoring.carrotain_state import CarrotainState
 
@@ -227,6 +228,62 @@ def register(image_rgb: np.ndarray, calibration, profile, options: dict) -> Regi
                                           for k, rgb in new.colours["carrotain"].items()}})
 
 
+def _session_settings(context: dict, chosen: dict) -> dict:
+    """A new game's settings: the rules options, the boards on the mat, chips per colour (ValueError: bad players)."""
+    from scoring.carrotain import CarrotainOptions  # noqa: PLC0415
+    from scoring.carrotain_game import new_game  # noqa: PLC0415
+
+    game = new_game(list(context.get("players", [])))
+    return {"options": CarrotainOptions().to_json(), "boards": list(game.initial_boards),
+            "chips_per_colour": game.chips_per_colour}
+
+
+def _replayed(view: SessionView):
+    from scoring.carrotain_game import CHIPS_PER_COLOUR, DEFAULT_BOARDS, replay  # noqa: PLC0415
+
+    return replay(view.players, list(view.summaries), view.settings.get("boards", DEFAULT_BOARDS),
+                  int(view.settings.get("chips_per_colour", CHIPS_PER_COLOUR)))
+
+
+def _standings(view: SessionView) -> Standings:
+    """Boards and chips won, points, the boards left; the end (``scoring.carrotain_game.game_over``)."""
+    from scoring.carrotain_game import game_over  # noqa: PLC0415
+
+    game = _replayed(view)
+    points = game.points()
+    rows = tuple({"player": p, "boards": len(game.boards_won[p]), "chips": game.chips_won[p], "points": points[p]}
+                 for p in game.players)
+    caption = f"Round {len(game.rounds) + 1}; boards on the mat: {', '.join(game.boards_on_mat)}"
+    end = game_over(game)
+    if end is None:
+        return Standings(rows, caption)
+    who = " and ".join(end.winners)
+    message = f"Game over ({end.reason.replace('_', ' ')}): " + ("draw between " if end.draw else "winner ") + who
+    return Standings(rows, caption, True, end.to_json(), message)
+
+
+def _record_challenge(view: SessionView, outcome: Outcome, context: dict) -> dict:
+    """The judged challenge as the next round (re-judged with the session's rules options)."""
+    from scoring.carrotain import CarrotainOptions  # noqa: PLC0415
+    from scoring.carrotain import adjudicate as rules  # noqa: PLC0415
+    from scoring.carrotain_game import apply_round  # noqa: PLC0415
+
+    challenger = context.get("challenger", "")
+    adj = rules(CarrotainState.from_json(outcome.state), list(view.players), challenger,
+                CarrotainOptions.from_json(view.settings.get("options")))
+    return apply_round(_replayed(view), challenger, adj, outcome.judgement_id).rounds[-1].to_json()
+
+
+SESSION = SessionRules(
+    title="Game",
+    players=lambda context: list(context.get("players") or []),
+    standings=_standings,
+    actions=(RoundAction("cr-record", "Record this challenge as the next round", _record_challenge),),
+    key_prefix="cr",
+    settings=_session_settings,
+)
+
+
 PLUGIN = GamePlugin(
     name="carrotain",
     title="Carrotain (星をなくしたキャロテイン)",
@@ -242,6 +299,7 @@ PLUGIN = GamePlugin(
     ui_module="ui.games.carrotain",
     register=register,
     register_options=("board_id",),
+    session=SESSION,
     camera_resolution="1080p",
     order=10,
 )

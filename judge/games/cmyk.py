@@ -11,7 +11,9 @@ import numpy as np
 from core.errors import BadInput, CannotJudge
 from core.timing import StageTimer
 from geometry import trilattice as tl
+from geometry.mosaic import hexagon_vertices
 from judge.plugin import Frame, GamePlugin
+from judge.session import Choice, RoundAction, SessionRules, SessionView, Standings
 from scoring import cmyk as cmyk_rules
 from scoring.cmyk_state import MosaicState
 from scoring.flags import Flag
@@ -25,22 +27,24 @@ MARKERLESS_CONFIDENCE = 0.7
 
 
 @dataclass(frozen=True)
-class CmykContext:
-    """A validated CMYK! context.
+class CmykPhotoContext:
+    """A validated CMYK! context as the judge uses it: the rules' context and how to read the photos.
 
     Attributes
     ----------
-    raw : dict
-        The context JSON, handed to ``scoring.cmyk.parse_cmyk_context``.
-    player_names : tuple[str, ...]
-        In photo order.
+    rules : scoring.cmyk_options.CmykContext
+        Players, cards, answers and options (``scoring.cmyk.parse_context``), parsed once.
     horizontal_deg : float
         Photo direction taken as the mosaics' horizontal (degrees counter-clockwise from image x); 0 default.
     """
 
-    raw: dict
-    player_names: tuple[str, ...]
+    rules: cmyk_rules.CmykContext
     horizontal_deg: float = 0.0
+
+    @property
+    def player_names(self) -> tuple[str, ...]:
+        """In photo order."""
+        return tuple(p.name for p in self.rules.players)
 
 
 @dataclass(frozen=True)
@@ -137,7 +141,7 @@ class CmykAdjudication:
         return cls(**kw)
 
 
-def parse_context(ctx: dict | None) -> CmykContext:
+def parse_context(ctx: dict | None) -> CmykPhotoContext:
     """Validate the context (``BadInput`` naming the field): players, cards, answers and options."""
     if ctx is None:
         raise BadInput("cmyk needs a context: {\"players\": [{\"name\", \"personal_card\"}], \"public_cards\": [...]}")
@@ -145,14 +149,13 @@ def parse_context(ctx: dict | None) -> CmykContext:
         scoring_ctx = cmyk_rules.parse_context(ctx)
     except ValueError as exc:
         raise BadInput(str(exc)) from None
-    names = tuple(p.name for p in scoring_ctx.players)
     hd = ctx.get("horizontal_deg", 0.0)
     if isinstance(hd, bool) or not isinstance(hd, (int, float)):
         raise BadInput(f"horizontal_deg: expected a number of degrees, got {hd!r}")
-    return CmykContext(raw=dict(ctx), player_names=names, horizontal_deg=float(hd))
+    return CmykPhotoContext(rules=scoring_ctx, horizontal_deg=float(hd))
 
 
-def detect(frames: list[Frame], ctx: CmykContext, timer: StageTimer,
+def detect(frames: list[Frame], ctx: CmykPhotoContext, timer: StageTimer,
            config: CmykVisionConfig = CmykVisionConfig()) -> CmykGameState:
     """One photo per player (context order) -> every mosaic.
 
@@ -195,9 +198,9 @@ def detect(frames: list[Frame], ctx: CmykContext, timer: StageTimer,
                          sources=tuple(fr.source for fr in frames), frames_mm=tuple(frames_mm))
 
 
-def adjudicate(state: CmykGameState, ctx: CmykContext) -> CmykAdjudication:
+def adjudicate(state: CmykGameState, ctx: CmykPhotoContext) -> CmykAdjudication:
     """Score every mosaic with ``scoring.cmyk`` (context options honoured) and add the detectors' flags."""
-    result = cmyk_rules.adjudicate_mosaics(list(state.mosaics), cmyk_rules.parse_context(ctx.raw))
+    result = cmyk_rules.adjudicate_mosaics(list(state.mosaics), ctx.rules)
     det_flags = []
     for name, m in zip(ctx.player_names, state.mosaics):
         for f in m.flags:
@@ -211,12 +214,8 @@ def adjudicate(state: CmykGameState, ctx: CmykContext) -> CmykAdjudication:
 
 
 def _hexagon_vertices(cells: set) -> list[tuple[int, int]]:
-    out = set()
-    for (i, j) in cells:
-        for v in tl.cell_vertex_ids(i, j):
-            if all(c in cells for c in tl.vertex_cells(*v)):
-                out.add(v)
-    return sorted(out)
+    """The completed hexagons' vertices (the rules' own, ``geometry.mosaic.hexagon_vertices``), sorted."""
+    return sorted(hexagon_vertices(cells))
 
 
 def annotate(frame: Frame, state: CmykGameState, adj: CmykAdjudication) -> np.ndarray:
@@ -305,6 +304,39 @@ def headline(result: dict) -> dict:
     return {"scores": result.get("scores")}
 
 
+#: Series modes on the page: label -> ``scoring.cmyk_series`` standing.
+SERIES_MODES = {"3 games (1st 2 VP, 2nd 1 VP)": "three_games", "cumulative to 40": "cumulative"}
+
+
+def _standings(view: SessionView) -> Standings:
+    """The series standings replayed from the recorded games (``scoring.cmyk_series``)."""
+    from scoring.cmyk_series import cumulative, three_games  # noqa: PLC0415
+
+    mode = view.settings.get("mode", "three_games")
+    caption = f"{mode.replace('_', ' ')}: {len(view.summaries)} game(s) recorded"
+    if not view.summaries:
+        return Standings((), caption)
+    standing = {"three_games": three_games, "cumulative": cumulative}[mode]([s["result"] for s in view.summaries])
+    rows = tuple({"player": p, "series points": standing.points.get(p, 0)} for p in standing.ranking)
+    if not standing.finished:
+        return Standings(rows, caption)
+    return Standings(rows, caption, True, standing.to_json(), "Last series won by " + " and ".join(standing.leaders))
+
+
+SESSION = SessionRules(
+    title="Series",
+    players=lambda context: [p.get("name") for p in context.get("players", [])],
+    standings=_standings,
+    actions=(RoundAction("cm-add", "Add this game to the series",
+                         lambda view, outcome, context: {"result": outcome.result}),),
+    key_prefix="cm",
+    settings=lambda context, chosen: {"mode": chosen.get("cm-mode", "three_games")},
+    choices=(Choice("cm-mode", "Series mode", SERIES_MODES),),
+    start_label="Start a series with these players",
+    undo_label="Undo the last game",
+)
+
+
 PLUGIN = GamePlugin(
     name="cmyk",
     title="CMYK!",
@@ -318,10 +350,11 @@ PLUGIN = GamePlugin(
     headline=headline,
     photos="1 per player, in the context's player order",
     ui_module="ui.games.cmyk",
+    session=SESSION,
     camera_resolution="1080p",
     order=30,
 )
 SPEC = PLUGIN
 
-__all__ = ["PLUGIN", "SPEC", "CmykAdjudication", "CmykContext", "CmykGameState", "Flag", "detect", "parse_context",
+__all__ = ["PLUGIN", "SPEC", "CmykAdjudication", "CmykPhotoContext", "CmykGameState", "Flag", "detect", "parse_context",
            "adjudicate", "annotate"]

@@ -12,6 +12,7 @@ from core.errors import BadInput, CannotJudge
 from core.timing import StageTimer
 from geometry.hexboards import board_cells, board_corners
 from judge.plugin import Frame, GamePlugin, Registration
+from judge.session import Outcome, RoundAction, SessionRules, SessionView, Standings
 from scoring.kaleido import KaleidoContext, KaleidoState
 from scoring.kaleido import adjudicate as rules
 
@@ -236,6 +237,13 @@ def annotate(frame: Frame, state: KaleidoState, adj: KaleidoAdjudication) -> np.
                     0.5 * scale, (0, 0, 0), 3 * scale, cv2.LINE_AA)
         cv2.putText(img, str(i), (int(cen[0]) - 6 * scale, int(cen[1]) + 5 * scale), cv2.FONT_HERSHEY_SIMPLEX,
                     0.5 * scale, (255, 255, 255), scale, cv2.LINE_AA)
+    for f in state.flags:  # places that look like part of a board: drawn, not dropped
+        for place in f.data.get("places", []) if f.code == "boards_partly_seen" else []:
+            ring = _to_px(frame, state, board_corners(place["centre_mm"], place["rotation_deg"], e))
+            cv2.polylines(img, [np.round(ring).astype(np.int32)], True, (255, 0, 0), 2 * scale, cv2.LINE_AA)
+            c = _to_px(frame, state, np.asarray(place["centre_mm"], dtype=np.float64)[None])[0]
+            cv2.putText(img, "?", (int(c[0]) - 6 * scale, int(c[1]) + 8 * scale), cv2.FONT_HERSHEY_SIMPLEX,
+                        0.9 * scale, (255, 0, 0), 2 * scale, cv2.LINE_AA)
     for h in adj.hexagons:
         outline = []
         for b, k in h["cells"]:
@@ -281,6 +289,48 @@ def register(image_rgb: np.ndarray, calibration, profile, options: dict) -> Regi
                                           for k, rgb in new.colours["kaleido"].items()}})
 
 
+def _session_players(context: dict) -> list:
+    return [[str(name), list(colours)] for name, colours in (context.get("players") or {}).items()]
+
+
+def _standings(view: SessionView) -> Standings:
+    """The score track: every recorded scoring's points added up; the final scoring ends the game."""
+    track: dict[str, int] = {str(p[0]): 0 for p in view.players}
+    for s in view.summaries:
+        for p, v in s.get("points", {}).items():
+            track[p] = track.get(p, 0) + int(v)
+    rows = tuple({"player": p, "points": v} for p, v in track.items())
+    caption = f"{len(view.summaries)} scoring photo(s) recorded"
+    if not view.summaries or view.summaries[-1].get("kind") != "final":
+        return Standings(rows, caption)
+    return Standings(rows, caption, True, {"track": track},
+                     "Final score: " + ", ".join(f"{p} {v}" for p, v in track.items()))
+
+
+def _score_new_boards(view: SessionView, outcome: Outcome, context: dict) -> dict:
+    """The boards filled since the previous recorded photo (the first photo compares with an empty table)."""
+    previous = view.summaries[-1]["state"] if view.summaries else {**outcome.state, "boards": []}
+    result = adjudicate(state_from_json(outcome.state), parse_context({**context, "previous_state": previous}))
+    return {"kind": "boards", "points": result.scores, "boards": list(result.scored_boards), "state": outcome.state}
+
+
+def _score_final(view: SessionView, outcome: Outcome, context: dict) -> dict:
+    """The final junction hexagons; this round ends the game."""
+    result = adjudicate(state_from_json(outcome.state), parse_context(context))
+    return {"kind": "final", "points": result.scores, "state": outcome.state}
+
+
+SESSION = SessionRules(
+    title="Score track",
+    players=_session_players,
+    standings=_standings,
+    actions=(RoundAction("ka-boards", "Score the boards filled since the last photo", _score_new_boards),
+             RoundAction("ka-final", "Final scoring (junction hexagons) and end", _score_final)),
+    key_prefix="ka",
+    undo_label="Undo the last scoring",
+)
+
+
 PLUGIN = GamePlugin(
     name="kaleido",
     title="Kaleido (かれいど)",
@@ -295,6 +345,7 @@ PLUGIN = GamePlugin(
     photos="1",
     ui_module="ui.games.kaleido",
     register=register,
+    session=SESSION,
     camera_resolution="720p",
     order=20,
 )

@@ -1,14 +1,14 @@
-"""Carrotain on the page: before/challenge photos, players and challenger, the verdict, zoomed chips, the game."""
+"""Carrotain on the page: before/challenge photos, players and challenger, the verdict, the game.
+
+The reading diagram, tap corrections and the chips' evidence crops (from the photo itself) come from the
+generic reading views (``ui.reading``, ``ui.reading_panel``)."""
 
 from __future__ import annotations
 
-import numpy as np
 import streamlit as st
 
 from components import load_components
-from ui.carrotain_session import session_panel
 from ui.sources import Photo, photo_input
-from ui.zoom import chip_crops
 
 GAME = "carrotain"
 
@@ -56,16 +56,4 @@ def result_panel(result: dict) -> None:
                    "points": result.get("scores", {}).get(p, 0)} for p, a in awards.items()])
 
 
-def extra_panels(outcome: dict, shown: dict) -> None:
-    """Zoomed crops of the chips that decide it."""
-    if outcome["frame"].calibration is None:
-        return
-    crops = chip_crops(np.asarray(shown["overlay"]), outcome["frame"].calibration, shown["result"].get("chips", []))
-    if crops:
-        st.caption("Chips that decide it (borderline first; margin to the nearest board edge, + = under)")
-        cols = st.columns(min(len(crops), 6))
-        for k, (img, caption) in enumerate(crops):
-            cols[k % len(cols)].image(img, caption=caption)
-
-
-__all__ = ["context_form", "extra_panels", "photos", "result_panel", "session_panel"]
+__all__ = ["context_form", "photos", "result_panel"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui.cmyk_session import session_panel
 from ui.sources import Photo, photo_input
 
 GAME = "cmyk"
@@ -89,4 +88,4 @@ def result_panel(result: dict) -> None:
         st.table(rows)
 
 
-__all__ = ["CMYK_CARDS", "context_form", "photos", "result_panel", "session_panel"]
+__all__ = ["CMYK_CARDS", "context_form", "photos", "result_panel"]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import streamlit as st
 
 from components import load_components
-from ui.kaleido_session import session_panel
 from ui.sources import Photo, photo_input
 
 GAME = "kaleido"
@@ -42,4 +41,4 @@ def result_panel(result: dict) -> None:
         st.table(rows)
 
 
-__all__ = ["context_form", "photos", "result_panel", "session_panel"]
+__all__ = ["context_form", "photos", "result_panel"]

@@ -1,0 +1,152 @@
+"""``cli.py bench --video FILE`` / ``--clip``: per-frame cost of live judging on video, with the floor.
+
+Every frame of the video goes through :class:`judge.live_run.LiveJudge` as ``cli.py live`` does; the
+report splits frames into *tracked* (nothing moved since the table settled, or motion: only the motion
+measure runs) and *read* (a vote of the settling window: the game's detection runs), and gives the floor
+(JPEG decode + ArUco + top view at 2 px/mm, :mod:`judge.floor`) measured on a frame of the same video in
+the same run, and the ratios.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.errors import BadInput
+
+
+@dataclass(frozen=True)
+class VideoBenchReport:
+    """Timings of live judging over one video.
+
+    Attributes
+    ----------
+    game, source : str
+    frames : int
+    image_size : (width, height) px
+    stages_ms : dict[str, tuple[float, float, float]]
+        Stage -> (mean over all frames, p50 over the frames that ran it, max) ms. ``decode`` is reading the
+        video frame.
+    per_frame_ms : dict[str, tuple[float, float, float, int]]
+        ``all`` / ``tracked`` / ``read`` -> (mean, p50, max, count) of the whole per-frame cost.
+    floor_ms : float
+    floor_stages_ms : dict[str, float]
+    events : list[str]
+        What settled, in order.
+    """
+
+    game: str
+    source: str
+    frames: int
+    image_size: tuple[int, int]
+    stages_ms: dict[str, tuple[float, float, float]]
+    per_frame_ms: dict[str, tuple[float, float, float, int]]
+    floor_ms: float
+    floor_stages_ms: dict[str, float]
+    events: list[str]
+
+    def ratio(self, kind: str = "all") -> float:
+        """Mean per-frame cost of ``kind`` frames over the floor."""
+        return self.per_frame_ms[kind][0] / self.floor_ms if self.floor_ms > 0 else float("nan")
+
+    def to_json(self) -> dict:
+        return {
+            "game": self.game,
+            "source": self.source,
+            "frames": self.frames,
+            "image_size": list(self.image_size),
+            "stages_ms": {k: {"mean": round(m, 2), "p50": round(p, 2), "max": round(x, 2)}
+                          for k, (m, p, x) in self.stages_ms.items()},
+            "per_frame_ms": {k: {"mean": round(m, 2), "p50": round(p, 2), "max": round(x, 2), "frames": n}
+                             for k, (m, p, x, n) in self.per_frame_ms.items()},
+            "floor_ms": round(self.floor_ms, 2),
+            "floor_stages_ms": {k: round(v, 2) for k, v in self.floor_stages_ms.items()},
+            "ratio_to_floor": {k: round(self.ratio(k), 2) for k in self.per_frame_ms if self.per_frame_ms[k][3]},
+            "events": self.events,
+        }
+
+    def table(self) -> str:
+        """A human-readable table for stderr."""
+        w, h = self.image_size
+        lines = [f"bench {self.game} on video {self.source}: {self.frames} frames of {w}x{h} px (one core)",
+                 f"{'stage':<16}{'mean ms':>10}{'p50 ms':>10}{'max ms':>10}   (mean: all frames)"]
+        for k, (m, p, x) in self.stages_ms.items():
+            lines.append(f"{k:<16}{m:>10.1f}{p:>10.1f}{x:>10.1f}")
+        lines.append(f"{'per frame':<16}{'mean ms':>10}{'p50 ms':>10}{'max ms':>10}{'frames':>8}{'x floor':>9}")
+        for k, (m, p, x, n) in self.per_frame_ms.items():
+            if n:
+                lines.append(f"{k:<16}{m:>10.1f}{p:>10.1f}{x:>10.1f}{n:>8}{self.ratio(k):>9.1f}")
+        fs = ", ".join(f"{k} {v:.1f}" for k, v in self.floor_stages_ms.items())
+        lines.append(f"floor (JPEG decode + ArUco + top view at 2 px/mm, same video): {self.floor_ms:.1f} ms ({fs})")
+        lines.extend(self.events)
+        return "\n".join(lines)
+
+
+def _stats(values: list[float]) -> tuple[float, float, float]:
+    a = np.asarray(values, dtype=float)
+    return (float(a.mean()), float(np.median(a)), float(a.max())) if a.size else (0.0, 0.0, 0.0)
+
+
+def run_video_bench(game_name: str, video: str, context: dict | None = None, source: str | None = None
+                    ) -> VideoBenchReport:
+    """Time live judging of a video file, frame by frame, as ``cli.py live`` judges it.
+
+    Parameters
+    ----------
+    game_name : str
+    video : str
+        A video file (``cli.py bench --clip`` renders one first, untimed).
+    context : dict, optional
+        The game's context JSON.
+    source : str, optional
+        How to name the video in the report (default: its path).
+    """
+    from judge.floor import encode_jpeg, measure_floor
+    from judge.live_cli import frames_of, open_source
+    from judge.live_run import LiveJudge, describe
+    from judge.registry import game as get_game
+
+    game = get_game(game_name)
+    source = source or video
+    live = LiveJudge(game, context, source=source)
+    cap = open_source(video)
+    stages: dict[str, list[float]] = {}
+    totals: dict[str, list[float]] = {"all": [], "tracked": [], "read": []}
+    events: list[str] = []
+    last = None
+    it = frames_of(cap, video)
+    try:
+        while True:
+            t0 = time.perf_counter()
+            image = next(it, None)
+            decode_ms = (time.perf_counter() - t0) * 1000.0
+            if image is None:
+                break
+            events.extend(describe(ev) for ev in live.feed(image))
+            timings = {"decode": decode_ms, **live.last_timings_ms}
+            for k, v in timings.items():
+                stages.setdefault(k, []).append(v)
+            total = decode_ms + sum(v for k, v in live.last_timings_ms.items() if k in ("motion", "markers", "reading"))
+            totals["all"].append(total)
+            totals["read" if "reading" in live.last_timings_ms else "tracked"].append(total)
+            last = image
+    finally:
+        cap.release()
+    if last is None:
+        raise BadInput(f"{video}: no frame could be read")
+    n = len(totals["all"])
+    floor, floor_stages = measure_floor(encode_jpeg(last))
+    h, w = last.shape[:2]
+    return VideoBenchReport(
+        game=game.name,
+        source=source,
+        frames=n,
+        image_size=(w, h),
+        stages_ms={k: (float(np.sum(v)) / n, *_stats(v)[1:]) for k, v in stages.items()},
+        per_frame_ms={k: (*_stats(v), len(v)) for k, v in totals.items()},
+        floor_ms=floor,
+        floor_stages_ms=floor_stages,
+        events=events,
+    )

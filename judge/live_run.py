@@ -1,0 +1,252 @@
+"""Judging a video stream: motion -> settling -> readings, reusing what is known while the table is still.
+
+``LiveJudge.feed(image_rgb)`` takes frames in order (a webcam, a video file, the browser's WebRTC stream)
+and returns the settling events (:mod:`judge.live`). Costs per frame:
+
+- every frame: the motion measure (:mod:`judge.motion`: a shrunk top view, a few ms);
+- a frame that must be read (the vote window after the scene became still): the game's detection and
+  rules; the markers are found again only on the first read after motion (the camera or a marker may
+  have been bumped), later reads in the window reuse that calibration;
+- once settled, frames cost the motion measure alone until something moves.
+
+Carrotain: the last scene that settled with chips and no boards is kept as the "before" photo of the
+next challenge (judged as ``[before, challenge]``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from core.errors import BadInput, CannotJudge
+from core.timing import StageTimer
+from judge.live import LiveConfig, LiveEvent, Reading, Settler, cannot_key, reading_key
+from judge.motion import MotionConfig, MotionMeter, MotionSample
+from judge.pipeline import add_calibration_notes, adjudicate, make_frame, parse_context
+from judge.plugin import Frame, GamePlugin
+
+
+@dataclass(frozen=True)
+class LiveRunConfig:
+    """Tunables of the live driver.
+
+    Attributes
+    ----------
+    settle : LiveConfig
+    motion : MotionConfig
+    before_games : tuple[str, ...]
+        Games whose last settled scene without boards is kept as the "before" photo.
+    before_reason : str
+        Text of the could-not-judge reason that marks a scene without boards (chips only).
+    """
+
+    settle: LiveConfig = field(default_factory=LiveConfig)
+    motion: MotionConfig = field(default_factory=MotionConfig)
+    before_games: tuple[str, ...] = ("carrotain",)
+    before_reason: str = "boards seen: none"
+
+
+@dataclass(frozen=True)
+class ReadPayload:
+    """What a reading keeps for the caller: the frame read and, when judged, its state (for the overlay)."""
+
+    frame: Frame
+    state: Any = None
+
+
+class LiveJudge:
+    """Settle judgements from a stream of frames of one game.
+
+    Parameters
+    ----------
+    game : GamePlugin
+    context : dict or None
+        The game's context JSON (validated now: ``BadInput``).
+    profile : CalibrationProfile, optional
+    config : LiveRunConfig
+    source : str
+        Where the frames come from (for the judgements' frames).
+
+    Attributes
+    ----------
+    frame_index : int
+        Frames fed so far.
+    last_sample : MotionSample or None
+    last_timings_ms : dict[str, float]
+        Stage -> ms of the last frame (``motion``, ``markers``, ``reading`` and the game's stages).
+    settled : LiveEvent or None
+        The last ``settled``/``contested`` event.
+    before : Frame or None
+        Carrotain's kept "before" photo.
+    """
+
+    def __init__(self, game: GamePlugin, context: dict | None, profile: Any = None,
+                 config: LiveRunConfig = LiveRunConfig(), source: str = "video") -> None:
+        from calibration.markers import MarkerLayout
+
+        self.game = game
+        self.context_json = context
+        self.ctx = parse_context(game, context)
+        self.profile = profile
+        self.config = config
+        self.source = source
+        layout = profile.layout if profile is not None else MarkerLayout.from_components()
+        self.motion = MotionMeter(config.motion, layout.centres_mm)
+        self.settler = Settler(config.settle)
+        self.frame_index = 0
+        self.last_sample: MotionSample | None = None
+        self.last_timings_ms: dict[str, float] = {}
+        self.settled: LiveEvent | None = None
+        self.before: Frame | None = None
+        self.before_frame: int | None = None  # index of the frame kept as ``before``
+        self._calibration: Any = None  # TableCalibration, reused while the scene is still
+        self._fresh = False  # the calibration was found after the last motion
+        self._shape: tuple[int, ...] | None = None
+
+    @property
+    def phase(self) -> str:
+        """``waiting``, ``moving``, ``still``, ``reading`` or ``settled``."""
+        return self.settler.phase
+
+    def feed(self, image_rgb: np.ndarray) -> list[LiveEvent]:
+        """One frame (RGB uint8, (H, W, 3)) -> the events it caused (usually none)."""
+        timer = StageTimer()
+        i = self.frame_index
+        self.frame_index += 1
+        resized = self._shape is not None and image_rgb.shape != self._shape
+        if resized:  # a video stream changed its resolution: nothing known about the picture holds
+            self._calibration, self._fresh = None, False
+            self.motion.track(None)
+        self._shape = image_rgb.shape
+        with timer.stage("motion"):
+            sample = self.motion.measure(image_rgb)
+        self.last_sample = sample
+        if sample.moving or resized:
+            self._fresh = False
+        events = self.settler.step(i, sample.moving or resized, lambda: self._read(image_rgb, timer))
+        for ev in events:
+            if ev.kind in ("settled", "contested", "unchanged"):
+                self.motion.mark_still()
+                self._keep_before(ev)
+            if ev.kind in ("settled", "contested"):
+                self.settled = ev
+        self.last_timings_ms = timer.rounded()
+        return events
+
+    def _frame(self, image_rgb: np.ndarray, timer: StageTimer) -> Frame:
+        if self._fresh and self._calibration is not None:
+            return Frame(image_rgb=image_rgb, calibration=self._calibration, source=self.source,
+                         profile=self.profile)
+        with timer.stage("markers"):
+            frame = make_frame(image_rgb, self.source, self.profile)
+        if frame.calibration is not None:
+            self._calibration = frame.calibration
+            self._fresh = True
+            self.motion.track(frame.calibration)
+        return frame
+
+    def _read(self, image_rgb: np.ndarray, timer: StageTimer) -> Reading:
+        frame = self._frame(image_rgb, timer)
+        frames = [self.before, frame] if self.before is not None else [frame]
+        try:
+            with timer.stage("reading"):
+                state = self.game.detect(frames, self.ctx, timer)
+                result = adjudicate(self.game, state, self.ctx)
+        except CannotJudge as exc:
+            return Reading(cannot_key(str(exc)), False, str(exc), ReadPayload(frame))
+        except BadInput as exc:  # e.g. a context that does not fit what is on the table
+            return Reading(cannot_key(str(exc)), False, str(exc), ReadPayload(frame))
+        add_calibration_notes(result, (frame,))
+        return Reading(reading_key(result, self.config.settle), True, result, ReadPayload(frame, state))
+
+    def _keep_before(self, ev: LiveEvent) -> None:
+        if self.game.name not in self.config.before_games or len(ev.votes) != 1:
+            return
+        r = ev.votes[0].reading
+        if not r.ok and self.config.before_reason in str(r.value):
+            self.before = r.payload.frame
+            self.before_frame = ev.frame
+
+    def overlay(self, image_rgb: np.ndarray) -> np.ndarray | None:
+        """The settled judgement's evidence drawn on this frame (None before anything settled or when contested).
+
+        The calibration of the settled reading is reused: right while the camera has not moved.
+        """
+        ev = self.settled
+        if ev is None or ev.reading is None or not ev.reading.ok:
+            return None
+        payload: ReadPayload = ev.reading.payload
+        frame = Frame(image_rgb=image_rgb, calibration=payload.frame.calibration, source=self.source,
+                      profile=self.profile)
+        return self.game.overlay(frame, payload.state, ev.reading.value)
+
+
+def event_json(ev: LiveEvent, game: str, fps: float | None, before_frame: int | None = None) -> dict:
+    """A settled or contested event as the CLI's JSON line: the judgement plus a ``live`` field.
+
+    ``live``: ``frame``, ``status``, ``time_s`` (when the frame rate is known), ``before_frame`` (Carrotain:
+    the settled frame judged as the "before" photo). Contested: ``contested`` true, every distinct reading with
+    its frame count under ``live.readings``, a ``contested_reading`` flag, no scores picked.
+    """
+    live: dict[str, Any] = {"frame": ev.frame, "status": ev.kind}
+    if fps:
+        live["time_s"] = round(ev.frame / fps, 3)
+    if before_frame is not None:
+        live["before_frame"] = before_frame
+    if ev.kind in ("settled", "unchanged"):
+        r = ev.votes[0].reading
+        live["frames_agreeing"] = ev.votes[0].count
+        return {**r.value, "live": live}
+    live["readings"] = [{"frames": v.count, "judgement": v.reading.value if v.reading.ok else None,
+                         "cannot_judge": None if v.reading.ok else v.reading.value} for v in ev.votes]
+    n = sum(v.count for v in ev.votes)
+    return {
+        "game": game,
+        "contested": True,
+        "scores": {},
+        "flags": [{"code": "contested_reading",
+                   "message": f"{len(ev.votes)} different readings over {n} still frames: not picking one"}],
+        "explanation": ["The frames of the still table did not agree; see live.readings. Hold the camera "
+                        "steady, improve the light, or judge a photo."],
+        "live": live,
+    }
+
+
+def thumbnail_jpeg(image_rgb: np.ndarray, long_side_px: int = 320) -> bytes:
+    """A small JPEG of a frame for the ledger."""
+    import cv2
+
+    h, w = image_rgb.shape[:2]
+    k = long_side_px / max(h, w)
+    small = cv2.resize(image_rgb, (max(1, int(w * k)), max(1, int(h * k))), interpolation=cv2.INTER_AREA)
+    ok, buf = cv2.imencode(".jpg", cv2.cvtColor(small, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 80])
+    return buf.tobytes() if ok else b""
+
+
+def record_settled(ledger: Any, game: str, ev: LiveEvent, source: str) -> int:
+    """Record an agreed settled judgement (its last frame's state and the merged judgement) once; its id."""
+    import hashlib
+
+    reading = ev.votes[0].reading
+    frame = reading.payload.frame
+    return ledger.record_judgement(
+        game, state=reading.payload.state.to_json(), result=reading.value,
+        photo_sha256=hashlib.sha256(frame.image_rgb.tobytes()).hexdigest(),
+        source=f"{source} frame {ev.frame}", thumbnail_jpeg=thumbnail_jpeg(frame.image_rgb))
+
+
+def describe(ev: LiveEvent) -> str:
+    """One line for stderr."""
+    if ev.kind == "moving":
+        return f"frame {ev.frame}: pieces moving; waiting for the table to be still"
+    if ev.kind == "contested":
+        return f"frame {ev.frame}: settled as CONTESTED ({len(ev.votes)} different readings)"
+    r = ev.votes[0].reading
+    what = "judged" if r.ok else f"cannot judge: {r.value}"
+    if ev.kind == "unchanged":
+        if len(ev.votes) > 1:
+            return f"frame {ev.frame}: still contested ({len(ev.votes)} different readings)"
+        return f"frame {ev.frame}: still again, same reading as settled ({what})"
+    return f"frame {ev.frame}: settled ({what})"

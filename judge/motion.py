@@ -1,0 +1,183 @@
+"""A cheap hand/motion detector for live video: frame differencing on a small grey top view of the table.
+
+Each frame is shrunk (area averaging), warped into table coordinates (the markers' homography, a few mm
+per pixel) and compared with the previous frame after matching their brightness (light flicker and
+automatic exposure change every pixel a little; a hand or a moved piece changes some pixels a lot). A
+second cue looks for skin-coloured pixels connected to the edge of the view (a hand reaches in from
+outside; a placed piece does not) beyond what the still table already showed. Before the table is
+calibrated the same is done on the shrunk photo itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.table import TableCalibration
+
+
+@dataclass(frozen=True)
+class MotionConfig:
+    """Tunables of the motion detector.
+
+    Attributes
+    ----------
+    shrink : int
+        The photo is first shrunk by this factor (area averaging), px.
+    mm_per_px : float
+        Resolution of the table top view compared between frames.
+    margin_mm : float
+        The view reaches this far beyond the markers' centres.
+    untracked_width_px : int
+        Width of the shrunk photo compared before the table is calibrated.
+    blur_px : int
+        Box blur of the view (odd), against sensor noise.
+    delta_grey : float
+        A view pixel changed when its brightness-matched grey differs by more than this (0-255).
+    moving_fraction : float
+        The frame is moving when more than this fraction of the view's pixels changed.
+    skin_cr : (lo, hi), skin_cb : (lo, hi)
+        Skin in YCrCb (8-bit), a cheap cue.
+    skin_min_sat : float
+        Pixels greyer than this (HSV saturation 0-255) are not skin (white paper, grey table).
+    hand_fraction : float
+        A hand is seen when skin connected to the view's edge covers this much more of the view than
+        on the still table.
+    """
+
+    shrink: int = 4
+    mm_per_px: float = 5.0
+    margin_mm: float = 40.0
+    untracked_width_px: int = 160
+    blur_px: int = 3
+    delta_grey: float = 14.0
+    moving_fraction: float = 0.0015
+    skin_cr: tuple[int, int] = (138, 175)
+    skin_cb: tuple[int, int] = (80, 130)
+    skin_min_sat: float = 40.0
+    hand_fraction: float = 0.01
+
+
+@dataclass(frozen=True)
+class MotionSample:
+    """The motion measure of one frame.
+
+    Attributes
+    ----------
+    changed_fraction : float
+        Fraction of the view that changed since the previous frame (0 for the first frame of a view).
+    changed_since_still : float
+        Fraction that changed since the last frame marked still (:meth:`MotionMeter.mark_still`).
+    skin_fraction : float
+        Fraction of the view that is skin-coloured and connected to its edge.
+    hand : bool
+        Skin beyond the still table's (see ``MotionConfig.hand_fraction``).
+    moving : bool
+        Motion or a hand: the scene is not still in this frame.
+    """
+
+    changed_fraction: float
+    changed_since_still: float
+    skin_fraction: float
+    hand: bool
+    moving: bool
+
+
+def view_region_mm(calibration: TableCalibration, layout_centres_mm: dict[int, tuple[float, float]],
+                   margin_mm: float) -> tuple[float, float, float, float]:
+    """The table rectangle compared: the markers' centres and a margin, (x0, y0, x1, y1) mm."""
+    c = np.array(list(layout_centres_mm.values()), dtype=float)
+    return (float(c[:, 0].min() - margin_mm), float(c[:, 1].min() - margin_mm),
+            float(c[:, 0].max() + margin_mm), float(c[:, 1].max() + margin_mm))
+
+
+class MotionMeter:
+    """Keeps the previous view and the still table's view; :meth:`measure` one frame after another.
+
+    Parameters
+    ----------
+    config : MotionConfig
+    layout_centres_mm : dict
+        The markers' centres (the compared view covers them).
+    """
+
+    def __init__(self, config: MotionConfig, layout_centres_mm: dict[int, tuple[float, float]]) -> None:
+        self.config = config
+        self.centres_mm = layout_centres_mm
+        self._warp: tuple[np.ndarray, tuple[int, int]] | None = None
+        self._prev: np.ndarray | None = None
+        self._still: np.ndarray | None = None
+        self._skin_base: float | None = None
+
+    def track(self, calibration: TableCalibration | None) -> None:
+        """Compare in this calibration's table view from now on (None: the shrunk photo); resets the history."""
+        self._prev = self._still = None
+        self._skin_base = None
+        if calibration is None:
+            self._warp = None
+            return
+        x0, y0, x1, y1 = view_region_mm(calibration, self.centres_mm, self.config.margin_mm)
+        mpp, s = self.config.mm_per_px, float(self.config.shrink)
+        out_from_mm = np.array([[mpp, 0, x0], [0, mpp, y0], [0, 0, 1]], dtype=np.float64)
+        small_from_px = np.diag([1.0 / s, 1.0 / s, 1.0])
+        size = (int(round((x1 - x0) / mpp)), int(round((y1 - y0) / mpp)))
+        self._warp = (small_from_px @ calibration.H_px_from_mm @ out_from_mm, size)
+
+    def view(self, image_rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The compared view of a frame: (grey float32 (h, w), skin-at-the-edge bool (h, w))."""
+        cfg = self.config
+        h, w = image_rgb.shape[:2]
+        if self._warp is None:
+            k = max(1, w // cfg.untracked_width_px)
+            small = cv2.resize(image_rgb, (w // k, h // k), interpolation=cv2.INTER_AREA)
+        else:
+            shrunk = cv2.resize(image_rgb, (w // cfg.shrink, h // cfg.shrink), interpolation=cv2.INTER_AREA)
+            M, size = self._warp
+            small = cv2.warpPerspective(shrunk, M, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+        grey = cv2.cvtColor(small, cv2.COLOR_RGB2GRAY).astype(np.float32)
+        if cfg.blur_px > 1:
+            grey = np.asarray(cv2.blur(grey, (cfg.blur_px, cfg.blur_px)), dtype=np.float32)
+        return grey, self._edge_skin(small)
+
+    def _edge_skin(self, small_rgb: np.ndarray) -> np.ndarray:
+        cfg = self.config
+        ycc = cv2.cvtColor(small_rgb, cv2.COLOR_RGB2YCrCb)
+        sat = cv2.cvtColor(small_rgb, cv2.COLOR_RGB2HSV)[..., 1]
+        skin = ((ycc[..., 1] >= cfg.skin_cr[0]) & (ycc[..., 1] <= cfg.skin_cr[1])
+                & (ycc[..., 2] >= cfg.skin_cb[0]) & (ycc[..., 2] <= cfg.skin_cb[1]) & (sat >= cfg.skin_min_sat))
+        n, labels = cv2.connectedComponents(skin.astype(np.uint8), connectivity=4)
+        if n <= 1:
+            return np.zeros_like(skin)
+        edge = np.unique(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]]))
+        edge = edge[edge > 0]
+        return np.isin(labels, edge)
+
+    def _changed(self, a: np.ndarray, b: np.ndarray) -> float:
+        """Fraction of pixels that differ after matching b's brightness to a's (flicker, exposure)."""
+        ma, mb = float(np.median(a)), float(np.median(b))
+        gain = ma / mb if mb > 1.0 else 1.0
+        valid = (a > 0) & (b > 0)  # outside the photo: zeros in both
+        d = np.abs(a - b * gain) > self.config.delta_grey
+        return float(np.count_nonzero(d & valid)) / max(1, int(np.count_nonzero(valid)))
+
+    def measure(self, image_rgb: np.ndarray) -> MotionSample:
+        """Compare this frame with the previous one (and with the last still frame)."""
+        grey, skin = self.view(image_rgb)
+        changed = 0.0 if self._prev is None or self._prev.shape != grey.shape else self._changed(grey, self._prev)
+        since = 0.0 if self._still is None or self._still.shape != grey.shape else self._changed(grey, self._still)
+        self._prev = grey
+        skin_frac = float(np.count_nonzero(skin)) / skin.size
+        if self._skin_base is None or (skin_frac < self._skin_base and changed <= self.config.moving_fraction):
+            self._skin_base = skin_frac
+        hand = skin_frac - self._skin_base > self.config.hand_fraction
+        drifted = since > self.config.moving_fraction * 4
+        if drifted:  # the table changed since it was still: report it once, then compare frame to frame
+            self._still = None
+        moving = hand or changed > self.config.moving_fraction or drifted
+        return MotionSample(changed, since, skin_frac, hand, moving)
+
+    def mark_still(self) -> None:
+        """The last measured frame is the still table: later frames are also compared with it."""
+        self._still = self._prev

@@ -1,0 +1,89 @@
+"""Driving Debian's headless Chromium against the real Streamlit server (Selenium), desktop or phone."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
+PHONE_AGENT = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
+               "Chrome/130.0 Mobile Safari/537.36")
+
+
+def chrome(profile: Path, size: tuple[int, int] = (1400, 1000), phone: bool = False, extra: tuple[str, ...] = ()):
+    """A headless Chromium; ``phone``: a touch phone's viewport (CSS px) and user agent."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--disable-quic", f"--user-data-dir={profile}", f"--window-size={size[0]},{size[1]}", *extra):
+        opts.add_argument(arg)
+    if phone:
+        opts.add_experimental_option("mobileEmulation", {
+            "deviceMetrics": {"width": size[0], "height": size[1], "pixelRatio": 1.0, "touch": True},
+            "userAgent": PHONE_AGENT})
+    return webdriver.Chrome(service=Service(DRIVER), options=opts)
+
+
+def set_viewport(driver, width: int, height: int, phone: bool) -> None:
+    """Resize the page's viewport (CSS px) without leaving phone emulation."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": height, "deviceScaleFactor": 1.0, "mobile": phone})
+
+
+def body_text(driver) -> str:
+    from selenium.webdriver.common.by import By
+
+    return driver.find_element(By.TAG_NAME, "body").text
+
+
+def wait_for_text(driver, words: tuple[str, ...], timeout_s: float = 120.0) -> str:
+    """Wait until one of the words is on the page; return it."""
+    deadline = time.monotonic() + timeout_s
+    body = ""
+    while time.monotonic() < deadline:
+        try:
+            body = body_text(driver)
+        except Exception:  # the page is being replaced
+            body = ""
+        hit = [w for w in words if w in body]
+        if hit:
+            return hit[0]
+        time.sleep(0.5)
+    raise AssertionError(f"none of {words} appeared; page text ends: {body[-800:]}")
+
+
+def wait_quiet(driver, timeout_s: float = 120.0, settle_s: float = 1.5) -> None:
+    """Wait until the Streamlit script has stopped running (no running indicator) for ``settle_s``."""
+    deadline = time.monotonic() + timeout_s
+    quiet_since = None
+    while time.monotonic() < deadline:
+        running = driver.execute_script(
+            "return !!document.querySelector('[data-testid=stStatusWidget] [data-testid=stStatusWidgetRunningIcon]')"
+            " || !!document.querySelector('[data-testid=stStatusWidgetRunningIcon]')")
+        if running:
+            quiet_since = None
+        elif quiet_since is None:
+            quiet_since = time.monotonic()
+        elif time.monotonic() - quiet_since >= settle_s:
+            return
+        time.sleep(0.3)
+    raise AssertionError("the page kept running")
+
+
+def horizontal_overflow_px(driver) -> int:
+    """How far the page (or its scrolling main area) is wider than the viewport, px (0: no horizontal scroll)."""
+    return int(driver.execute_script("""
+        const vw = window.innerWidth;
+        let worst = document.documentElement.scrollWidth - vw;
+        for (const el of document.querySelectorAll('[data-testid=stMain], [data-testid=stAppViewContainer], section')) {
+            const st = getComputedStyle(el);
+            if (st.overflowX !== 'hidden' && st.overflowX !== 'clip')
+                worst = Math.max(worst, el.scrollWidth - el.clientWidth);
+        }
+        return worst;"""))
