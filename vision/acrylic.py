@@ -11,7 +11,10 @@ strokes); around each seed one polar correlation scores the seven outlines and t
 at every rotation at once (an FFT over the angle, a few seed offsets); the best few poses are
 polished on a small grid and refined by point-to-edge least squares (which gives the pose sigma);
 overlapping fits are suppressed unless the evidence shows a second sheet. Whatever looks like
-acrylic but is not explained by a fitted board is returned by ``unexplained_regions``.
+acrylic but is not explained by a fitted board is returned by ``unexplained_regions``. Where the
+caller still needs boards (an area with fewer boards than it should hold, or an unexplained region),
+``find_boards_in`` runs the exhaustive coarse pose grid there as a fallback, with the same refinement
+and acceptance.
 """
 
 from __future__ import annotations
@@ -125,6 +128,12 @@ class AcrylicConfig:
         across its outline by at least this on average (or its outline follows an edge line).
     interior_step_mm, interior_inset_mm : float
         Grid of inside samples, kept this far inside the outline.
+    grid_print_cluster_mm, grid_xy_mm, grid_step_mm, grid_theta_step_deg, grid_refine_top : float, int
+        The fallback search (``find_boards_in``, the exhaustive coarse grid): print strokes this close
+        make one seed; around each seed, centres within +-``grid_xy_mm`` at this step, rotations at this
+        step, every shape; the best ``grid_refine_top`` candidates per seed after the finer grid are refined.
+    grid_area_margin_mm : float
+        A fallback seed lies within this distance of an area that needs a board.
     ambiguity_mm : float
         Competing fits (another shape, or the same at another pose) on the same region within this
         chamfer of the best widen its sigma to half their mean outline distance.
@@ -226,6 +235,12 @@ class AcrylicConfig:
     min_accept_contrast: float = 0.08
     interior_step_mm: float = 8.0
     interior_inset_mm: float = 6.0
+    grid_print_cluster_mm: float = 30.0
+    grid_xy_mm: float = 36.0
+    grid_step_mm: float = 12.0
+    grid_theta_step_deg: float = 10.0
+    grid_refine_top: int = 8
+    grid_area_margin_mm: float = 60.0
     ambiguity_mm: float = 0.6
     max_sigma_mm: float = 10.0
     edge_search_mm: float = 6.0
@@ -681,6 +696,159 @@ def find_boards(
     return _with_ambiguity(fits, ok, config)
 
 
+def find_boards_in(
+    areas_mm: list[np.ndarray],
+    fits: list[BoardFit],
+    ratio: np.ndarray,
+    origin_mm: tuple[float, float],
+    mm_per_px: float,
+    outlines_mm: dict[str, np.ndarray],
+    config: AcrylicConfig = AcrylicConfig(),
+    bottom_shift=None,
+    line: np.ndarray | None = None,
+    printed: np.ndarray | None = None,
+) -> list[BoardFit]:
+    """Fallback search where boards are still needed: the exhaustive coarse pose grid.
+
+    Seeds are the clusters of printed strokes and the inscribed-disc peaks of the dimmed regions
+    (within ``grid_area_margin_mm`` of an area, not inside a board already fitted); around each,
+    every shape at every ``grid_theta_step_deg`` rotation and every centre of a +-``grid_xy_mm``
+    grid is scored, the best poses go through two finer grids and the same least-squares refinement
+    and acceptance as ``find_boards``; the new fits and ``fits`` are then suppressed together.
+
+    Parameters
+    ----------
+    areas_mm : list of ndarray, shape (N, 2)
+        Table-mm polygons where a board is needed but none (or too few) was found.
+    fits : list[BoardFit]
+        The boards ``find_boards`` found.
+    ratio, origin_mm, mm_per_px, outlines_mm, config, bottom_shift, line, printed
+        As for ``find_boards``.
+
+    Returns
+    -------
+    list[BoardFit], best first; each id at most once.
+    """
+    zone = Polygon()
+    for a in areas_mm:
+        if len(a) >= 3:
+            zone = zone.union(Polygon(a).buffer(config.grid_area_margin_mm))
+    explained = [Polygon(f.outline_mm).buffer(-config.explained_inset_mm) for f in fits]
+    seeds = [p for p in _grid_seeds(ratio, printed, origin_mm, mm_per_px, outlines_mm, config)
+             if zone.contains(Point(p)) and not any(contains_xy(e, p[0], p[1]) for e in explained)]
+    if not seeds:
+        return fits
+    ev = _Evidence(ratio, line, origin_mm, mm_per_px, config.line_weight)
+    ev_coarse = _coarse_evidence(ratio, line, origin_mm, mm_per_px, config)
+    shapes, _ = _prepare_shapes(outlines_mm, config)
+    ok = list(fits)
+    for seed in seeds:
+        ok += _grid_fits(seed, ev, ev_coarse, shapes, config, bottom_shift)
+    return _with_ambiguity(_suppress(ok, ev, config), ok, config)
+
+
+def _square_grid(half: float, step: float) -> np.ndarray:
+    """Offsets (x, y) of a square grid, +-``half`` at ``step``, shape (n, 2)."""
+    g = np.arange(-half, half + 1e-9, step)
+    gx, gy = np.meshgrid(g, g)
+    return np.column_stack([gx.ravel(), gy.ravel()])
+
+
+def _grid_fits(seed: np.ndarray, ev: _Evidence, ev_coarse: _Evidence, shapes: list[_Shape], config: AcrylicConfig,
+               bottom_shift=None) -> list[BoardFit]:
+    """Acceptable fits around one seed by the exhaustive grid: coarse candidates of every shape, each
+    on a finer grid at full resolution, the best on a finer one still, then least squares."""
+    coarse = _grid_candidates(seed, ev_coarse, shapes, config)
+    step = config.grid_step_mm
+    finer = sorted((_grid_step(ev, shapes[c.shape], c, config, 4.0, step, step / 3.0) for c in coarse
+                    if c.score >= config.min_contrast), key=lambda c: -c.score)
+    out = []
+    for c in finer[: config.grid_refine_top]:
+        c = _grid_step(ev, shapes[c.shape], c, config, 16.0, step / 3.0, step / 12.0)
+        sh = shapes[c.shape]
+        fit = _refine(ev, sh, c.theta, c.xy - _rot(np.array(c.theta)) @ sh.cen, c.sign, config, bottom_shift)
+        if fit is not None and _acceptable(fit, config):
+            out.append(fit)
+    return out
+
+
+def _grid_candidates(seed: np.ndarray, ev: _Evidence, shapes: list[_Shape], config: AcrylicConfig) -> list[_Candidate]:
+    """Per shape, the ``coarse_per_shape`` best poses on the coarse grid (rotations x centres around the
+    seed), at rotations at least ``coarse_min_separation_deg`` apart, either polarity."""
+    thetas = np.radians(np.arange(0.0, 360.0, config.grid_theta_step_deg))
+    centres = seed + _square_grid(config.grid_xy_mm, config.grid_step_mm)
+    min_sep = np.radians(config.coarse_min_separation_deg)
+    out: list[_Candidate] = []
+    for i, sh in enumerate(shapes):
+        c, sc = _grid_scores(ev, sh.pts, sh.nrm, thetas, centres, config.coarse_offset_mm, 0.0)
+        best_d = np.argmax(sc, axis=1)
+        ar = np.arange(len(thetas))
+        kept: list[_Candidate] = []
+        for ti in np.argsort(-sc[ar, best_d]):
+            th = float(thetas[ti])
+            if all(abs((th - o.theta + np.pi) % (2 * np.pi) - np.pi) >= min_sep for o in kept):
+                di = best_d[ti]
+                kept.append(_Candidate(float(sc[ti, di]), i, th, centres[di].copy(), float(np.sign(c[ti, di])) or 1.0))
+            if len(kept) >= config.coarse_per_shape:
+                break
+        out += kept
+    return out
+
+
+def _grid_step(ev: _Evidence, sh: _Shape, c: _Candidate, config: AcrylicConfig, theta_div: float, half_mm: float,
+               step_mm: float) -> _Candidate:
+    """One finer grid around a candidate at full resolution: rotations +-4 steps of
+    ``grid_theta_step_deg / theta_div``, centres within +-``half_mm`` at ``step_mm``."""
+    th = c.theta + np.arange(-4, 4.5) * np.radians(config.grid_theta_step_deg) / theta_div
+    dxy = _square_grid(half_mm, step_mm)
+    sc, th_b, xy = _grid_best(ev, sh.pts, sh.nrm, th, c.xy + dxy, config.contrast_offset_mm, c.sign)
+    return _Candidate(sc, c.shape, th_b, xy, c.sign)
+
+
+def _grid_scores(ev: _Evidence, pts: np.ndarray, nrm: np.ndarray, thetas: np.ndarray, centres: np.ndarray, d: float,
+                 sign: float) -> tuple[np.ndarray, np.ndarray]:
+    """Signed dimming step and score of one shape at every (rotation, centre), shapes (T, D)."""
+    Rs = _rot(thetas)
+    P = np.einsum("tij,nj->tni", Rs, pts)[:, None] + centres[None, :, None, :]  # (T, D, n, 2)
+    Nn = np.broadcast_to(np.einsum("tij,nj->tni", Rs, nrm)[:, None], P.shape)
+    c, ln = ev.outline_terms(P, Nn, d)
+    return c, ev.score(c, ln, sign)
+
+
+def _grid_seeds(ratio, printed, origin_mm, s, outlines_mm, config: AcrylicConfig) -> list[np.ndarray]:
+    """Seeds of the fallback grid: centres of clusters of printed strokes (``grid_print_cluster_mm``), and
+    the centres of the largest discs inside the dimmed regions (one per board even where two boards'
+    regions touch, and still inside a board cut by the view's edge)."""
+    seeds: list[np.ndarray] = []
+    if printed is not None and printed.any():
+        kc = max(int(round(config.grid_print_cluster_mm / s)) | 1, 3)
+        grown = cv2.dilate(printed, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kc, kc)))
+        n, lab = cv2.connectedComponents(grown, connectivity=8)
+        for i in range(1, n):
+            ys, xs = np.nonzero((lab == i) & (printed > 0))
+            if len(ys) * s * s >= config.print_min_area_mm2:
+                seeds.append(np.asarray(origin_mm) + np.array([xs.mean(), ys.mean()]) * s)
+    r = np.nan_to_num(ratio, nan=1.0)
+    dark = (np.abs(r - 1.0) > 1.0 - config.dark_ratio).astype(np.uint8)
+    k = max(int(round(6.0 / s)) | 1, 3)
+    dark = cv2.morphologyEx(dark, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    min_area = min(abs(Polygon(o).area) for o in outlines_mm.values())
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(dark, connectivity=8)
+    keep = np.zeros(n, bool)
+    keep[1:] = stats[1:, 4] * s * s >= config.min_region_fraction * min_area
+    dark = keep[lab].astype(np.uint8)
+    dt = cv2.distanceTransform(np.pad(dark, 1), cv2.DIST_L2, 5)[1:-1, 1:-1] * s
+    win = max(int(round(config.seed_spacing_mm / s)) | 1, 3)
+    peak = (dt >= config.min_seed_radius_mm) & (dt >= cv2.dilate(dt, np.ones((win, win), np.uint8)) - 1e-6)
+    ys, xs = np.nonzero(peak)
+    seeds = [p for i, p in enumerate(seeds) if all(np.hypot(*(p - q)) >= config.seed_spacing_mm for q in seeds[:i])]
+    for i in np.argsort(-dt[ys, xs]):
+        p = np.asarray(origin_mm) + np.array([xs[i], ys[i]]) * s
+        if all(np.hypot(*(p - q)) >= config.seed_spacing_mm for q in seeds):
+            seeds.append(p)
+    return seeds
+
+
 def _fits_at(seeds: list[np.ndarray], ev: _Evidence, ev_coarse: _Evidence, shapes: list[_Shape], radii: np.ndarray,
              done: list[_Candidate], config: AcrylicConfig, bottom_shift=None) -> list[BoardFit]:
     """Acceptable refined fits of the best candidates around each seed (``done``: poses refined so far)."""
@@ -945,6 +1113,7 @@ def _with_ambiguity(fits: list[BoardFit], ok: list[BoardFit], config: AcrylicCon
             if poly.intersection(Polygon(g.outline_mm)).area < 0.5 * poly.area:
                 continue
             alt = max(alt, float(np.mean(distance(Polygon(g.outline_mm).exterior, points(fit.outline_mm)))))
+        alt = max(alt, fit.alternative_mm)  # a fit judged before (``find_boards_in``) keeps its alternative
         sigma = min(max(fit.pose_sigma_mm, alt / 2.0), config.max_sigma_mm)
         out.append(replace(fit, pose_sigma_mm=sigma, alternative_mm=alt))
     return out

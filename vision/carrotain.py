@@ -18,7 +18,7 @@ from components import load_components
 from core.timing import StageTimer
 from scoring.carrotain_state import BoardReading, CarrotainState, ChipReading
 from scoring.flags import Flag
-from vision.acrylic import AcrylicConfig, board_maps, find_boards, unexplained_regions
+from vision.acrylic import AcrylicConfig, board_maps, find_boards, find_boards_in, unexplained_regions
 from vision.carrotain_view import (
     DEFAULT_HFOV_DEG,
     colour_reference,
@@ -203,18 +203,26 @@ def detect_board_readings(image_rgb: np.ndarray, cal, ref, chips: list[ChipReadi
     challenge boards, the rest "other") and the acrylic-looking regions no board explains ("unread")."""
     ev = board_evidence(image_rgb, cal, ref, config, layout)
     outlines = board_outlines(components)
-    fits = find_boards(ev.ratio, ev.origin_mm, ev.mm_per_px, outlines, config.boards, ev.bottom_shift, ev.line,
-                       ev.printed)
+    maps = (ev.ratio, ev.origin_mm, ev.mm_per_px, outlines, config.boards, ev.bottom_shift, ev.line, ev.printed)
+    fits = find_boards(*maps)
+    chips_xy = [c.xy_mm for c in chips]
+    challenge = _challenge_boards([f.outline_mm for f in fits], chips_xy, config)
+    unread = unexplained_regions(ev.ratio, ev.printed, fits, ev.origin_mm, ev.mm_per_px, config.boards, ev.line,
+                                 outlines)
+    needed = _areas_needing_boards(unread, len(challenge), chips_xy, config)
+    if needed:  # the evidence-driven search left boards unfound: the exhaustive grid there
+        fits = find_boards_in(needed, fits, *maps)
+        challenge = _challenge_boards([f.outline_mm for f in fits], chips_xy, config)
+        unread = unexplained_regions(ev.ratio, ev.printed, fits, ev.origin_mm, ev.mm_per_px, config.boards, ev.line,
+                                     outlines)
     extra = config.sigma_per_reproj * float(getattr(cal, "reprojection_error_mm", 0.0))
-    challenge = _challenge_boards([f.outline_mm for f in fits], [c.xy_mm for c in chips], config)
     out = []
     for i, f in enumerate(fits):
         spread = float(np.max(_height_spread_mm(cal, f.outline_mm[::6], config.board_top_z_mm)))
         sigma = float(np.sqrt(f.pose_sigma_mm ** 2 + extra ** 2 + spread ** 2))
         out.append(BoardReading(f.id, np.asarray(f.outline_mm), sigma, f.fit_residual_mm,
                                 "challenge" if i in challenge else "other"))
-    for region in unexplained_regions(ev.ratio, ev.printed, fits, ev.origin_mm, ev.mm_per_px, config.boards, ev.line,
-                                      outlines):
+    for region in unread:
         out.append(BoardReading("?", region, config.boards.max_sigma_mm, 0.0, "unread"))
     return out
 
@@ -238,6 +246,24 @@ def _shift_field(cal, region_mm, z_from: float, z_to: float, grid_mm: float):
     return shift
 
 
+def _areas_needing_boards(unread: list[np.ndarray], n_challenge: int, chips_xy_mm: list,
+                          config: CarrotainVisionConfig) -> list[np.ndarray]:
+    """Where boards are still needed: every unexplained acrylic-looking region, and the chip field
+    while fewer than two challenge boards lie over it (table-mm polygons, shape (N, 2))."""
+    areas = list(unread)
+    if n_challenge < 2 and chips_xy_mm:
+        field_area = _chip_field(chips_xy_mm, config)
+        if field_area.geom_type == "Polygon" and not field_area.is_empty:
+            areas.append(np.asarray(field_area.exterior.coords)[:-1])
+    return areas
+
+
+def _chip_field(chips_xy_mm: list, config: CarrotainVisionConfig) -> Polygon:
+    """The chip field: the convex hull of the chip centres grown by ``field_grow_diameters`` chip diameters."""
+    pts = MultiPoint([tuple(p) for p in chips_xy_mm])
+    return pts.convex_hull.buffer(config.chips.diameter_mm * config.field_grow_diameters)
+
+
 def _challenge_boards(outlines_mm: list[np.ndarray], chips_xy_mm: list, config: CarrotainVisionConfig) -> set[int]:
     """Indices of the (at most two) boards lying over the chip field.
 
@@ -257,8 +283,7 @@ def _challenge_boards(outlines_mm: list[np.ndarray], chips_xy_mm: list, config: 
     """
     if not outlines_mm or not chips_xy_mm:
         return set()
-    pts = MultiPoint([tuple(p) for p in chips_xy_mm])
-    field_area = pts.convex_hull.buffer(config.chips.diameter_mm * config.field_grow_diameters)
+    field_area = _chip_field(chips_xy_mm, config)
     keys = []
     for o in outlines_mm:
         poly = Polygon(o)
