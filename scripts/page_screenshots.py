@@ -1,6 +1,6 @@
 """Screenshots of the page for each game on its first bundled sample, desktop and phone, in headless Chromium.
 
-Usage: ``python scripts/page_screenshots.py [--out docs/screenshots] [--games carrotain kaleido cmyk]``.
+Usage: ``python scripts/page_screenshots.py [--out docs/screenshots] [--games carrotain kaleido cmyk ...]``.
 Runs the real Streamlit server on a scratch ledger; writes ``<game>-desktop.png`` and ``<game>-phone.png``
 (PNG, palette-reduced to stay small).
 """
@@ -21,7 +21,8 @@ from tests.server_helpers import streamlit_server  # noqa: E402
 
 PHONE = (390, 844)
 DESKTOP = (1200, 1000)
-VERDICT_WORDS = ("SUCCESS", "FAILURE", "CONTESTED", "Ranking", "complete junction hexagon")
+VERDICT_WORDS = ("SUCCESS", "FAILURE", "CONTESTED", "Ranking", "complete junction hexagon", "Move points",
+                 "move points", "NOT SCORED", "Not scored")
 
 
 def shrink_png(path: Path, colours: int = 128) -> None:
@@ -56,7 +57,7 @@ def shoot(url: str, game: str, out: Path, phone: bool, tmp: Path) -> Path:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
-    ap.add_argument("--games", nargs="*", default=["carrotain", "kaleido", "cmyk"])
+    ap.add_argument("--games", nargs="*", default=["carrotain", "kaleido", "cmyk", "ingenious", "genial"])
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as d:

@@ -46,14 +46,19 @@ def load_sample(path: Path) -> Photo:
     return Photo(data=path.read_bytes(), source=f"sample:{path.name}", context=ctx)
 
 
-def photo_input(game: str, key: str, label: str = "Photo") -> Photo | None:
-    """Let the user pick a sample, upload a file or take a picture; None until they have."""
+def photo_input(game: str, key: str, label: str = "Photo", prefer: str = "") -> Photo | None:
+    """Let the user pick a sample, upload a file or take a picture; None until they have.
+
+    ``prefer``: the sample first offered is the first whose name contains it (e.g. ``"before"`` for the
+    photo before a move), so a pair of inputs opens on a matching pair of samples.
+    """
     samples = list_samples(game)
     options = (["Sample photo"] if samples else []) + ["Upload", "Camera"]
     how = st.radio(f"{label} from", options, horizontal=True, key=f"{key}-how")
     if how == "Sample photo":
         names = [p.name for p in samples]
-        name = st.selectbox("Sample", names, key=f"{key}-sample")
+        first = next((k for k, n in enumerate(names) if prefer and prefer in n), 0)
+        name = st.selectbox("Sample", names, index=first, key=f"{key}-sample")
         return load_sample(SAMPLES_DIR / game / name)
     if how == "Upload":
         f = st.file_uploader(label, type=["jpg", "jpeg", "png", "webp"], key=f"{key}-upload")

@@ -17,8 +17,8 @@ CAP = 20
 
 def photos() -> tuple[list[Photo], dict | None]:
     """The photo before the placement and the photo after it (the after photo alone needs 'placed')."""
-    before = photo_input(GAME, key="before", label="Before the placement")
-    after = photo_input(GAME, key="photo", label="After the placement")
+    before = photo_input(GAME, key="before", label="Before the placement", prefer="before")
+    after = photo_input(GAME, key="photo", label="After the placement", prefer="after")
     got = [p for p in (before, after) if p is not None]
     return got, next((p.context for p in got if p.context), None)
 

@@ -40,8 +40,8 @@ def _ledger():
 
 def photos() -> tuple[list[Photo], dict | None]:
     """The photo before the move and the photo after it (the after photo alone needs 'placed')."""
-    before = photo_input(GAME, key="before", label="Before the move")
-    after = photo_input(GAME, key="photo", label="After the move")
+    before = photo_input(GAME, key="before", label="Before the move", prefer="before")
+    after = photo_input(GAME, key="photo", label="After the move", prefer="after")
     got = [p for p in (before, after) if p is not None]
     if len(got) == 2 and got[0].data == got[1].data:
         got = got[1:]  # the same photo twice: judged as the after photo alone (needs 'placed')
