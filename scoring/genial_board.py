@@ -1,8 +1,8 @@
 """Genial Spezial board: the 247-cell double hexagon, its tower spaces and bonus cells, set-up by player count.
 
 Pure geometry and set-up (RULES.md section 5; components/default.json ``genial_spezial``). Cells are axial
-``(q, r)`` pairs, origin at the board centre; a cell is on the board when its hex distance to one of the two
-half-centres is at most the half radius.
+``(q, r)`` pairs (``geometry.hexgrid``), origin at the board centre; a cell is on the board when its hex
+distance to one of the two half-centres is at most the half radius.
 """
 
 from __future__ import annotations
@@ -10,26 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-Cell = tuple[int, int]
+from geometry.hexgrid import Cell, are_neighbours, neighbours, ring
 
-#: The six axial neighbour offsets.
-AXIAL_DIRECTIONS: tuple[Cell, ...] = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
+__all__ = ["Cell", "GenialBoard", "TowerSpace", "are_neighbours", "cells_of", "hex_distance", "neighbours"]
 
 
 def hex_distance(a: Cell, b: Cell) -> int:
     """Steps between two axial cells."""
-    dq, dr = a[0] - b[0], a[1] - b[1]
-    return max(abs(dq), abs(dr), abs(dq + dr))
-
-
-def neighbours(cell: Cell) -> tuple[Cell, ...]:
-    """The six cells sharing an edge with ``cell`` (on the board or not)."""
-    return tuple((cell[0] + dq, cell[1] + dr) for dq, dr in AXIAL_DIRECTIONS)
-
-
-def are_neighbours(a: Cell, b: Cell) -> bool:
-    """True when the two cells share an edge."""
-    return hex_distance(a, b) == 1
+    return ring((a[0] - b[0], a[1] - b[1]))
 
 
 @dataclass(frozen=True)
