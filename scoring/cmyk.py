@@ -1,4 +1,4 @@
-"""CMYK! scoring of finished mosaics (``shared/RULES.md`` section 3). Pure rules: no images, no I/O.
+"""CMYK! scoring of finished mosaics (``docs/RULES.md`` section 3). Pure rules: no images, no I/O.
 
 Call :func:`score_game` with the players (clockwise from above; a player's right-hand neighbour is the
 previous one in the list), one :class:`~scoring.cmyk_state.MosaicState` per player in the same order,

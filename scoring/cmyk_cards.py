@@ -1,6 +1,6 @@
 """CMYK! public cards: ids and resolution of a reveal order into counted cards with multipliers.
 
-Pure rules (``shared/RULES.md`` section 3). Resolution, in this order:
+Pure rules (``docs/RULES.md`` section 3). Resolution, in this order:
 
 1. ``let_me_think`` is swapped for the user-entered card, which takes its place (so a ``do_more``
    aimed at it doubles the replacement: "if doubled, swap first"). No answer: it stays as a card worth

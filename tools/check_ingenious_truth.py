@@ -1,12 +1,13 @@
 """Cross-check the Ingenious rules against the photoreal kit's independent truth (no photos).
 
-    .venv/bin/python tools/check_ingenious_truth.py [--kit ../shared/photoreal-kit] [--seeds 120]
+    .venv/bin/python tools/check_ingenious_truth.py --kit KIT_DIR [--seeds 120]
 
 For seeded kit scenes of every kind the kit makes (normal, caps, two caps, at the cap, team 18/36, doubles,
 lines through a printed symbol, two tiles, a hex off the board), the product's judgement
 (``scoring.ingenious_judge`` on the scene's before/after boards) must equal the kit's expected one:
 placed hexes, move points, extra placements, colour scores, the ranking's order, and a flag exactly when
-the kit calls the pair invalid. A tool, not a product module: it needs the kit beside the checkout.
+the kit calls the pair invalid. A tool, not a product module: KIT_DIR is the photoreal kit's folder, given
+explicitly (nothing in the repository looks outside it).
 """
 
 from __future__ import annotations
@@ -23,8 +24,7 @@ PLACEMENT_CODES = ("not_one_tile", "not_neighbours", "moved_tile", "covers_symbo
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    near = [d / "shared" / "photoreal-kit" for d in (ROOT.parent, ROOT.parent.parent)]
-    ap.add_argument("--kit", default=str(next((d for d in near if d.exists()), near[0])))
+    ap.add_argument("--kit", required=True, help="the photoreal kit's folder (its scene and truth makers)")
     ap.add_argument("--seeds", type=int, default=120)
     a = ap.parse_args(argv)
     sys.path.insert(0, a.kit)

@@ -1,6 +1,6 @@
 """Measure Ingenious judging on photo pairs with truth: photoreal sets or seeded synthetic renders.
 
-    .venv/bin/python tools/eval_ingenious.py --set /work/photoreal/ing_tune [-v]
+    .venv/bin/python tools/eval_ingenious.py --set SET [-v]
     .venv/bin/python tools/eval_ingenious.py --synth 0:20 [-v]
 
 Per pair: placement exact (the placed hexes and colours), move points exact, extra placements,

@@ -6,7 +6,7 @@
                                    [--max-wrong N] [-v]
 
 SET holds ``truth/<game>/<name>.json`` and the photos in ``images/<game>/`` (the layout of the photoreal
-kit's sets, e.g. ``../shared/photoreal-dev`` or ``/work/photoreal/acc_a``): a truth file with ``images``
+kit's sets and of the project's photoreal dev set): a truth file with ``images``
 lists its photos (a CMYK! table: one per player; Ingenious / Genial: before, after), otherwise the photo
 is ``<name>.jpg``.
 

@@ -1,7 +1,7 @@
 """Compare one judgement (the CLI contract's JSON) with a photoreal truth file's ``expected``.
 
 A port of the comparison rules of the photoreal kit's ``score.py`` and ``genial_compare.py``
-(``../shared/photoreal-kit``), kept here so that ``tools/eval_photoreal.py`` runs from a fresh clone.
+kept here so that ``tools/eval_photoreal.py`` runs from a fresh clone.
 Each ``compare_<game>(out, exp, cat)`` returns ``(checks, got)``: ``checks`` a dict of named booleans
 with ``"exact"``, ``got`` a one-line summary for the table. Standard library only.
 """
