@@ -8,8 +8,8 @@ the cells in doubt); ``adjudicate`` gives the contract's fields.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from core.records import ContractRecord
 from geometry.hexgrid import Cell, ring
 from scoring.flags import Flag
 from scoring.ingenious import (
@@ -186,7 +186,7 @@ def _placement(state: IngeniousState, ctx: IngeniousContext) -> tuple[tuple[Hex,
 
 
 @dataclass(frozen=True)
-class IngeniousAdjudication:
+class IngeniousAdjudication(ContractRecord):
     """One placement judged; ``to_json`` is the CLI contract's judgement (``timings_ms`` excepted).
 
     Attributes
@@ -229,20 +229,6 @@ class IngeniousAdjudication:
 
     ORDER = ("game", "placed", "move_points", "colour_scores", "extra_placements", "board", "start_symbols", "lines",
              "ranking", "ranking_detail", "scores", "flags", "explanation")
-
-    def to_json(self) -> dict:
-        out = {}
-        for k in self.ORDER:
-            v = getattr(self, k)
-            out[k] = list(v) if isinstance(v, tuple) else v
-        return out
-
-    @classmethod
-    def from_json(cls, obj: dict) -> IngeniousAdjudication:
-        """Inverse of :meth:`to_json` (fields outside the contract, such as ``timings_ms``, ignored)."""
-        kw: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v) for k, v in obj.items()
-                              if k in cls.ORDER}
-        return cls(**kw)
 
 
 def adjudicate(state: IngeniousState, ctx: IngeniousContext) -> dict:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
 import numpy as np
 
 from core.errors import BadInput, CannotJudge
+from core.records import ContractRecord
 from core.timing import StageTimer
 from geometry import trilattice as tl
 from geometry.mosaic import hexagon_vertices
@@ -95,7 +96,7 @@ class CmykGameState:
 
 
 @dataclass(frozen=True)
-class CmykAdjudication:
+class CmykAdjudication(ContractRecord):
     """A CMYK! judgement of every player's mosaic (``scoring.cmyk``), typed; ``to_json`` is the CLI contract.
 
     Attributes
@@ -126,20 +127,6 @@ class CmykAdjudication:
     game: str = "cmyk"
 
     ORDER = ("game", "players", "ranking", "places", "scores", "flags", "explanation", "cards_resolved", "decisions")
-
-    def to_json(self) -> dict:
-        out = {}
-        for k in self.ORDER:
-            v = getattr(self, k)
-            out[k] = list(v) if isinstance(v, tuple) else v
-        return out
-
-    @classmethod
-    def from_json(cls, obj: dict) -> CmykAdjudication:
-        """Inverse of :meth:`to_json` (fields outside the contract, such as ``timings_ms``, ignored)."""
-        names = {f.name for f in fields(cls)}
-        kw: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v) for k, v in obj.items() if k in names}
-        return cls(**kw)
 
 
 def parse_context(ctx: dict | None) -> CmykPhotoContext:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
-from typing import Any
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 
 from core.errors import BadInput, CannotJudge
+from core.records import ContractRecord
 from core.timing import StageTimer
 from geometry.hexboards import board_cells, board_corners
 from judge.plugin import Frame, GamePlugin, Registration
@@ -18,7 +18,7 @@ from scoring.kaleido import adjudicate as rules
 
 
 @dataclass(frozen=True)
-class KaleidoAdjudication:
+class KaleidoAdjudication(ContractRecord):
     """A Kaleido judgement (``scoring.kaleido.adjudicate``), typed; ``to_json`` is the CLI contract.
 
     Attributes
@@ -61,20 +61,6 @@ class KaleidoAdjudication:
 
     ORDER = ("game", "mode", "scores", "complete_hexagons", "junction_hexagons", "hexagons", "incomplete_hexagons",
              "full_boards", "board_points", "boards", "scored_boards", "flags", "explanation", "decisions")
-
-    def to_json(self) -> dict:
-        out = {}
-        for k in self.ORDER:
-            v = getattr(self, k)
-            out[k] = list(v) if isinstance(v, tuple) else v
-        return out
-
-    @classmethod
-    def from_json(cls, obj: dict) -> KaleidoAdjudication:
-        """Inverse of :meth:`to_json` (fields outside the contract, such as ``timings_ms``, ignored)."""
-        names = {f.name for f in fields(cls)}
-        kw: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v) for k, v in obj.items() if k in names}
-        return cls(**kw)
 
 TILE_DRAW_RGB = {
     "red": (230, 40, 45), "yellow": (250, 210, 30), "green": (40, 170, 70), "blue": (40, 90, 220),
