@@ -524,7 +524,9 @@ def occlusion(view: TableView, pose: HexBoardPose, cells: list[Cell], towers: Ma
 # ---------------------------------------------------------------- tokens
 
 
+@lru_cache(maxsize=1)
 def _symbol_hues() -> dict[str, float]:
+    """Hue angle (degrees, CIELAB a*b*) of each token symbol's printed colour (computed once)."""
     lab = rgb_to_lab(np.array(list(SYMBOL_RGB.values()), dtype=np.float32) / 255.0)
     return {s: float(np.degrees(np.arctan2(v[2], v[1]))) for s, v in zip(SYMBOL_RGB, lab, strict=True)}
 
