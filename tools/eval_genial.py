@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 from tools.photoreal_compare import compare_genial  # noqa: E402
 
 #: Flags that are notices to the players, not doubt about the judgement.
-NOTICES = frozenset({"token_to_turn", "token_unread_note", "cells_unreadable"})
+NOTICES = frozenset({"token_to_turn", "token_unread_note", "cells_unreadable", "scores_unchecked"})
 MODES = ("truth", "none")
 
 Cell = tuple[int, int]

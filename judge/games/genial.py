@@ -29,7 +29,7 @@ NOT_SCORED = ("placement_invalid", "tile_moved_or_missing", "board_disagrees_wit
 
 
 #: Flags whose cells the overlay marks otherwise (a '?' on each doubtful token) rather than outlining them.
-QUIET = ("token_unread_note", "token_value_doubtful", "history_scores_doubtful")
+QUIET = ("token_unread_note", "token_value_doubtful", "history_scores_doubtful", "scores_unchecked")
 
 
 @lru_cache(maxsize=1)
@@ -165,6 +165,13 @@ def reading_of(photo: GenialPhoto, colours: frozenset[str] | None = None,
                          frozenset(photo.unreadable) | frozenset(odd))
 
 
+def _doubtful_tokens(state: GenialState, ctx: GenialContext) -> dict[Cell, str]:
+    """Tokens (on the first photo) read with doubt, and why; a value the players gave is not in doubt."""
+    first = state.before or state.after
+    given = getattr(ctx, "token_values", {})
+    return {t.qr: t.doubt for t in first.towers if t.doubt and not (t.qr in given and "symbol" not in t.doubt)}
+
+
 def _vision_flags(state: GenialState, adj: GenialAdjudication, ctx: GenialContext) -> list[Flag]:
     flags = []
     photos = [("before", state.before), ("after", state.after)] if state.before else [("after", state.after)]
@@ -174,9 +181,7 @@ def _vision_flags(state: GenialState, adj: GenialAdjudication, ctx: GenialContex
             flags.append(Flag("board_pose", f"{name} photo: {f}"))
     scored = {t.qr for t in adj.move.scored_towers} if adj.move else set()
     first = state.before or state.after
-    given = getattr(ctx, "token_values", {})
-    doubtful = {t.qr: t.doubt for t in first.towers
-                if t.doubt and not (t.qr in given and "symbol" not in t.doubt)}
+    doubtful = _doubtful_tokens(state, ctx)
     used = sorted(c for c in doubtful if c in scored)
     if used:
         flags.append(Flag("token_value_doubtful", "a token scored now could not be read for sure: "
@@ -246,7 +251,8 @@ def adjudicate(state: GenialState, ctx: GenialContext) -> GenialVerdict:
     colours = frozenset(ctx.players.values())
     given = getattr(ctx, "token_values", {})
     before = reading_of(state.before, colours, given) if state.before else None
-    adj = judge_placement(board(), ctx, reading_of(state.after, colours, given), before)
+    adj = judge_placement(board(), ctx, reading_of(state.after, colours, given), before,
+                          unsure_values=frozenset(_doubtful_tokens(state, ctx)))
     extra = _vision_flags(state, adj, ctx)
     if extra:
         adj = replace(adj, flags=adj.flags + tuple(extra),
