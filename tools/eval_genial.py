@@ -1,15 +1,17 @@
 """Measure Genial Spezial judging on photo pairs with truth: photoreal sets or seeded synthetic renders.
 
-    .venv/bin/python tools/eval_genial.py --set SET [--values truth|none|both] [--name SUBSTR] [-v]
+    .venv/bin/python tools/eval_genial.py --set SET [--values setup|values|none|all] [--name SUBSTR] [-v]
     .venv/bin/python tools/eval_genial.py --synth 0:20 [--hard] [--values ...] [-v]
     .venv/bin/python tools/eval_genial.py --set SET --report OUT.json
 
 Each pair (before, after) is judged in this process by the same pipeline as ``cli.py judge`` (the context as the
 truth file gives it), once per ``--values`` mode:
 
-- ``truth``: the context also carries ``token_values`` (each token's light value, from the truth's towers), as the
-  page has them from the players at the set-up (a token's 4 mm numeral is a few pixels tall in a photo);
-- ``none``: the context as given, token values read from the photos (or assumed).
+- ``setup``: the context also carries ``token_values`` with each token's light value and symbol (from the truth's
+  towers), as the page has them from the players at the set-up (a token's 4 mm numeral is a few pixels tall in a
+  photo, and a thin symbol may be too);
+- ``values``: the light values only (the symbols read from the photos);
+- ``none``: the context as given, token values and symbols read from the photos (or assumed).
 
 Per pair: the photoreal kit's rules (``tools/photoreal_compare.compare_genial``: placement, move points and
 symbol scores exact; ``invalid`` pairs: a placement / board / tile flag or exit 3) and one outcome:
@@ -42,7 +44,7 @@ from tools.photoreal_compare import compare_genial  # noqa: E402
 
 #: Flags that are notices to the players, not doubt about the judgement.
 NOTICES = frozenset({"token_to_turn", "token_unread_note", "cells_unreadable", "scores_unchecked"})
-MODES = ("truth", "none")
+MODES = ("setup", "values", "none")
 
 Cell = tuple[int, int]
 
@@ -78,9 +80,11 @@ def truth_photos(doc: dict) -> list[tuple[dict[Cell, str], dict[Cell, dict]]]:
     return out
 
 
-def light_values(doc: dict) -> list[dict]:
-    """The context field ``token_values`` from the truth's towers (what the players tell the page)."""
-    return [{"qr": list(t["qr"]), "light": int(t["light"])} for t in doc["scene"]["towers"]]
+def token_setup(doc: dict, symbols: bool = True) -> list[dict]:
+    """The context field ``token_values`` from the truth's towers (what the players tell the page): light values,
+    and the symbols too unless ``symbols`` is False."""
+    return [{"qr": list(t["qr"]), "light": int(t["light"])} | ({"symbol": t["symbol"]} if symbols else {})
+            for t in doc["scene"]["towers"]]
 
 
 def expected_of(doc: dict) -> dict:
@@ -142,8 +146,8 @@ def judge_pair(name: str, doc: dict, photos, mode: str) -> dict:
     from vision.genial import free_cells
 
     ctx = dict(doc["context"])
-    if mode == "truth":
-        ctx["token_values"] = light_values(doc)
+    if mode in ("setup", "values"):
+        ctx["token_values"] = token_setup(doc, symbols=mode == "setup")
     exp = expected_of(doc)
     cat = doc.get("category", "all")
     row: dict = {"name": name, "mode": mode, "category": cat}
@@ -246,8 +250,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--set", type=Path, help="photoreal set folder (truth/genial, images/genial)")
     ap.add_argument("--synth", help="seed range LO:HI of synthetic pairs")
     ap.add_argument("--hard", action="store_true", help="synthetic pairs in hard light and blur")
-    ap.add_argument("--values", choices=("truth", "none", "both"), default="both",
-                    help="token values given as the players would (truth), read from the photos (none), or both")
+    ap.add_argument("--values", choices=(*MODES, "all"), default="all",
+                    help="the tokens' set-up given as the players would (setup: values and symbols; values: values "
+                         "only), read from the photos (none), or all three")
     ap.add_argument("--name", default="", help="only items whose name contains this")
     ap.add_argument("--report", type=Path, help="write every row and the summary as JSON here")
     ap.add_argument("-v", "--verbose", action="store_true", help="print the flags and misses of every row")
@@ -262,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
         items = synth_items(lo, hi, a.hard)
     else:
         ap.error("give --set or --synth")
-    modes = MODES if a.values == "both" else (a.values,)
+    modes = MODES if a.values == "all" else (a.values,)
     rows = []
     for name, doc, photos in items:
         for mode in modes:
