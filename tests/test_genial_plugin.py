@@ -159,3 +159,24 @@ def test_game_in_the_ledger_replayed_with_undo_and_end(tmp_path, monkeypatch):
     assert undo(led, view)
     view = latest(led, "genial", G.SESSION.players(ctx))
     assert not view.ended and len(view.summaries) == 3
+
+
+def test_a_warm_detect_refines_the_carried_pose_and_reads_the_same():
+    """Live video: the pose of an earlier frame is carried and only refined; the reading is the cold one's."""
+    from core.timing import StageTimer
+    from judge.pipeline import make_frame
+    from synth.genial import render_pair
+    from vision.genial import marker_layout
+
+    images, truth = render_pair(2101)
+    frames = [make_frame(im, n, None, marker_layout()) for im, n in zip(images, ("before", "after"), strict=True)]
+    ctx = G.parse_context(truth["context"])
+    cold = G.detect(frames, ctx, StageTimer())
+    warm, pose = G.detect_warm(frames[1:], G.parse_context(truth["context"] | {
+        "placed": truth["scene"]["move"]["cells"]}), StageTimer(), cold.after.pose)
+    assert warm.after.tiles == cold.after.tiles and warm.after.unreadable == cold.after.unreadable
+    assert [(t.qr, t.dark) for t in warm.after.towers] == [(t.qr, t.dark) for t in cold.after.towers]
+    assert all(a.symbol == b.symbol for a, b in zip(warm.after.towers, cold.after.towers, strict=True)
+               if a.symbol and b.symbol)   # a sub-pixel refinement may leave a borderline symbol unread
+    assert np.allclose(pose.centre_mm, cold.after.pose.centre_mm, atol=1.0)
+    assert abs(pose.rotation_deg - cold.after.pose.rotation_deg) < 1.0

@@ -133,6 +133,19 @@ def detect(frames: list[Frame], ctx: GenialContext, timer: StageTimer,
     CannotJudge
         No table frame from the markers.
     """
+    return detect_warm(frames, ctx, timer, None, config)[0]
+
+
+def detect_warm(frames: list[Frame], ctx: GenialContext, timer: StageTimer, carry: HexBoardPose | None,
+                config: GenialVisionConfig = GenialVisionConfig()) -> tuple[GenialState, HexBoardPose]:
+    """``detect`` for a camera that keeps still (live video): the board pose of an earlier frame (``carry``) is only
+    refined, and its turn kept, instead of searched again. Returns the state and the pose to carry on.
+
+    Raises
+    ------
+    BadInput, CannotJudge
+        As ``detect``.
+    """
     if len(frames) not in (1, 2):
         raise BadInput(f"genial takes 2 photos (before, after) or 1 with 'placed' in the context, not {len(frames)}")
     if len(frames) == 1 and ctx.placed is None:
@@ -141,7 +154,7 @@ def detect(frames: list[Frame], ctx: GenialContext, timer: StageTimer,
         raise BadInput("the before and after photos differ in size: not a photo pair from one camera")
     expected = _expected_tiles(ctx)
     photos: list[GenialPhoto] = []
-    prior: HexBoardPose | None = None
+    prior = carry
     for k, frame in enumerate(frames):
         if frame.calibration is None:
             raise CannotJudge(f"{frame.source or 'photo'}: no table frame from the markers "
@@ -150,7 +163,8 @@ def detect(frames: list[Frame], ctx: GenialContext, timer: StageTimer,
             ph = read_photo(frame.image_rgb, frame.calibration, board(), len(ctx.players), expected, prior, config)
         photos.append(ph)
         prior = ph.pose
-    return GenialState(after=photos[-1], before=photos[0] if len(photos) == 2 else None)
+    state = GenialState(after=photos[-1], before=photos[0] if len(photos) == 2 else None)
+    return state, photos[-1].pose
 
 
 def state_from_json(obj: dict) -> GenialState:
