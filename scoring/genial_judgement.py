@@ -23,7 +23,7 @@ from scoring.genial import (
     Tower,
     rank_by_lowest,
 )
-from scoring.genial_board import Cell, GenialBoard, cells_of
+from scoring.genial_board import Cell, GenialBoard, cells_of, neighbours
 
 
 @dataclass(frozen=True)
@@ -265,9 +265,9 @@ def judge_placement(board: GenialBoard, context: GenialContext, after: GenialRea
     placed, placement_flags = _find_placement(board, game, context, before, after)
     flags += placement_flags
     move = None
-    # a cell hidden from the camera is flagged, but the replay (not the photo) says what lies there: it does not
-    # stop the placement from being scored
-    if not [f for f in placement_flags if f.code != "cells_unreadable"]:
+    # a cell hidden from the camera is flagged, but the replay (not the photo) says what lies there, and a new hex
+    # hidden from it is known when it is the only one it can be: neither stops the placement from being scored
+    if not [f for f in placement_flags if f.code not in ("cells_unreadable", "placement_inferred")]:
         game.scores = {p: dict(s) for p, s in base.items()}
         move = game.play(Placement(context.mover, placed, context.bonus_symbol))
         flags += _after_checks(game, after)
@@ -353,7 +353,18 @@ def _find_placement(board: GenialBoard, game: GenialReplay, context: GenialConte
         if removed:
             flags.append(Flag("tile_moved_or_missing", f"{len(removed)} hex(es) of the before photo are missing or "
                               "changed in the after photo", {"cells": [list(c) for c in removed]}))
-        new = tuple(sorted(c for c in after_owner if c not in before_owner and c not in before.unreadable))
+        # a hex the before photo could not read is new when the replay says it was free
+        new = tuple(sorted(c for c in after_owner if c not in before_owner
+                           and (c not in before.unreadable or c not in game.owner)))
+        if len(new) == 1 and context.placed is None and after_owner[new[0]] == context.mover:
+            seen = new[0]
+            partner = _hidden_partner(board, game, seen, after)
+            if partner is not None:
+                new = tuple(sorted((seen, partner)))
+                flags.append(Flag("placement_inferred",
+                                  f"the new tile's second hex {list(partner)} cannot be seen from this camera; it is "
+                                  f"the only free neighbour of {list(seen)} the camera cannot see, so the tile lies "
+                                  "there", {"cells": [list(partner)]}))
     else:
         new = tuple(sorted(c for c in after_owner if c not in game.owner))
     if context.placed is not None:
@@ -369,6 +380,16 @@ def _find_placement(board: GenialBoard, game: GenialReplay, context: GenialConte
         flags.append(Flag("cells_unreadable", f"{len(hidden)} cell(s) cannot be seen from this camera; not guessed",
                           {"cells": [list(c) for c in hidden]}))
     return new, flags
+
+
+def _hidden_partner(board: GenialBoard, game: GenialReplay, seen: Cell, after: GenialReading) -> Cell | None:
+    """The second hex of a tile of which only ``seen`` is visible: the one neighbour of it that is on the board,
+    not a tower space, free in the replayed game and unreadable in the after photo; None when there is not
+    exactly one (every visible neighbour was read, and none of them is new)."""
+    spaces = board.space_cells()
+    hidden = [n for n in neighbours(seen) if board.on_board(n) and n not in spaces and n not in game.owner
+              and n in after.unreadable]
+    return hidden[0] if len(hidden) == 1 else None
 
 
 def _board_vs_replay(expected: Mapping[Cell, str], read: Mapping[Cell, str], which: str,

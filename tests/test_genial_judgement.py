@@ -110,6 +110,26 @@ def test_unreadable_cells_are_flagged_not_guessed():
     assert sum(out["move_points"].values()) > 0
 
 
+def test_a_new_hex_hidden_from_the_camera_is_inferred_only_when_it_is_the_one_hidden_free_neighbour():
+    """Only (1, 0) of the new tile is seen; (2, 0) is hidden behind a tower. When (2, 0) is the only free neighbour
+    of (1, 0) the camera cannot see, the tile lies there (noted, scored as the truth); with a second hidden free
+    neighbour it could lie either way: not scored, flagged."""
+    truth = judge_placement(BOARD, context(), AFTER, BEFORE).to_json()
+    one_hidden = reading({"red": FIRST["cells"] + SECOND[:1]}, dark=[(-1, -1), (1, 1)], unreadable=[(2, 0)])
+    out = judge_placement(BOARD, context(), one_hidden, BEFORE).to_json()
+    assert sorted(map(tuple, (p["qr"] for p in out["placed"]))) == [(1, 0), (2, 0)]
+    assert out["move_points"] == truth["move_points"]
+    assert any(f["code"] == "placement_inferred" and [2, 0] in f["cells"] for f in out["flags"])
+    two_hidden = reading({"red": FIRST["cells"] + SECOND[:1]}, dark=[(-1, -1), (1, 1)], unreadable=[(2, 0), (2, -1)])
+    out = judge_placement(BOARD, context(), two_hidden, BEFORE).to_json()
+    assert any(f["code"] == "placement_invalid" for f in out["flags"]) and not any(out["move_points"].values())
+    # a hex the before photo could not read, but the replay knows was free, is new when the after photo shows it
+    blind_before = reading({"red": FIRST["cells"]}, unreadable=[(2, 0)])
+    out = judge_placement(BOARD, context(), AFTER, blind_before).to_json()
+    assert out["move_points"] == truth["move_points"] and not any(
+        f["code"] in ("placement_invalid", "placement_inferred") for f in out["flags"])
+
+
 def test_scores_before_are_used_and_checked_against_the_replay():
     given = {"Ann": {"orange": 19, "blue": 19, "green": 19, "purple": 19}, "Ben": {s: 0 for s in SYMBOLS}}
     out = judge_placement(BOARD, context(scores_before=given), AFTER, BEFORE).to_json()
