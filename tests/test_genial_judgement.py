@@ -84,7 +84,7 @@ def test_before_photo_disagreeing_with_replay_is_flagged_with_cells():
     before = reading({"red": FIRST["cells"] + [[5, 5]]})
     after = reading({"red": FIRST["cells"] + [[5, 5]] + SECOND})
     out = judge_placement(BOARD, context(), after, before).to_json()
-    flag = next(f for f in out["flags"] if f["code"] == "board_disagrees_with_replay")
+    flag = next(f for f in out["flags"] if f["code"].startswith("board_disagrees"))   # elsewhere: far from the chain
     assert [5, 5] in flag["cells"]
 
 
@@ -128,6 +128,26 @@ def test_a_new_hex_hidden_from_the_camera_is_inferred_only_when_it_is_the_one_hi
     out = judge_placement(BOARD, context(), AFTER, blind_before).to_json()
     assert out["move_points"] == truth["move_points"] and not any(
         f["code"] in ("placement_invalid", "placement_inferred") for f in out["flags"])
+
+
+def test_a_photo_disagreeing_with_the_replay_only_away_from_the_chain_is_scored_and_flagged():
+    """A stray (or misread) hex far from the mover's chain on both photos: flagged with its cell, the placement
+    scored from the replay; a stray hex touching the chain: flagged and not scored."""
+    truth = judge_placement(BOARD, context(), AFTER, BEFORE).to_json()
+    far = [[6, 6], [-6, -6]][0]
+    stray_before = reading({"red": FIRST["cells"], "blue": [far]})
+    stray_after = reading({"red": FIRST["cells"] + SECOND, "blue": [far]}, dark=[(-1, -1), (1, 1)])
+    out = judge_placement(BOARD, context(), stray_after, stray_before).to_json()
+    assert out["move_points"] == truth["move_points"] and out["symbol_scores"] == truth["symbol_scores"]
+    flag = [f for f in out["flags"] if f["code"] == "board_disagrees_elsewhere"]
+    assert flag and far in flag[0]["cells"] and not any(f["code"] == "board_disagrees_with_replay"
+                                                        for f in out["flags"])
+    near = [3, 0]   # a neighbour of the new hex (2, 0)
+    out = judge_placement(BOARD, context(), reading({"red": FIRST["cells"] + SECOND, "blue": [near]},
+                                                    dark=[(-1, -1), (1, 1)]),
+                          reading({"red": FIRST["cells"], "blue": [near]})).to_json()
+    assert any(f["code"] == "board_disagrees_with_replay" and near in f["cells"] for f in out["flags"])
+    assert not any(out["move_points"].values())
 
 
 def test_scores_before_are_used_and_checked_against_the_replay():

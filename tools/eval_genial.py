@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 from tools.photoreal_compare import compare_genial  # noqa: E402
 
 #: Flags that are notices to the players, not doubt about the judgement.
-NOTICES = frozenset({"token_to_turn", "token_unread_note", "cells_unreadable", "scores_unchecked"})
+NOTICES = frozenset({"token_to_turn", "token_unread_note", "cells_unreadable", "scores_unchecked", "towers_unseen"})
 MODES = ("setup", "values", "none")
 
 Cell = tuple[int, int]
