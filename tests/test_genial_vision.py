@@ -105,3 +105,28 @@ def test_turned_samples_are_the_samples_of_the_turned_pose():
     direct = sample_cells(view, turned(photo.pose), cells, config)
     assert np.allclose(flipped.px, direct.px, atol=1e-6)
     assert np.allclose(flipped.lab, direct.lab, atol=1e-3, equal_nan=True)
+
+
+def test_an_outline_tie_is_broken_by_the_earlier_tiles():
+    """Seed 322: the double-hexagon outline covers as many board-coloured cells one cell off as at the true pose;
+    the earlier placements' tiles read in their colours only at the true one, which is kept (no doubt left)."""
+    from vision.genial import GenialVisionConfig, _by_evidence, locate
+    from vision.view import TableView
+
+    images, truth = render_pair(322)
+    sc = truth["scene"]
+    frame = make_frame(images[0], "before", None, marker_layout())
+    view, config = TableView(images[0], frame.calibration), GenialVisionConfig()
+    expected = {c: sc["players"][p] for m in sc["moves_before"] for p in [m["player"]] for c in map(tuple, m["cells"])}
+    pose, found, runner, _, rivals = locate(view, BOARD, config)
+    assert found - runner < config.min_board_margin and rivals, "the outline alone is unsure here"
+    layout = BOARD.tower_layout(len(sc["players"]))
+    want = np.asarray(sc["board"]["centre_mm"])
+    true = min([pose, *rivals], key=lambda p: np.linalg.norm(np.subtract(p.centre_mm, want)))
+    wrong = next(p for p in [pose, *rivals] if p is not true)
+    for first in (true, wrong):
+        others = [p for p in [pose, *rivals] if p is not first]
+        got, why = _by_evidence(view, first, others, layout, expected, config)
+        assert got is true and why == ""
+    photo = read_photo(images[0], frame.calibration, BOARD, len(sc["players"]), expected)
+    assert np.linalg.norm(np.subtract(photo.pose.centre_mm, want)) < 3.0 and not photo.flags

@@ -67,7 +67,10 @@ class GenialVisionConfig:
         A lattice node whose colour lies farther than this from the table's (CIELAB, lightness weighted) and is
         not darker than this lightness is on the board (the outline search counts them).
     min_board_margin : int
-        The best pose must cover this many more board-coloured cells than any pose but its 180-degree twin.
+        The best pose must cover this many more board-coloured cells than any pose but its 180-degree twin ...
+    min_tower_margin : int
+        ... or, among those within that margin, show this many more of the set-up's towers standing and earlier
+        tiles in their colour than any other.
     symbol_fraction : (float, float)
         A token is present when this fraction of its disc is coloured (its symbol): more is a tile top (a token
         with no symbol seen is kept, its symbol unread).
@@ -118,6 +121,7 @@ class GenialVisionConfig:
     board_vs_table: float = 15.0
     board_min_lightness: float = 35.0
     min_board_margin: int = 5
+    min_tower_margin: int = 3
     symbol_fraction: tuple[float, float] = (0.0, 0.75)
     cell_r_mm: float = 6.0
     lightness_weight: float = 0.35
@@ -378,7 +382,7 @@ def free_cells(board: GenialBoard) -> tuple[Cell, ...]:
 
 
 def locate(view: TableView, board: GenialBoard, config: GenialVisionConfig = GenialVisionConfig(),
-           prior: HexBoardPose | None = None) -> tuple[HexBoardPose, int, int, float]:
+           prior: HexBoardPose | None = None) -> tuple[HexBoardPose, int, int, float, list[HexBoardPose]]:
     """The board pose whose double-hexagon outline covers the most board-coloured cells and leaves the most
     others just outside it (one of two 180-degree twins, which cover the same cells).
 
@@ -388,7 +392,8 @@ def locate(view: TableView, board: GenialBoard, config: GenialVisionConfig = Gen
     Returns
     -------
     pose, agreeing cells (board-like inside plus not board-like in the two rings outside), runner-up (best
-    non-twin), lattice contrast
+    non-twin), lattice contrast, rivals (one pose per other twin pair covering within ``min_board_margin`` of the
+    best: the outline alone cannot tell them from the best)
     """
     spec = config.spec()
     hint = spec.centre_hint_mm if prior is None else prior.centre_mm
@@ -415,9 +420,16 @@ def locate(view: TableView, board: GenialBoard, config: GenialVisionConfig = Gen
     twin = np.zeros(found.shape, dtype=bool)
     twin[k_best, [t_best, (t_best + 3) % 6]] = True   # the best pose and its 180-degree twin (same centre)
     runner = int(found[~twin].max()) if (~twin).any() else 0
-    centre = base.cell_centres_mm(offsets[near][k_best][None].astype(np.float64))[0]
-    pose = HexBoardPose((float(centre[0]), float(centre[1])), (rot60 + 60.0 * int(t_best)) % 360.0, config.pitch_mm)
-    return pose, int(found[k_best, t_best]), runner, contrast
+    cands = offsets[near]
+
+    def pose_of(kk: int, tt: int) -> HexBoardPose:
+        c = base.cell_centres_mm(cands[kk][None].astype(np.float64))[0]
+        return HexBoardPose((float(c[0]), float(c[1])), (rot60 + 60.0 * tt) % 360.0, config.pitch_mm)
+
+    close = {(int(kk), int(tt) % 3) for kk, tt in zip(*np.nonzero(found >= found[k_best, t_best]
+                                                                  - config.min_board_margin), strict=True)}
+    rivals = [pose_of(kk, tt) for kk, tt in sorted(close - {(int(k_best), int(t_best) % 3)})]
+    return pose_of(int(k_best), int(t_best)), int(found[k_best, t_best]), runner, contrast, rivals
 
 
 def _outline_scores(grid: np.ndarray, reach: int, turns: np.ndarray, sign: np.ndarray,
@@ -698,6 +710,39 @@ def _turn_by_tiles(tiles: Mapping[Cell, str], expected: Mapping[Cell, str]) -> t
     return keep, turn
 
 
+def _towers_standing(view: TableView, pose: HexBoardPose, layout: Mapping[Cell, str],
+                     config: GenialVisionConfig) -> int:
+    """How many of the set-up's towers show a token on top at this pose."""
+    labs = _token_labs(view, pose, layout, config)
+    return sum(token_present(labs[c], config) for c in layout)
+
+
+def _tiles_agreeing(view: TableView, pose: HexBoardPose, expected: Mapping[Cell, str],
+                    config: GenialVisionConfig) -> int:
+    """How many of the earlier placements' tiles read in their colour at this pose or its 180-degree twin."""
+    if not expected:
+        return 0
+    cells = sorted(expected)
+    tiles, _ = classify_cells(sample_cells(view, pose, cells + [(-c[0], -c[1]) for c in cells], config), config)
+    keep, turn = _turn_by_tiles(tiles, expected)
+    return max(keep, turn)
+
+
+def _by_evidence(view: TableView, pose: HexBoardPose, rivals: list[HexBoardPose], layout: Mapping[Cell, str],
+                 expected: Mapping[Cell, str], config: GenialVisionConfig) -> tuple[HexBoardPose, str]:
+    """Between board poses the outline cannot tell apart, the one where the most of the set-up's towers show a
+    token on top and the most earlier tiles read in their colour. Returns it and, when no pose beats every other by
+    ``min_tower_margin``, why it stays uncertain (empty when it is sure)."""
+    poses = [pose, *rivals]
+    seen = [_towers_standing(view, p, layout, config) + _tiles_agreeing(view, p, expected, config) for p in poses]
+    order = np.argsort(seen, kind="stable")[::-1]
+    best = int(order[0])
+    second = seen[int(order[1])] if len(order) > 1 else -len(layout)
+    if seen[best] - second >= config.min_tower_margin:
+        return poses[best], ""
+    return pose, f"the towers and earlier tiles do not tell either ({seen[best]} and {second} agree)"
+
+
 def read_photo(image_rgb: np.ndarray, calibration, board: GenialBoard, n_players: int,
                expected_tiles: Mapping[Cell, str] | None = None, prior: HexBoardPose | None = None,
                config: GenialVisionConfig = GenialVisionConfig()) -> GenialPhoto:
@@ -719,11 +764,13 @@ def read_photo(image_rgb: np.ndarray, calibration, board: GenialBoard, n_players
     """
     view = TableView(image_rgb, calibration)
     layout = board.tower_layout(n_players)
-    pose, found, runner, _contrast = locate(view, board, config, prior)
+    pose, found, runner, _contrast, rivals = locate(view, board, config, prior)
     flags = []
     if found - runner < config.min_board_margin:
-        flags.append(f"board position uncertain: the best outline covers {found} board-coloured cells, another "
-                     f"{runner}")
+        pose, why = _by_evidence(view, pose, rivals, layout, expected_tiles or {}, config)
+        if why:
+            flags.append(f"board position uncertain: the best outline covers {found} board-coloured cells, another "
+                         f"{runner}; {why}")
     free = list(free_cells(board))
     samples = sample_cells(view, pose, free, config)
     tiles, doubtful = classify_cells(samples, config)
