@@ -134,12 +134,15 @@ class GenialReading:
     unseen : frozenset of (int, int)
         Towers in ``towers`` the photo did not show, taken from the set-up the players gave: their token's side
         was not seen, so it is not checked against the replay.
+    hidden : frozenset of (int, int)
+        The cells of ``unreadable`` a tower hides from the camera (not those of a doubtful colour).
     """
 
     tiles: dict[Cell, str]
     towers: tuple[Tower, ...] = ()
     unreadable: frozenset[Cell] = frozenset()
     unseen: frozenset[Cell] = frozenset()
+    hidden: frozenset[Cell] = frozenset()
 
     def to_json(self) -> dict:
         out = {"tiles": [{"qr": list(c), "colour": col} for c, col in sorted(self.tiles.items())],
@@ -147,6 +150,8 @@ class GenialReading:
                "unreadable": [list(c) for c in sorted(self.unreadable)]}
         if self.unseen:
             out["unseen"] = [list(c) for c in sorted(self.unseen)]
+        if self.hidden:
+            out["hidden"] = [list(c) for c in sorted(self.hidden)]
         return out
 
     @classmethod
@@ -159,7 +164,7 @@ class GenialReading:
             tiles[c] = str(t["colour"])
         towers = tuple(Tower.from_json(t) for t in obj.get("towers", []))
         return cls(tiles, towers, frozenset(cells_of(obj.get("unreadable", []))),
-                   frozenset(cells_of(obj.get("unseen", []))))
+                   frozenset(cells_of(obj.get("unseen", []))), frozenset(cells_of(obj.get("hidden", []))))
 
 
 @dataclass(frozen=True)
@@ -424,11 +429,13 @@ def _disagreements_elsewhere(game: GenialReplay, context: GenialContext, placed:
 
 def _hidden_partner(board: GenialBoard, game: GenialReplay, seen: Cell, after: GenialReading) -> Cell | None:
     """The second hex of a tile of which only ``seen`` is visible: the one neighbour of it that is on the board,
-    not a tower space, free in the replayed game and unreadable in the after photo; None when there is not
-    exactly one (every visible neighbour was read, and none of them is new)."""
+    not a tower space, free in the replayed game and hidden by a tower in the after photo; None when there is not
+    exactly one, or another neighbour is unreadable for its colour (every other neighbour was read, none new)."""
     spaces = board.space_cells()
-    hidden = [n for n in neighbours(seen) if board.on_board(n) and n not in spaces and n not in game.owner
-              and n in after.unreadable]
+    free = [n for n in neighbours(seen) if board.on_board(n) and n not in spaces and n not in game.owner]
+    if any(n in after.unreadable and n not in after.hidden for n in free):
+        return None
+    hidden = [n for n in free if n in after.hidden]
     return hidden[0] if len(hidden) == 1 else None
 
 

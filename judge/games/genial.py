@@ -196,8 +196,9 @@ def reading_of(photo: GenialPhoto, colours: frozenset[str] | None = None,
     unseen = frozenset(c for c in (layout or {}) if c not in seen and c in given and c in symbols)
     towers += [Tower(c, (layout or {})[c], symbols[c], given[c], False) for c in sorted(unseen)]
     tiles = {c: v for c, v in photo.tiles.items() if c not in odd}
+    hidden = frozenset(c for c, why in photo.unreadable.items() if why.startswith("hidden behind"))
     return GenialReading(tiles, tuple(sorted(towers, key=lambda t: t.qr)), frozenset(photo.unreadable) | frozenset(odd),
-                         unseen)
+                         unseen, hidden)
 
 
 def _open_doubt(t: TokenRead, values: Mapping[Cell, int], symbols: Mapping[Cell, str]) -> str:
