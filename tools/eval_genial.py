@@ -63,7 +63,7 @@ def truth_photos(doc: dict) -> list[tuple[dict[Cell, str], dict[Cell, dict]]]:
             cells: dict[Cell, str] = {}
             for i in ph["tiles"]:
                 t = sc["tiles"][i]
-                if t.get("role", "board") == "board" and t.get("cells"):
+                if t.get("cells"):   # earlier tiles ("board"), the new one ("move"), a second one ("extra")
                     cells |= {_qr(c): t["colour"] for c in t["cells"]}
             out.append((cells, {_qr(k["qr"]): k for k in ph["tokens"]}))
         return out

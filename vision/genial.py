@@ -73,7 +73,8 @@ class GenialVisionConfig:
         tiles in their colour than any other.
     symbol_fraction : (float, float)
         A token is present when this fraction of its disc is coloured (its symbol): more is a tile top (a token
-        with no symbol seen is kept, its symbol unread).
+        with no symbol seen is kept, its symbol unread). A symbol may fill most of the disc around the numeral
+        (a sun's rays reach 8.3 of the token's 9 mm radius): up to about 0.85 once blurred.
     cell_r_mm : float
         Radius of the disc sampled at each cell centre.
     lightness_weight : float
@@ -91,8 +92,11 @@ class GenialVisionConfig:
         otherwise its colour is read from its visible part.
     token_r_mm : float
         Radius of the disc sampled on a token.
-    dark_face_lightness : float
-        A token face whose median lightness lies below this is the dark side.
+    dark_face_lightness, side_margin : float
+        A token face whose lightness (``face_percentile`` of its uncoloured pixels: low enough that a dark face's
+        white numeral and its blends with the symbol do not lift it) lies below this is the dark side; within
+        ``side_margin`` of it the side is doubtful.
+    face_percentile : float
     symbol_chroma_min : float
         Token pixels above this chroma belong to the symbol.
     min_symbol_px : int
@@ -122,7 +126,7 @@ class GenialVisionConfig:
     board_min_lightness: float = 35.0
     min_board_margin: int = 5
     min_tower_margin: int = 3
-    symbol_fraction: tuple[float, float] = (0.0, 0.75)
+    symbol_fraction: tuple[float, float] = (0.0, 0.92)
     cell_r_mm: float = 6.0
     lightness_weight: float = 0.35
     cell_prototypes_rgb: tuple[tuple[str, tuple[int, int, int]], ...] = (
@@ -132,7 +136,9 @@ class GenialVisionConfig:
     cell_step_mm: float = 1.5
     min_visible: float = 0.4
     token_r_mm: float = 7.5
-    dark_face_lightness: float = 45.0
+    dark_face_lightness: float = 52.0
+    side_margin: float = 6.0
+    face_percentile: float = 25.0
     symbol_chroma_min: float = 28.0
     min_symbol_px: int = 4
     ink_contrast: float = 30.0
@@ -665,8 +671,10 @@ def read_token(lab: np.ndarray, qr: Cell, size: str, config: GenialVisionConfig,
         return TokenRead(qr, size, None, 1, False, "token outside the photo")
     chroma = np.hypot(lab[:, 1], lab[:, 2])
     plain = chroma < config.symbol_chroma_min
-    face_l = float(np.median(lab[plain, 0])) if plain.any() else float(np.median(lab[:, 0]))
+    face_l = float(np.percentile(lab[plain, 0] if plain.any() else lab[:, 0], config.face_percentile))
     dark = face_l < config.dark_face_lightness
+    if abs(face_l - config.dark_face_lightness) < config.side_margin:
+        doubts.append(f"side unclear (face lightness {face_l:.0f})")
     sym_px = lab[~plain]
     symbol = None
     if len(sym_px) < config.min_symbol_px:
@@ -680,7 +688,8 @@ def read_token(lab: np.ndarray, qr: Cell, size: str, config: GenialVisionConfig,
         if gaps[ranked[1]] - gaps[ranked[0]] < 15.0:
             doubts.append(f"symbol between {ranked[0]} and {ranked[1]}")
     face = lab[plain, 0]
-    ink = (face > face_l + config.ink_contrast) if dark else (face < face_l - config.ink_contrast)
+    face_med = float(np.median(face)) if len(face) else face_l
+    ink = (face > face_med + config.ink_contrast) if dark else (face < face_med - config.ink_contrast)
     frac = float(ink.mean()) if len(face) else 0.0
     thr, margin = {s: (t, m) for s, t, m in config.value_ink}["dark" if dark else "light"]
     low = 2 if dark else 1

@@ -187,14 +187,15 @@ def reading_of(photo: GenialPhoto, colours: frozenset[str] | None = None,
     them); a cell read as a colour no player holds (``colours``) is unreadable (flagged), not a tile; a token's light
     value and symbol are the ones the players gave (``given``, ``symbols``) when they did. With ``layout`` (the
     set-up's towers), a tower the photo did not show but whose token the players gave in full is taken from the
-    set-up (``unseen``: its side is not checked)."""
+    set-up; its side, and a side read with doubt, is not checked against the replay (``unseen``)."""
     given, symbols = given or {}, symbols or {}
     odd = {c for c, v in photo.tiles.items() if colours is not None and v not in colours}
     towers = [Tower(t.qr, t.size, sym, _light(t, given), t.dark)
               for t in photo.towers for sym in [symbols[t.qr] if t.qr in symbols else t.symbol] if sym is not None]
     seen = {t.qr for t in photo.towers}
-    unseen = frozenset(c for c in (layout or {}) if c not in seen and c in given and c in symbols)
-    towers += [Tower(c, (layout or {})[c], symbols[c], given[c], False) for c in sorted(unseen)]
+    missing = frozenset(c for c in (layout or {}) if c not in seen and c in given and c in symbols)
+    towers += [Tower(c, (layout or {})[c], symbols[c], given[c], False) for c in sorted(missing)]
+    unseen = missing | {t.qr for t in photo.towers if "side unclear" in t.doubt}   # sides not to check
     tiles = {c: v for c, v in photo.tiles.items() if c not in odd}
     hidden = frozenset(c for c, why in photo.unreadable.items() if why.startswith("hidden behind"))
     return GenialReading(tiles, tuple(sorted(towers, key=lambda t: t.qr)), frozenset(photo.unreadable) | frozenset(odd),
@@ -203,10 +204,10 @@ def reading_of(photo: GenialPhoto, colours: frozenset[str] | None = None,
 
 def _open_doubt(t: TokenRead, values: Mapping[Cell, int], symbols: Mapping[Cell, str]) -> str:
     """What is still in doubt about a token once the players' set-up is taken: a doubt about its symbol is settled
-    by a given symbol, one about its numeral by a given value."""
+    by a given symbol, one about its numeral or side by a given value (the replay knows which side it shows)."""
     parts = [p for p in t.doubt.split("; ") if p]
     return "; ".join(p for p in parts if not (("symbol" in p and t.qr in symbols)
-                                              or ("numeral" in p and t.qr in values)))
+                                              or (("numeral" in p or "side" in p) and t.qr in values)))
 
 
 def _doubtful_tokens(state: GenialState, ctx: GenialContext) -> dict[Cell, str]:
