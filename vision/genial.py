@@ -71,6 +71,10 @@ class GenialVisionConfig:
     min_tower_margin : int
         ... or, among those within that margin, show this many more of the set-up's towers standing and earlier
         tiles in their colour than any other.
+    min_shadow_cells, shadow_agreement, shadow_sector_deg, shadow_reach : int, float, float, float
+        Towers' cast shadows: at least this many cells read black that no earlier tile covers, within
+        ``shadow_reach`` pitches of a tower, their directions from it agreeing this much (mean resultant length),
+        make every cell read black within this many degrees of that direction (and as far) a shadow suspect.
     symbol_fraction : (float, float)
         A token is present when this fraction of its disc is coloured (its symbol): more is a tile top (a token
         with no symbol seen is kept, its symbol unread). A symbol may fill most of the disc around the numeral
@@ -126,6 +130,10 @@ class GenialVisionConfig:
     board_min_lightness: float = 35.0
     min_board_margin: int = 5
     min_tower_margin: int = 3
+    min_shadow_cells: int = 3
+    shadow_agreement: float = 0.7
+    shadow_sector_deg: float = 40.0
+    shadow_reach: float = 3.0
     symbol_fraction: tuple[float, float] = (0.0, 0.92)
     cell_r_mm: float = 6.0
     lightness_weight: float = 0.35
@@ -712,6 +720,51 @@ def _numeral_px(view: TableView, pose: HexBoardPose, qr: Cell, size: str, config
 # ---------------------------------------------------------------- one photo
 
 
+def _shadowed_black(pose: HexBoardPose, towers: Mapping[Cell, str], tiles: Mapping[Cell, str],
+                    expected: Mapping[Cell, str], config: GenialVisionConfig,
+                    lit: set[Cell] | frozenset[Cell] = frozenset()) -> dict[Cell, Cell]:
+    """Cells read black that may be an empty (or other) cell in a tower's cast shadow, with the tower.
+
+    Under a strong light a tower casts a shadow as dark as a black tile. The shadows' direction is found from the
+    photo itself: the cells read black that no earlier placement covers (``expected``), seen from the nearest
+    tower (offset over the tower's height). When at least ``min_shadow_cells`` agree on one direction, every cell
+    read black within that sector and reach of a tower is a shadow suspect, unless the earlier placements put a
+    black tile there or the cell read empty (``lit``) on the before photo under the same light. Returns
+    ``{cell: tower}``.
+    """
+    if not towers:
+        return {}
+    t_cells = sorted(towers)
+    t_xy = pose.to_board(pose.cell_centres_mm(np.array(t_cells, dtype=np.float64)))
+    t_h = np.array([config.height(towers[c]) for c in t_cells])
+    black = sorted(c for c, v in tiles.items() if v == "black")
+    if not black:
+        return {}
+    b_xy = pose.to_board(pose.cell_centres_mm(np.array(black, dtype=np.float64)))
+    d = b_xy[:, None, :] - t_xy[None]                         # (B, T, 2) from each tower to each black cell
+    rel = np.linalg.norm(d, axis=2) / t_h[None]              # distance over tower height
+    near = np.argmin(rel, axis=1)
+    reach = config.shadow_reach * config.pitch_mm / t_h.min()
+    stray = [i for i, c in enumerate(black) if c not in expected and rel[i, near[i]] <= reach]
+    if len(stray) < config.min_shadow_cells:
+        return {}
+    v = d[stray, near[stray]]
+    ang = np.arctan2(v[:, 1], v[:, 0])
+    mean = np.array([np.cos(ang).mean(), np.sin(ang).mean()])
+    if np.linalg.norm(mean) < config.shadow_agreement:     # dark cells all round: not one light's shadows
+        return {}
+    azimuth = float(np.arctan2(mean[1], mean[0]))
+    length = float(np.max(rel[stray, near[stray]])) + config.pitch_mm / t_h.max()
+    gap = np.abs((np.arctan2(d[..., 1], d[..., 0]) - azimuth + np.pi) % (2 * np.pi) - np.pi)
+    inside = (gap <= np.deg2rad(config.shadow_sector_deg)) & (rel <= length)
+    out = {}
+    for i, c in enumerate(black):
+        if expected.get(c) == "black" or c in lit or not inside[i].any():
+            continue
+        out[c] = t_cells[int(np.argmin(np.where(inside[i], rel[i], np.inf)))]
+    return out
+
+
 def _turn_by_tiles(tiles: Mapping[Cell, str], expected: Mapping[Cell, str]) -> tuple[int, int]:
     """Agreements of the read tiles with the expected ones as read, and with the board turned 180 degrees."""
     keep = sum(1 for c, v in expected.items() if tiles.get(c) == v)
@@ -754,7 +807,7 @@ def _by_evidence(view: TableView, pose: HexBoardPose, rivals: list[HexBoardPose]
 
 def read_photo(image_rgb: np.ndarray, calibration, board: GenialBoard, n_players: int,
                expected_tiles: Mapping[Cell, str] | None = None, prior: HexBoardPose | None = None,
-               config: GenialVisionConfig = GenialVisionConfig()) -> GenialPhoto:
+               config: GenialVisionConfig = GenialVisionConfig(), earlier: GenialPhoto | None = None) -> GenialPhoto:
     """Read one photo of a Genial Spezial game.
 
     Parameters
@@ -770,6 +823,9 @@ def read_photo(image_rgb: np.ndarray, calibration, board: GenialBoard, n_players
     prior : HexBoardPose, optional
         The other photo's pose (same camera): its turn is kept when the pose agrees.
     config : GenialVisionConfig
+    earlier : GenialPhoto, optional
+        The before photo's reading (same light, same towers, so the same shadows): a cell it read empty and this
+        photo reads black is a new black tile, not a shadow.
     """
     view = TableView(image_rgb, calibration)
     layout = board.tower_layout(n_players)
@@ -814,6 +870,9 @@ def read_photo(image_rgb: np.ndarray, calibration, board: GenialBoard, n_players
     unreadable = {c: f"hidden behind the tower at {t}" for c, t in hidden.items()}
     for c, why in doubtful.items():
         unreadable.setdefault(c, why)
+    lit = set() if earlier is None else {c for c in free if c not in earlier.tiles and c not in earlier.unreadable}
+    for c, t in _shadowed_black(pose, present, tiles, expected_tiles or {}, config, lit).items():
+        unreadable.setdefault(c, f"dark in the shadow of the tower at {t}: a black tile or an empty cell")
     tiles = {c: v for c, v in tiles.items() if c not in unreadable}
     numeral = _numeral_px(view, pose, min(present, default=(0, 0)), "small", config)
     towers = tuple(read_token(labs[c], c, size, config, numeral) for c, size in sorted(present.items()))

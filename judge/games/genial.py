@@ -160,7 +160,8 @@ def detect_warm(frames: list[Frame], ctx: GenialContext, timer: StageTimer, carr
             raise CannotJudge(f"{frame.source or 'photo'}: no table frame from the markers "
                               f"({frame.calibration_error})")
         with timer.stage(f"board_{k + 1}" if len(frames) > 1 else "board"):
-            ph = read_photo(frame.image_rgb, frame.calibration, board(), len(ctx.players), expected, prior, config)
+            ph = read_photo(frame.image_rgb, frame.calibration, board(), len(ctx.players), expected, prior, config,
+                            photos[0] if photos else None)
         photos.append(ph)
         prior = ph.pose
     state = GenialState(after=photos[-1], before=photos[0] if len(photos) == 2 else None)
