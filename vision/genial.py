@@ -89,6 +89,9 @@ class GenialVisionConfig:
     cell_max_distance, cell_margin : float
         A cell's nearest prototype must lie within this distance and beat the second by this margin, else the
         cell is doubtful (unreadable).
+    empty_max_distance, empty_min_b : float
+        An empty cell must also lie this close to the board's face and be as warm (CIELAB b*) as its beige: a
+        neutral or remote pale patch is a tile washed out by glare, doubtful.
     cell_step_mm : float
         Spacing of the sample points on a cell's disc.
     min_visible : float
@@ -141,6 +144,8 @@ class GenialVisionConfig:
         ("empty", (226, 214, 188)), *TILE_RGB.items())
     cell_max_distance: float = 40.0
     cell_margin: float = 4.0
+    empty_max_distance: float = 20.0
+    empty_min_b: float = 6.0
     cell_step_mm: float = 1.5
     min_visible: float = 0.4
     token_r_mm: float = 7.5
@@ -568,6 +573,8 @@ def classify_cells(samples: CellSamples, config: GenialVisionConfig, occluded: n
             doubtful[c] = "outside the photo"
         elif first > config.cell_max_distance or second - first < config.cell_margin:
             doubtful[c] = f"colour between {name} and {names[order[i, 1]]}"
+        elif name == "empty" and (first > config.empty_max_distance or med[i, 2] < config.empty_min_b):
+            doubtful[c] = f"pale but not the board's face (glare on a {names[order[i, 1]]} tile?)"
         elif name in TILE_RGB:
             tiles[c] = name
     return tiles, doubtful
