@@ -4,12 +4,15 @@ Steps, from the markers' table frame and camera pose (``TableCalibration``):
 
 1. the lattice (rotation modulo 60 degrees and one node) on a top view of the board face (z = 2 mm), with the
    hex-board finder of ``vision.hexboard`` (shared with Ingenious);
-2. which node is the centre cell and which of the six turns is right: the towers of the set-up (they stand on
-   known spaces, 28 or 45 mm tall) are looked for along their axes in the photo, for every candidate. The board
-   and its tower spaces are 180-degree symmetric, so two turns explain the towers equally; the earlier
-   placements' tiles (when the caller gives them) pick one, else the turn is flagged as unresolved;
+2. which node is the centre cell and which of the six turns is right: the double-hexagon outline that covers the
+   most board-coloured nodes (``locate``); when another pose covers nearly as many, the set-up's towers standing
+   (a token on top, 28 or 45 mm up) and the earlier placements' tiles in their colours pick one, else the pose is
+   flagged. The board and its tower spaces are 180-degree symmetric: the other photo's pose or the earlier tiles
+   pick the turn, else it is flagged as unresolved;
 3. every cell's colour at the tile top (z = 2 + 4 mm), by its nearest prototype in CIELAB of the marker-
-   normalised colours; cells a tower's prism hides from this camera are unreadable, never guessed;
+   normalised colours, sampled once per photo; cells a tower's prism hides from this camera are unreadable, never
+   guessed; a pale patch that is not the board's warm face is glare on a tile (doubtful); cells read black in the
+   towers' cast shadows (their direction found in the photo) are doubtful unless an earlier black tile lies there;
 4. every token on top of its tower (z = 2 + height + 2 mm): side (light / dark face), symbol (the hue of its
    coloured pixels) and value (the numeral's ink; doubtful values are reported as doubtful).
 
