@@ -18,6 +18,7 @@ Pure numpy + OpenCV; the cell reader lives in ``vision.hexboard_cells``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -427,11 +428,12 @@ def cellness(gray: np.ndarray, view: TopView, pose: HexBoardPose, cells: np.ndar
     return np.median(sample(face_mm) - sample(line_mm), axis=1)
 
 
+@functools.lru_cache(maxsize=8)
 def _outline_rings(radius: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The outermost ring of cells and the ring just outside, each with its board side (0-5)."""
     def ring_cells(k: int) -> np.ndarray:
         return np.array([c for c in cells_within(k) if max(abs(c[0]), abs(c[1]), abs(c[0] + c[1])) == k],
-                        dtype=np.float64)
+                        dtype=np.int64)
 
     def side(cells: np.ndarray) -> np.ndarray:
         b = centres_board_mm(cells, 1.0)
@@ -461,17 +463,36 @@ def outline_score(gray: np.ndarray, view: TopView, pose: HexBoardPose, radius: i
 def outline_centre(view: TopView, spec: HexBoardSpec, cands: list[HexBoardPose],
                    config: HexBoardConfig) -> list[int] | None:
     """The candidates (its six turns) at the centre whose outline scores best by far (every other
-    centre at most ``outline_ratio`` of it); None when no centre stands out."""
+    centre at most ``outline_ratio`` of it); None when no centre stands out.
+
+    The candidates' centres are nodes of one lattice, and the score does not change with a 60-degree
+    turn: every lattice position used is measured once (``cellness``), in the first candidate's frame.
+    """
     gray = cv2.blur(view.gray, (3, 3))
-    centres: dict[tuple, list[int]] = {}
-    for i, c in enumerate(cands):
-        centres.setdefault(tuple(np.round(np.asarray(c.centre_mm) / 2.0).astype(int)), []).append(i)
-    scores = {k: outline_score(gray, view, cands[idx[0]], spec.radius, config) for k, idx in centres.items()}
-    ranked = sorted(scores, key=lambda k: scores[k], reverse=True)
-    top = scores[ranked[0]]
-    if top <= 0 or (len(ranked) > 1 and scores[ranked[1]] > config.outline_ratio * top):
+    ref = cands[0]
+    centres: dict[tuple[int, int], list[int]] = {}
+    at, _ = nearest_cells(ref.to_board(np.array([c.centre_mm for c in cands])), spec.pitch_mm)
+    for i, (q, r) in enumerate(at.tolist()):
+        centres.setdefault((q, r), []).append(i)
+    inner, s_in, outer, s_out = _outline_rings(spec.radius)
+    nodes = np.array(list(centres), dtype=np.int64)
+    pos = np.concatenate([nodes[:, None, :] + inner[None], nodes[:, None, :] + outer[None]], axis=1)  # (C, I+O, 2)
+    uniq, inv = np.unique(pos.reshape(-1, 2), axis=0, return_inverse=True)
+    cn = cellness(gray, view, ref, uniq.astype(np.float64), config.outline_face_mm, config.outline_line_mm)
+    per = cn[inv.ravel()].reshape(len(nodes), -1)
+    n_in = len(inner)
+    counts_in = np.bincount(s_in, minlength=6)
+    counts_out = np.bincount(s_out, minlength=6)
+    scores = []
+    for row in per:
+        sides = (np.bincount(s_in, weights=row[:n_in], minlength=6) / counts_in
+                 - np.bincount(s_out, weights=row[n_in:], minlength=6) / counts_out)
+        scores.append(float(np.sort(sides)[1]))
+    order = np.argsort(scores)[::-1]
+    top = scores[int(order[0])]
+    if top <= 0 or (len(order) > 1 and scores[int(order[1])] > config.outline_ratio * top):
         return None
-    return centres[ranked[0]]
+    return centres[tuple(int(v) for v in nodes[int(order[0])])]
 
 
 def _turn_at(turns: list[int], evidence: list[int], matches: list[int], n: int,
