@@ -85,6 +85,37 @@ class Registration:
 
 
 @dataclass(frozen=True)
+class LiveSupport:
+    """How live video (``judge/live_run.py``) judges a game; the default judges every still scene alone.
+
+    Attributes
+    ----------
+    before : str
+        Which earlier scene is the "before" photo of a still scene: ``"none"`` (every still scene is judged
+        alone); ``"cannot_judge"`` (the last still scene that could not be judged for ``before_reason``, e.g.
+        Carrotain's chips before the boards are laid); ``"previous"`` (pair games: the previous settled scene;
+        the first still scene is only the baseline, and each later one is judged as ``[before, now]``).
+    before_reason : str
+        ``"cannot_judge"``: text of the could-not-judge reason that marks a "before" scene.
+    change_codes : tuple[str, ...]
+        ``"previous"``: flag codes that say a piece of the before photo moved or went missing. A pair with
+        nothing in ``placed`` and none of these flags is no change (a hand passed over the table): nothing is
+        reported and the before photo stays.
+    detect_warm : callable(list[Frame], C, StageTimer, carry) -> (S, carry), or None
+        Detection that reuses what an earlier reading frame of the same still scene found (board poses, a
+        lattice, the reading of a before photo that is the same image): ``carry`` is what the previous call
+        returned for this still scene (None on its first reading frame; opaque to the caller). It must
+        read the pieces of every frame again (the frames are voted on) and give the same state as
+        ``detect`` would. None: every reading frame runs ``detect``.
+    """
+
+    before: str = "none"
+    before_reason: str = ""
+    change_codes: tuple[str, ...] = ()
+    detect_warm: Callable[[list[Frame], Any, StageTimer, Any], tuple[Any, Any]] | None = None
+
+
+@dataclass(frozen=True)
 class GamePlugin(Generic[C, S, A]):
     """One game, as the shared pipeline, CLI, page and ledger see it.
 
@@ -136,6 +167,9 @@ class GamePlugin(Generic[C, S, A]):
     marker_layout : callable() -> MarkerLayout, optional
         The game's own calibration marker layout (default: the components' common layout; a user's
         profile layout wins over both).
+    live : LiveSupport
+        How live video judges the game (a "before" scene kept, detection warm across the frames of a still
+        scene).
     """
 
     name: str
@@ -156,6 +190,7 @@ class GamePlugin(Generic[C, S, A]):
     camera_resolution: str = "1080p"
     order: int = 100
     marker_layout: Callable[[], Any] | None = None
+    live: LiveSupport = LiveSupport()
 
     # ------------------------------------------------------------------ conveniences over the fields
     @property

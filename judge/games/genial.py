@@ -14,7 +14,7 @@ from components import load_components
 from core.errors import BadInput, CannotJudge
 from core.timing import StageTimer
 from geometry.hexgrid import HexBoardPose, hexagon_board_mm
-from judge.plugin import Frame, GamePlugin
+from judge.plugin import Frame, GamePlugin, LiveSupport
 from judge.session import Outcome, RoundAction, SessionRules, SessionView, Standings
 from scoring.flags import Flag
 from scoring.genial import Tower
@@ -444,5 +444,6 @@ PLUGIN = GamePlugin(
     camera_resolution="1080p",
     order=50,
     marker_layout=marker_layout,
+    live=LiveSupport(before="previous", change_codes=("tile_moved_or_missing",)),  # live: previous settled board
 )
 SPEC = PLUGIN

@@ -10,7 +10,7 @@ import numpy as np
 from core.errors import BadInput, CannotJudge
 from core.timing import StageTimer
 from geometry.hexgrid import HexBoardPose, hexagon_board_mm
-from judge.plugin import Frame, GamePlugin
+from judge.plugin import Frame, GamePlugin, LiveSupport
 from scoring.flags import Flag
 from scoring.ingenious_judge import (
     PLACEMENT_CODES,
@@ -204,5 +204,6 @@ PLUGIN = GamePlugin(
     camera_resolution="1080p",
     order=40,
     marker_layout=marker_layout,
+    live=LiveSupport(before="previous", change_codes=("moved_tile",)),  # live: the previous settled board
 )
 SPEC = PLUGIN
