@@ -116,6 +116,34 @@ class LiveSupport:
 
 
 @dataclass(frozen=True)
+class FrameMemo:
+    """Per-photo readings already made, for a warm detection (``LiveSupport.detect_warm``) to reuse.
+
+    A pair game's "before" photo is the same :class:`Frame` object in every reading frame of a still scene
+    (and a baseline is judged as ``[frame, frame]``): its reading is looked up by identity, never recomputed.
+    The memo holds the frames, so an identity is never reused for another frame while it is kept.
+
+    Attributes
+    ----------
+    items : tuple of (Frame, reading)
+    """
+
+    items: tuple[tuple[Frame, Any], ...] = ()
+
+    def get(self, frame: Frame) -> Any:
+        """The reading of this very frame object, or None."""
+        return next((r for f, r in self.items if f is frame), None)
+
+    def keep(self, frames: list[Frame], readings: list[Any], limit: int = 4) -> FrameMemo:
+        """A memo with these frames' readings added (the newest ``limit`` kept)."""
+        items = list(self.items)
+        for f, r in zip(frames, readings, strict=True):
+            if not any(g is f for g, _ in items):
+                items.append((f, r))
+        return FrameMemo(tuple(items[-limit:]))
+
+
+@dataclass(frozen=True)
 class GamePlugin(Generic[C, S, A]):
     """One game, as the shared pipeline, CLI, page and ledger see it.
 

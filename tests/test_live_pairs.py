@@ -108,3 +108,22 @@ def test_genial_placement_settles_once_equal_to_the_photo_pair(tmp_path):
     assert len(lines) == 1, proc.stderr
     assert lines[0]["live"]["frame"] >= hand_left_at and lines[0]["placed"]
     assert reading_key(lines[0]) == reading_key(_pair_judgement(keys, before, after, tmp_path, ctx, "genial"))
+
+
+def test_warm_reads_reuse_the_before_photo_and_judge_exactly_as_cold_ones(ingenious_clip):
+    from judge.live_run import LiveJudge, LiveRunConfig
+    from judge.registry import game as get_game
+
+    d, ctx, _, keys = ingenious_clip
+    frames = expand(keys, CONFIG, seed=7)
+    settled = {}
+    for warm in (True, False):
+        live = LiveJudge(get_game("ingenious"), json.loads(ctx.read_text()), config=LiveRunConfig(warm=warm))
+        settled[warm] = [(ev.kind, ev.frame, ev.reading.value if ev.reading else None)
+                         for f in frames for ev in live.feed(f)]
+        assert live.reads == 9  # the baseline and two placements, three frames each
+        assert live.warm_reads == (6 if warm else 0)  # the 2nd and 3rd frame of each still scene
+    strip = [(k, i, {key: v for key, v in (r or {}).items() if key != "timings_ms"}) for k, i, r in settled[True]]
+    assert strip == [(k, i, {key: v for key, v in (r or {}).items() if key != "timings_ms"})
+                     for k, i, r in settled[False]]
+    assert [k for k, _, _ in strip].count("settled") == 2

@@ -14,7 +14,7 @@ from components import load_components
 from core.errors import BadInput, CannotJudge
 from core.timing import StageTimer
 from geometry.hexgrid import HexBoardPose, hexagon_board_mm
-from judge.plugin import Frame, GamePlugin, LiveSupport
+from judge.plugin import Frame, FrameMemo, GamePlugin, LiveSupport
 from judge.session import Outcome, RoundAction, SessionRules, SessionView, Standings
 from scoring.flags import Flag
 from scoring.genial import Tower
@@ -119,6 +119,14 @@ def detect(frames: list[Frame], ctx: GenialContext, timer: StageTimer,
     CannotJudge
         No table frame from the markers.
     """
+    return detect_warm(frames, ctx, timer, None, config)[0]
+
+
+def detect_warm(frames: list[Frame], ctx: GenialContext, timer: StageTimer, carry: FrameMemo | None,
+                config: GenialVisionConfig = GenialVisionConfig()) -> tuple[GenialState, FrameMemo]:
+    """:func:`detect` that reuses the reading of a photo already read (live video: the "before" photo is the
+    same frame in every reading frame of a still scene); returns the state and the readings to carry. The same
+    state as :func:`detect` (the first photo's reading does not depend on the second)."""
     if len(frames) not in (1, 2):
         raise BadInput(f"genial takes 2 photos (before, after) or 1 with 'placed' in the context, not {len(frames)}")
     if len(frames) == 1 and ctx.placed is None:
@@ -126,6 +134,7 @@ def detect(frames: list[Frame], ctx: GenialContext, timer: StageTimer,
     if len(frames) == 2 and frames[0].image_rgb.shape != frames[1].image_rgb.shape:
         raise BadInput("the before and after photos differ in size: not a photo pair from one camera")
     expected = _expected_tiles(ctx)
+    memo = carry or FrameMemo()
     photos: list[GenialPhoto] = []
     prior: HexBoardPose | None = None
     for k, frame in enumerate(frames):
@@ -133,10 +142,13 @@ def detect(frames: list[Frame], ctx: GenialContext, timer: StageTimer,
             raise CannotJudge(f"{frame.source or 'photo'}: no table frame from the markers "
                               f"({frame.calibration_error})")
         with timer.stage(f"board_{k + 1}" if len(frames) > 1 else "board"):
-            ph = read_photo(frame.image_rgb, frame.calibration, board(), len(ctx.players), expected, prior, config)
+            known = memo.get(frame) if k == 0 else None  # a later photo is read with the first one's pose
+            ph = known if known is not None else read_photo(frame.image_rgb, frame.calibration, board(),
+                                                            len(ctx.players), expected, prior, config)
         photos.append(ph)
         prior = ph.pose
-    return GenialState(after=photos[-1], before=photos[0] if len(photos) == 2 else None)
+    state = GenialState(after=photos[-1], before=photos[0] if len(photos) == 2 else None)
+    return state, memo.keep(frames[:1], photos[:1])
 
 
 def state_from_json(obj: dict) -> GenialState:
@@ -444,6 +456,6 @@ PLUGIN = GamePlugin(
     camera_resolution="1080p",
     order=50,
     marker_layout=marker_layout,
-    live=LiveSupport(before="previous", change_codes=("tile_moved_or_missing",)),  # live: previous settled board
+    live=LiveSupport(before="previous", change_codes=("tile_moved_or_missing",), detect_warm=detect_warm),  # live2
 )
 SPEC = PLUGIN
