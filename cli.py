@@ -413,7 +413,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("bench", help="per-stage milliseconds and peak memory")
     game_arg(sp)
     sp.add_argument("--frames", type=int, default=10, help="rendered 1280x960 frames to time")
-    sp.add_argument("--image", help="time this photo instead (e.g. a 12 MP phone photo)")
+    sp.add_argument("--image", nargs="+", help="time this photo instead (e.g. a 12 MP phone photo; a pair game: "
+                    "before and after)")
     sp.add_argument("--context", help="context JSON for --image or --video (players, cards)")
     sp.add_argument("--video", help="time live judging of this video, per frame, with the floor")
     sp.add_argument("--clip", action="store_true", help="time live judging of a rendered clip (hand places pieces)")

@@ -28,6 +28,7 @@ import numpy as np
 
 from core.errors import BadInput, CannotJudge
 from core.timing import StageTimer
+from judge.images import ImageLimits
 from judge.live import LiveConfig, LiveEvent, Reading, Settler, cannot_key, reading_key
 from judge.motion import MotionConfig, MotionMeter, MotionSample
 from judge.pipeline import add_calibration_notes, adjudicate, make_frame, parse_context
@@ -44,11 +45,14 @@ class LiveRunConfig:
     motion : MotionConfig
     warm : bool
         Use the game's warm detection across the reading frames of one still scene, when it has one.
+    work_long_side_px : int
+        Frames larger than this (a 4K camera) are shrunk to it first, as photos are (``judge.images``).
     """
 
     settle: LiveConfig = field(default_factory=LiveConfig)
     motion: MotionConfig = field(default_factory=MotionConfig)
     warm: bool = True
+    work_long_side_px: int = ImageLimits().work_long_side_px
 
 
 @dataclass(frozen=True)
@@ -125,6 +129,7 @@ class LiveJudge:
     def feed(self, image_rgb: np.ndarray) -> list[LiveEvent]:
         """One frame (RGB uint8, (H, W, 3)) -> the events it caused (usually none)."""
         timer = StageTimer()
+        image_rgb = self._working(image_rgb, timer)
         i = self.frame_index
         self.frame_index += 1
         resized = self._shape is not None and image_rgb.shape != self._shape
@@ -148,6 +153,17 @@ class LiveJudge:
                 self.settled = ev
         self.last_timings_ms = timer.rounded()
         return events
+
+    def _working(self, image_rgb: np.ndarray, timer: StageTimer) -> np.ndarray:
+        """The frame at the working size (shrunk by area averaging when larger)."""
+        h, w = image_rgb.shape[:2]
+        k = self.config.work_long_side_px / max(h, w)
+        if k >= 1.0:
+            return image_rgb
+        import cv2
+
+        with timer.stage("resize"):
+            return cv2.resize(image_rgb, (max(1, round(w * k)), max(1, round(h * k))), interpolation=cv2.INTER_AREA)
 
     def _frame(self, image_rgb: np.ndarray, timer: StageTimer) -> Frame:
         if self._fresh and self._calibration is not None:
@@ -222,11 +238,13 @@ class LiveJudge:
     def overlay(self, image_rgb: np.ndarray) -> np.ndarray | None:
         """The settled judgement's evidence drawn on this frame (None before anything settled or when contested).
 
-        The calibration of the settled reading is reused: right while the camera has not moved.
+        The calibration of the settled reading is reused: right while the camera has not moved. A frame larger
+        than the working size is drawn on shrunk to it (the size the calibration belongs to).
         """
         ev = self.settled
         if ev is None or ev.reading is None or not ev.reading.ok:
             return None
+        image_rgb = self._working(image_rgb, StageTimer())
         payload: ReadPayload = ev.reading.payload
         frame = Frame(image_rgb=image_rgb, calibration=payload.frame.calibration, source=self.source,
                       profile=self.profile)
