@@ -16,7 +16,10 @@ no boards as the "before" photo of the next challenge (judged as ``[before, chal
 as the pair ``[scene, scene]``, which checks that its board can be read, and reported as ``baseline``);
 every later still scene is judged as ``[before, now]``. A pair that shows a change settles (one judgement
 per placement) and becomes the next "before"; a pair that shows none (a hand passed over the table)
-reports ``unchanged``; a scene that cannot be judged or is contested leaves the "before" as it was.
+reports ``unchanged``; a scene that cannot be judged or is contested leaves the "before" as it was. After a
+placement the game's ``LiveSupport.next_context`` gives the next placement's context (the turn passed on,
+the scores after it); a game without one judges later placements with the context as given, flagged
+``live_context_stale`` (the mover and scores before may be out of date).
 """
 
 from __future__ import annotations
@@ -57,12 +60,13 @@ class LiveRunConfig:
 
 @dataclass(frozen=True)
 class ReadPayload:
-    """What a reading keeps for the caller: the frame read, when judged its state (for the overlay), and the
-    index of the frame judged as its "before" photo (None: none)."""
+    """What a reading keeps for the caller: the frame read, when judged its state (for the overlay), the
+    index of the frame judged as its "before" photo (None: none), and a pair game's context it was judged with."""
 
     frame: Frame
     state: Any = None
     before_frame: int | None = None
+    context: dict | None = None
 
 
 class LiveJudge:
@@ -89,6 +93,12 @@ class LiveJudge:
         The last ``settled``/``contested`` event.
     before : Frame or None
         The kept "before" photo (Carrotain's chips alone; a pair game's previous settled scene).
+    context_json : dict or None
+        The context judged with now (a pair game's advances after each placement).
+    placements : int
+        A pair game's placements settled so far.
+    stale : str or None
+        Why the context may be out of date (a pair game whose next context could not be told), else None.
     reads : int
         Frames read (detection run) so far; ``warm_reads`` of them with what an earlier frame found.
     """
@@ -100,6 +110,8 @@ class LiveJudge:
         self.game = game
         self.context_json = context
         self.ctx = parse_context(game, context)
+        self.placements = 0
+        self.stale: str | None = None
         self.profile = profile
         self.config = config
         self.source = source
@@ -199,7 +211,10 @@ class LiveJudge:
         except BadInput as exc:  # e.g. a context that does not fit what is on the table
             return Reading(cannot_key(str(exc)), False, str(exc), ReadPayload(frame, None, before))
         add_calibration_notes(result, (frame,))
-        return Reading(reading_key(result, self.config.settle), True, result, ReadPayload(frame, state, before))
+        if self.stale and self.before is not None:
+            result.setdefault("flags", []).append({"code": "live_context_stale", "message": self.stale})
+        payload = ReadPayload(frame, state, before, self.context_json if self.pairs else None)
+        return Reading(reading_key(result, self.config.settle), True, result, payload)
 
     def _detect(self, frames: list[Frame], timer: StageTimer) -> Any:
         """The game's detection; warm (carrying what earlier reads of this still scene found) when it can."""
@@ -234,6 +249,24 @@ class LiveJudge:
             self.before, self.before_frame = r.payload.frame, ev.frame
         elif live.before == "previous" and r.ok:  # baseline, placement, or the same board again (fresher)
             self.before, self.before_frame = r.payload.frame, ev.frame
+            if ev.kind == "settled":
+                self._advance_context(r.value)
+
+    def _advance_context(self, result: dict) -> None:
+        """After a settled placement: the next placement's context, or the reason it may be stale."""
+        self.placements += 1
+        hook = self.game.live.next_context
+        nxt = hook(self.context_json, result) if hook is not None and not self.stale else None
+        if nxt is not None:
+            try:
+                self.ctx, self.context_json = parse_context(self.game, nxt), nxt
+                return
+            except BadInput:
+                pass
+        if not self.stale:
+            self.stale = (f"judged with the context given before placement {self.placements} (live could not "
+                          "carry the turn and scores on): the mover and the scores before may be out of date; "
+                          "check them, or judge the photo pair with the right context")
 
     def overlay(self, image_rgb: np.ndarray) -> np.ndarray | None:
         """The settled judgement's evidence drawn on this frame (None before anything settled or when contested).
@@ -256,12 +289,17 @@ def event_json(ev: LiveEvent, game: str, fps: float | None, before_frame: int | 
 
     ``live``: ``frame``, ``status``, ``time_s`` (when the frame rate is known), ``before_frame`` (the settled
     frame judged as the "before" photo: Carrotain's chips alone, a pair game's previous settled board; by
-    default the one the event's reading was judged against). Contested: ``contested`` true, every distinct
-    reading with its frame count under ``live.readings``, a ``contested_reading`` flag, no scores picked.
+    default the one the event's reading was judged against), ``context`` (a pair game: the context this
+    placement was judged with, which advances from placement to placement). Contested: ``contested`` true,
+    every distinct reading with its frame count under ``live.readings``, a ``contested_reading`` flag, no
+    scores picked.
     """
-    if before_frame is None and ev.votes and isinstance(ev.votes[0].reading.payload, ReadPayload):
-        before_frame = ev.votes[0].reading.payload.before_frame
+    payload = ev.votes[0].reading.payload if ev.votes else None
+    if before_frame is None and isinstance(payload, ReadPayload):
+        before_frame = payload.before_frame
     live: dict[str, Any] = {"frame": ev.frame, "status": ev.kind}
+    if isinstance(payload, ReadPayload) and payload.context is not None:
+        live["context"] = payload.context  # a pair game's context as it stood for this placement
     if fps:
         live["time_s"] = round(ev.frame / fps, 3)
     if before_frame is not None:

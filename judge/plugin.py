@@ -107,12 +107,17 @@ class LiveSupport:
         returned for this still scene (None on its first reading frame; opaque to the caller). It must
         read the pieces of every frame again (the frames are voted on) and give the same state as
         ``detect`` would. None: every reading frame runs ``detect``.
+    next_context : callable(context JSON or None, judgement JSON) -> context JSON or None, or None
+        ``"previous"``: the context of the next placement after this settled one (the turn passed on, the
+        scores after it), or None when the game cannot tell. Without it (or after a None) every later
+        placement is judged with the context as it was and flagged ``live_context_stale``.
     """
 
     before: str = "none"
     before_reason: str = ""
     change_codes: tuple[str, ...] = ()
     detect_warm: Callable[[list[Frame], Any, StageTimer, Any], tuple[Any, Any]] | None = None
+    next_context: Callable[[dict | None, dict], dict | None] | None = None
 
 
 @dataclass(frozen=True)

@@ -52,9 +52,12 @@ def _still_keys(keys: list) -> list[tuple[int, int]]:
     return out
 
 
-def _pair_judgement(keys: list, a: int, b: int, d: Path, ctx: Path, game: str) -> dict:
+def _pair_judgement(keys: list, a: int, b: int, d: Path, ctx: Path | dict, game: str) -> dict:
     before = _photo(keys[a][0], d / f"still_{a}.jpg")
     after = _photo(keys[b][0], d / f"still_{b}.jpg")
+    if isinstance(ctx, dict):
+        (d / f"ctx_{a}_{b}.json").write_text(json.dumps(ctx))
+        ctx = d / f"ctx_{a}_{b}.json"
     proc = _cli("judge", "--game", game, "--context", str(ctx), "--no-ledger", str(before), str(after))
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
@@ -73,8 +76,15 @@ def test_ingenious_each_placement_settles_once_against_the_previous_board(ingeni
     for line, (before, _), (after, hand_left_at) in zip(lines, stills, stills[1:]):
         assert line["live"]["status"] == "settled" and line["live"]["frame"] >= hand_left_at
         assert line["placed"], line  # a tile was placed and seen
-        assert reading_key(line) == reading_key(_pair_judgement(keys, before, after, tmp_path, ctx, "ingenious"))
+        assert "live_context_stale" not in {f["code"] for f in line["flags"]}
+        still = _pair_judgement(keys, before, after, tmp_path, line["live"]["context"], "ingenious")
+        assert reading_key(line) == reading_key(still)
     first, second = lines
+    given = json.loads(ctx.read_text())
+    assert first["live"]["context"] == given
+    players = given["players"]  # the turn passed on, the scores after the first placement before the second
+    assert second["live"]["context"]["mover"] == players[(players.index(given["mover"]) + 1) % len(players)]
+    assert second["live"]["context"]["scores_before"] == first["colour_scores"]
     assert first["live"]["before_frame"] < stills[1][1] <= first["live"]["frame"] == second["live"]["before_frame"]
     from ledger import Ledger
 
@@ -127,3 +137,19 @@ def test_warm_reads_reuse_the_before_photo_and_judge_exactly_as_cold_ones(ingeni
     assert strip == [(k, i, {key: v for key, v in (r or {}).items() if key != "timings_ms"})
                      for k, i, r in settled[False]]
     assert [k for k, _, _ in strip].count("settled") == 2
+
+
+def test_a_game_that_cannot_carry_its_context_on_flags_later_placements(ingenious_clip):
+    from dataclasses import replace
+
+    from judge.live_run import LiveJudge
+    from judge.registry import game as get_game
+
+    d, ctx, _, keys = ingenious_clip
+    plugin = get_game("ingenious")
+    plugin = replace(plugin, live=replace(plugin.live, next_context=None))
+    live = LiveJudge(plugin, json.loads(ctx.read_text()))
+    settled = [ev.reading.value for f in expand(keys, CONFIG, seed=7) for ev in live.feed(f) if ev.kind == "settled"]
+    assert len(settled) == 2
+    codes = [{f["code"] for f in r["flags"]} for r in settled]
+    assert "live_context_stale" not in codes[0] and "live_context_stale" in codes[1]

@@ -190,6 +190,24 @@ def summary(result: dict) -> str:
     return f"{placed}: {pts}" + (f", Ingenious! x{extra}" if extra else "")
 
 
+def next_context(context: dict | None, result: dict) -> dict | None:
+    """Live play (``LiveSupport.next_context``): the context of the placement after this scored one - the next
+    player in turn order to place, the colour scores after this placement as the scores before it, the first
+    round over once its last player has placed. None when that cannot be told from the judgement: a placement
+    not scored (the turn may not have passed) or an Ingenious! extra placement owed (not kept in a context)."""
+    if context is None or not isinstance(result.get("colour_scores"), dict):
+        return None
+    if result.get("extra_placements", 0) or any(f.get("code") in PLACEMENT_CODES for f in result.get("flags", [])):
+        return None
+    players = list(context["players"])
+    i = players.index(context["mover"])
+    out = {k: v for k, v in context.items() if k != "placed"}
+    out.update(mover=players[(i + 1) % len(players)], scores_before=result["colour_scores"])
+    if context.get("first_round") and i == len(players) - 1:
+        out["first_round"] = False
+    return out
+
+
 def headline(result: dict) -> dict:
     """The fields two judgements of the same pair must agree on."""
     return {
@@ -216,6 +234,7 @@ PLUGIN = GamePlugin(
     camera_resolution="1080p",
     order=40,
     marker_layout=marker_layout,
-    live=LiveSupport(before="previous", change_codes=("moved_tile",), detect_warm=detect_warm),  # live (live2 lane)
+    live=LiveSupport(before="previous", change_codes=("moved_tile",), detect_warm=detect_warm,  # live (live2 lane)
+                     next_context=next_context),
 )
 SPEC = PLUGIN
