@@ -200,12 +200,21 @@ def _ingenious_scene(seed: int, placements: int = 1) -> ClipScene:
                      marker_layout=layout, starts_still=True, layers_more=tuple(more))
 
 
-def _genial_scene(seed: int) -> ClipScene:
-    """The mover's placement in a seeded Genial Spezial game (as ``synth.genial.render_pair`` draws it)."""
+def _genial_scene(seed: int, placements: int = 1) -> ClipScene:
+    """The mover's placement in a seeded Genial Spezial game (as ``synth.genial.render_pair`` draws it), and
+    ``placements - 1`` more by the next players in turn (no bonus symbol named)."""
     from components import load_components
     from scoring.genial import GameSetup, Placement, Tower
     from scoring.genial_board import GenialBoard
-    from synth.genial import GenialLayerConfig, board_layer, marker_layout, sample_game, tile_layers, tower_layers
+    from synth.genial import (
+        GenialLayerConfig,
+        _random_tile,
+        board_layer,
+        marker_layout,
+        sample_game,
+        tile_layers,
+        tower_layers,
+    )
     from synth.photo import sample_conditions
 
     rng = np.random.default_rng(seed)
@@ -229,14 +238,25 @@ def _genial_scene(seed: int) -> ClipScene:
     context = {"players": scene["players"], "mover": scene["mover"], "moves_before": scene["moves_before"]}
     if scene["move"].get("bonus_symbol"):
         context["bonus_symbol"] = scene["move"]["bonus_symbol"]
+    moves = scene["moves_before"] + [scene["move"]]
+    names = list(scene["players"])
+    more = []
+    for k in range(placements - 1):
+        game = setup.replay(gboard, [Placement.from_json(m) for m in moves])
+        free = [c for c in gboard.cells() if c not in gboard.space_cells() and c not in game.owner]
+        player = names[(names.index(scene["mover"]) + 1 + k) % len(names)]
+        moves = moves + [{"player": player, "cells": [list(c) for c in _random_tile(rng, free, game.owner, player)]}]
+        more.append(layers(moves))
     return ClipScene("genial", layers(scene["moves_before"]), layers(scene["moves_before"] + [scene["move"]]),
-                     context, cond, seed, marker_layout=layout, starts_still=True)
+                     context, cond, seed, marker_layout=layout, starts_still=True, layers_more=tuple(more))
 
 
 def clip_scene(game: str, seed: int, placements: int = 1) -> ClipScene:
-    """The game's scene for a clip (see the module's text for what changes); ``placements``: Ingenious only."""
+    """The game's scene for a clip (see the module's text for what changes); ``placements``: the pair games."""
     if game == "ingenious":
         return _ingenious_scene(seed, placements)
+    if game == "genial":
+        return _genial_scene(seed, placements)
     scenes = {"kaleido": _kaleido_scene, "cmyk": _cmyk_scene, "carrotain": _carrotain_scene, "genial": _genial_scene}
     return scenes[game](seed)
 

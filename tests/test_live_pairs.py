@@ -105,8 +105,8 @@ def test_a_hand_that_moves_nothing_reports_nothing(ingenious_clip):
     assert live.before_frame is not None and live.before_frame >= CONFIG.still_frames + CONFIG.hand_frames
 
 
-def test_genial_placement_settles_once_equal_to_the_photo_pair(tmp_path):
-    scene = clip_scene("genial", 1)
+def test_genial_placements_settle_once_each_equal_to_the_photo_pairs(tmp_path):
+    scene = clip_scene("genial", 1, placements=2)
     ctx = tmp_path / "ctx.json"
     ctx.write_text(json.dumps(scene.context))
     keys = key_frames(scene, "place", CONFIG)
@@ -114,10 +114,21 @@ def test_genial_placement_settles_once_equal_to_the_photo_pair(tmp_path):
     proc = _cli("live", "--game", "genial", "--source", str(video), "--context", str(ctx), "--no-ledger")
     assert proc.returncode == 0, proc.stderr[-2000:]
     lines = [json.loads(x) for x in proc.stdout.splitlines() if x.strip()]
-    (before, _), (after, hand_left_at) = _still_keys(keys)
-    assert len(lines) == 1, proc.stderr
-    assert lines[0]["live"]["frame"] >= hand_left_at and lines[0]["placed"]
-    assert reading_key(lines[0]) == reading_key(_pair_judgement(keys, before, after, tmp_path, ctx, "genial"))
+    stills = _still_keys(keys)
+    assert len(stills) == 3 and len(lines) == 2, proc.stderr
+    for line, (before, _), (after, hand_left_at) in zip(lines, stills, stills[1:]):
+        assert line["live"]["frame"] >= hand_left_at and line["placed"]
+        codes = {f["code"] for f in line["flags"]}  # the history carried on agrees with the board
+        assert not codes & {"live_context_stale", "board_disagrees_with_replay", "placement_invalid"}, codes
+        still = _pair_judgement(keys, before, after, tmp_path, line["live"]["context"], "genial")
+        assert reading_key(line) == reading_key(still)
+    first, second = lines  # the first placement is history for the second, the turn passed on
+    given = scene.context
+    assert second["live"]["context"]["moves_before"] == given["moves_before"] + [
+        {"player": given["mover"], "cells": [h["qr"] for h in first["placed"]],
+         **({"bonus_symbol": given["bonus_symbol"]} if given.get("bonus_symbol") else {})}]
+    names = list(given["players"])
+    assert second["live"]["context"]["mover"] == names[(names.index(given["mover"]) + 1) % len(names)]
 
 
 def test_warm_reads_reuse_the_before_photo_and_judge_exactly_as_cold_ones(ingenious_clip):

@@ -327,6 +327,31 @@ def summary(result: dict) -> str:
     return f"{placed}: {pts}"
 
 
+#: Flags that say the placement itself is not known for sure (its cells, or whose): live play cannot carry it on.
+PLACEMENT_UNSURE = ("placement_invalid", "tile_moved_or_missing", "board_disagrees_with_replay", "board_pose")
+
+
+def live_next_context(context: dict | None, result: dict) -> dict | None:
+    """Live play (``LiveSupport.next_context``): the context of the placement after this one - this placement
+    appended to ``moves_before`` (with the bonus symbol named for it), the next player in turn order to place,
+    the symbol scores after it as ``scores_before`` when the context gave scores. None when the placement is
+    not known for sure (``PLACEMENT_UNSURE``) or was not a tile of two hexes."""
+    placed = [h.get("qr") for h in result.get("placed", [])]
+    if context is None or len(placed) != 2 or any(f.get("code") in PLACEMENT_UNSURE for f in result.get("flags", [])):
+        return None
+    players = list(context["players"])
+    mover = context["mover"]
+    move = {"player": mover, "cells": placed}
+    if context.get("bonus_symbol"):
+        move["bonus_symbol"] = context["bonus_symbol"]
+    out = {k: v for k, v in context.items() if k not in ("placed", "bonus_symbol")}
+    out.update(mover=players[(players.index(mover) + 1) % len(players)],
+               moves_before=list(context.get("moves_before", [])) + [move])
+    if "scores_before" in context and isinstance(result.get("symbol_scores"), dict):
+        out["scores_before"] = result["symbol_scores"]
+    return out
+
+
 def headline(result: dict) -> dict:
     """The fields two judgements of the same pair must agree on."""
     return {
@@ -456,6 +481,7 @@ PLUGIN = GamePlugin(
     camera_resolution="1080p",
     order=50,
     marker_layout=marker_layout,
-    live=LiveSupport(before="previous", change_codes=("tile_moved_or_missing",), detect_warm=detect_warm),  # live2
+    live=LiveSupport(before="previous", change_codes=("tile_moved_or_missing",), detect_warm=detect_warm,  # live2
+                     next_context=live_next_context),
 )
 SPEC = PLUGIN
