@@ -164,3 +164,25 @@ def test_contested_vote_is_retried_and_an_agreed_one_settles():
     read2, calls2 = _reader(["a", "b", "c"])
     assert [e.kind for i in range(6) for e in no_retry.step(i, False, read2)] == ["contested"]
     assert len(calls2) == 2
+
+
+def test_a_frame_larger_than_the_working_size_is_read_shrunk_and_judged_as_the_photo(photo_and_calibration):
+    import json
+
+    from judge.live_run import LiveJudge
+    from judge.pipeline import judge_images
+    from judge.registry import game as get_game
+
+    image, _ = photo_and_calibration
+    context = json.loads(sorted((ROOT / "sample_images" / "kaleido").glob("*.json"))[0].read_text())["context"]
+    big = cv2.resize(image, (image.shape[1] * 2, image.shape[0] * 2), interpolation=cv2.INTER_CUBIC)  # 2560x1920
+    live = LiveJudge(get_game("kaleido"), context)
+    assert live.config.work_long_side_px < max(big.shape[:2])
+    events = [ev for _ in range(12) for ev in live.feed(big)]
+    assert [ev.kind for ev in events] == ["settled"]
+    read = events[0].reading
+    assert max(read.payload.frame.image_rgb.shape[:2]) == live.config.work_long_side_px
+    photo = judge_images(get_game("kaleido"), [(image, "photo")], context).result
+    assert reading_key(read.value) == reading_key(photo)
+    shown = live.overlay(big)
+    assert shown is not None and shown.shape == read.payload.frame.image_rgb.shape
