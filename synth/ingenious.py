@@ -394,3 +394,76 @@ def render_rack(seed: int, n_tiles: int = 6) -> tuple[np.ndarray, list[tuple[str
     layers = tile_layers(pose, tiles, TextureConfig(tile_top_mm=4.0, tile_side_mm=2.0))
     photo = render_photo(layers, cond, np.random.default_rng(seed + 1), marker_layout=layout)
     return photo.image_rgb, [tuple(t["colours"]) for t in tiles], photo
+
+
+@dataclass(frozen=True)
+class RenderedGame:
+    """Photos of a game from its start, one after each placement, from one camera.
+
+    Attributes
+    ----------
+    photos : tuple of ndarray, shape (H, W, 3), uint8
+        The empty board, then the board after each placement (``len(moves) + 1`` photos).
+    moves : tuple of dict
+        Each placement: ``cells``, ``colours``, ``player``, ``move_points`` (colour -> points).
+    players : tuple of str
+    scores : dict player -> dict colour -> int
+        Every player's colour scores after the last placement.
+    """
+
+    photos: tuple[np.ndarray, ...]
+    moves: tuple[dict, ...]
+    players: tuple[str, ...]
+    scores: dict
+
+
+def _scoring_move(rng: np.random.Generator, game: IngeniousGame, bag: list) -> tuple[IngeniousGame, dict] | None:
+    """The next tile from the bag placed where it scores (any legal place when none scores)."""
+    pairs = _legal_pairs(game)
+    if not pairs or not bag:
+        return None
+    ca, cb = bag.pop()
+    options = []
+    for a, b in pairs:
+        for x, y in ((ca, cb), (cb, ca)):
+            g2, res = game.play((Hex(a, x), Hex(b, y)))
+            if res.scored:
+                options.append((sum(res.points.raw.values()) if res.points else 0, a, b, x, y, g2, res.player))
+    if not options:
+        return None
+    scoring = [o for o in options if o[0] > 0] or options
+    _, a, b, x, y, g2, player = scoring[int(rng.integers(len(scoring)))]
+    return g2, {"cells": [list(a), list(b)], "colours": [x, y], "player": player, "jitter": [0.0, 0.0, 0.0]}
+
+
+def render_game(seed: int, players: tuple[str, ...] = ("Aki", "Ben"), moves: int = 2,
+                tilt_deg: tuple[float, float] = (0.0, 25.0)) -> RenderedGame:
+    """A seeded game from its first placement: legal placements that score where the tile drawn can
+    (the first-round rule kept), photographed after each, for page tests that play moves from photos."""
+    from synth.photo import render_photo, sample_conditions
+    from vision.ingenious import marker_layout
+
+    rng = np.random.default_rng(seed)
+    game = IngeniousGame.new(list(players))
+    bag = _tile_bag(rng)
+    cx, cy = load_components()["ingenious"]["calibration"]["board_centre_mm"]
+    pose = HexBoardPose((float(cx + rng.uniform(-20, 20)), float(cy + rng.uniform(-20, 20))),
+                        float(rng.uniform(0, 360)), float(load_components()["ingenious"]["board"]["pitch_mm"]))
+    layout = marker_layout()
+    board = board_layer(pose, rng)
+    cond = sample_conditions(rng, look_at_mm=tuple(pose.centre_mm), tilt_deg=tilt_deg, marker_layout=layout)
+    tiles: list[dict] = []
+    played: list[dict] = []
+    photos = [render_photo([board], cond, np.random.default_rng(seed + 1), marker_layout=layout).image_rgb]
+    for k in range(moves):
+        before = game.player_scores()
+        got = _scoring_move(rng, game, bag)
+        if got is None:
+            raise ValueError(f"seed {seed}: no legal placement at move {k + 1}")
+        game, t = got
+        tiles.append(t)
+        was, now = before[t["player"]], game.player_scores()[t["player"]]
+        played.append({**t, "move_points": {c: now[c] - was[c] for c in COLOURS if now[c] != was[c]}})
+        photos.append(render_photo([board, *tile_layers(pose, tiles)], cond, np.random.default_rng(seed + 2 + k),
+                                   marker_layout=layout).image_rgb)
+    return RenderedGame(tuple(photos), tuple(played), tuple(players), game.player_scores())

@@ -1,7 +1,7 @@
 """Measure Ingenious judging on photo pairs with truth: photoreal sets or seeded synthetic renders.
 
     .venv/bin/python tools/eval_ingenious.py --set SET [-v]
-    .venv/bin/python tools/eval_ingenious.py --synth 0:20 [-v]
+    .venv/bin/python tools/eval_ingenious.py --synth 0:20 [--hard] [-v] [--no-cpu]
 
 Per pair: placement exact (the placed hexes and colours), move points exact, extra placements,
 colour scores after; invalid pairs: flagged; cells: every cell of the board read on both photos
@@ -51,7 +51,53 @@ def _truth_boards(doc: dict) -> tuple[dict, dict]:
     return cells(sc["tiles"]), cells(after_tiles(sc))
 
 
-def evaluate(items, verbose: bool = False) -> dict:
+INFORMATIONAL = frozenset({"calibration_warning", "tie"})
+
+
+def outcome(invalid: bool, out: dict | None, err: str | None, cannot: bool, exact: bool) -> str:
+    """exact / doubt (not exact, but the judgement says it is unsure) / cannot (declined, exit 3) /
+    WRONG (an answer, not exact, with no doubt: the worst case) / error (bad input)."""
+    if out is None:
+        if invalid and cannot:
+            return "exact"  # an impossible pair refused with a reason
+        return "cannot" if cannot else "error"
+    if exact:
+        return "exact"
+    doubt = [f for f in out["flags"] if f.get("code") not in INFORMATIONAL]
+    return "doubt" if doubt or out.get("contested") else "WRONG"
+
+
+def after_photo_cpu_ms(before_rgb, after_rgb, repeats: int = 3) -> float | None:
+    """One core's CPU milliseconds for the pair's second photo: its markers (table frame) and the board
+    read with the pose refined from the first photo's (best of ``repeats``; OpenCV on one thread)."""
+    import cv2
+
+    from judge.pipeline import make_frame
+    from vision.ingenious import marker_layout, read_board
+
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        layout = marker_layout()
+        f0 = make_frame(before_rgb, layout=layout)
+        if f0.calibration is None:
+            return None
+        prior = read_board(before_rgb, f0.calibration).pose
+        best = None
+        for _ in range(repeats):
+            t0 = time.process_time()
+            f1 = make_frame(after_rgb, layout=layout)
+            if f1.calibration is None:
+                return None
+            read_board(after_rgb, f1.calibration, prior=prior)
+            ms = (time.process_time() - t0) * 1000.0
+            best = ms if best is None else min(best, ms)
+        return best
+    finally:
+        cv2.setNumThreads(threads)
+
+
+def evaluate(items, verbose: bool = False, cpu: bool = True) -> dict:
     from core.errors import BadInput, CannotJudge
     from judge.pipeline import judge_images
     from judge.registry import game as get_game
@@ -64,17 +110,23 @@ def evaluate(items, verbose: bool = False) -> dict:
         exp = doc["expected"]
         invalid = bool(exp.get("flagged")) or doc.get("category") == "invalid"
         t0 = time.perf_counter()
+        cannot = False
         try:
             j = judge_images(game, [(before_rgb, "before"), (after_rgb, "after")], doc["context"])
             out, err = j.result, None
-        except (BadInput, CannotJudge) as exc:
+        except CannotJudge as exc:
+            out, err, cannot = None, str(exc), True
+        except BadInput as exc:
             out, err = None, str(exc)
         ms = (time.perf_counter() - t0) * 1000
         row = {"name": name, "invalid": invalid, "ms": ms, "error": err}
+        if cpu:
+            row["cpu_ms"] = after_photo_cpu_ms(before_rgb, after_rgb)
         if out is None:
-            row.update(exact=invalid and err is not None and "cannot" not in (err or ""), flagged=False)
+            row["outcome"] = outcome(invalid, None, err, cannot, False)
+            row.update(exact=row["outcome"] == "exact", flagged=False)
             rows.append(row)
-            print(f"{name}: no judgement: {err}")
+            print(f"{name}: {row['outcome']}: no judgement: {err}")
             continue
         codes = [f.get("code") for f in out["flags"]]
         flagged = any(c in SCORING_CODES for c in codes)
@@ -94,6 +146,7 @@ def evaluate(items, verbose: bool = False) -> dict:
                                        for p, s in exp["colour_scores"].items())
             row["exact"] = row["placed"] and row["move_points"] and row["extra"] and row["colour_scores"]
             row["contested"] = "contested" in codes
+        row["outcome"] = outcome(invalid, out, None, False, row["exact"])
         # cells: the after photo's reading against the truth, every board cell
         tb, ta = _truth_boards(doc)
         got_a = _cells(out["board"])
@@ -107,8 +160,10 @@ def evaluate(items, verbose: bool = False) -> dict:
         row["wrong_undoubted"] = sum(1 for c, _, _ in wrong if c not in doubt_cells)
         rows.append(row)
         if verbose or not row["exact"]:
-            print(f"{name}: {'OK' if row['exact'] else '--'} invalid={invalid} flags={codes} "
-                  f"cells wrong {len(wrong)} {wrong[:4]} doubts {len(doubts)} board_2 {row['board_ms']} ms")
+            cpu_txt = f" cpu {row['cpu_ms']:.1f} ms" if row.get("cpu_ms") is not None else ""
+            print(f"{name}: {row['outcome']} invalid={invalid} flags={codes} "
+                  f"cells wrong {len(wrong)} {wrong[:4]} doubts {len(doubts)} board_2 {row['board_ms']} ms"
+                  f"{cpu_txt}")
             if not row["exact"] and not invalid:
                 print(f"    want placed={sorted((p['qr'][0], p['qr'][1], p['colour']) for p in exp['placed'])} "
                       f"move={exp['move_points']} extra={exp['extra_placements']}")
@@ -119,6 +174,8 @@ def evaluate(items, verbose: bool = False) -> dict:
     n_cells = sum(r.get("cells", 0) for r in rows)
     wrong = sum(r.get("cells_wrong", 0) for r in rows)
     bms = sorted(r["board_ms"] for r in rows if r.get("board_ms") is not None)
+    cms = sorted(r["cpu_ms"] for r in rows if r.get("cpu_ms") is not None)
+    outcomes = {k: sum(1 for r in rows if r["outcome"] == k) for k in ("exact", "doubt", "cannot", "WRONG", "error")}
     summary = {
         "pairs": len(rows),
         "valid": len(valid),
@@ -127,11 +184,14 @@ def evaluate(items, verbose: bool = False) -> dict:
         "judgement_exact": sum(1 for r in valid if r.get("exact")),
         "invalid": len(inval),
         "invalid_flagged": sum(1 for r in inval if r.get("exact")),
+        "outcomes": outcomes,
         "cells": n_cells,
         "cells_wrong": wrong,
         "cells_wrong_undoubted": sum(r.get("wrong_undoubted", 0) for r in rows),
         "cell_accuracy": round(1 - wrong / n_cells, 5) if n_cells else None,
-        "after_board_ms_p50": bms[len(bms) // 2] if bms else None,
+        "after_board_wall_ms_p50": bms[len(bms) // 2] if bms else None,
+        "after_photo_cpu_ms_p50": round(cms[len(cms) // 2], 1) if cms else None,
+        "after_photo_cpu_ms_max": round(cms[-1], 1) if cms else None,
     }
     return summary
 
@@ -148,28 +208,30 @@ def photoreal_items(set_dir: Path):
         yield tp.stem, doc, rgb[0], rgb[1]
 
 
-def synth_items(lo: int, hi: int):
+def synth_items(lo: int, hi: int, hard: bool = False):
     from synth.ingenious import render_pair
 
     for seed in range(lo, hi):
-        p = render_pair(seed)
-        yield f"synth_{seed}", p.truth, p.before_rgb, p.after_rgb
+        p = render_pair(seed, hard=hard)
+        yield f"synth{'_hard' if hard else ''}_{seed}", p.truth, p.before_rgb, p.after_rgb
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--set", help="photoreal set folder (truth/ingenious, images/ingenious)")
     ap.add_argument("--synth", help="seed range LO:HI of synthetic pairs")
+    ap.add_argument("--hard", action="store_true", help="synthetic pairs in hard conditions (hands, casts, glare)")
     ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--no-cpu", action="store_true", help="skip the CPU-time measurement of the second photo")
     a = ap.parse_args(argv)
     if a.set:
         items = photoreal_items(Path(a.set))
     elif a.synth:
         lo, hi = (int(x) for x in a.synth.split(":"))
-        items = synth_items(lo, hi)
+        items = synth_items(lo, hi, a.hard)
     else:
         ap.error("give --set or --synth")
-    print(json.dumps(evaluate(items, a.verbose), indent=1))
+    print(json.dumps(evaluate(items, a.verbose, cpu=not a.no_cpu), indent=1))
     return 0
 
 

@@ -8,7 +8,9 @@ height):
 2. lattice offset: the view folded onto one lattice cell (every pixel's fractional axial
    coordinates), correlated with a cell template (bright face band, dark line band);
 3. which lattice node is the centre cell and which of the six 60-degree turns is right: the printed
-   landmarks (symbols of known colours on known cells) read at each candidate.
+   landmarks (symbols of known colours on known cells) read at each candidate; when a hand or a
+   shadow hides too many of them, the board's outline (cells inside, rim outside, on every side)
+   settles the centre and the landmarks left settle the turn.
 
 The pose found on one photo is only refined on the next (``refine``), which is cheap.
 Pure numpy + OpenCV; the cell reader lives in ``vision.hexboard_cells``.
@@ -75,7 +77,8 @@ class HexBoardConfig:
     min_landmarks : int
         Landmarks that must read their colour for a confident pose ...
     min_landmarks_clear, clear_margin : int
-        ... or at least this many, with every other candidate this many fewer.
+        ... or at least this many, with every other candidate's evidence (matches less contradicting
+        colours, ``landmark_evidence``) this much lower.
     refine_step_deg : float
         Rotation steps of the contrast search.
     rotation_radius_frac : float
@@ -86,6 +89,15 @@ class HexBoardConfig:
         prior pose (next photos).
     rotation_stride, fold_stride : int
         Every this many view pixels (each way) are used for the rotation and the fold.
+    outline_face_mm, outline_line_mm : float
+        The board's outline check samples each cell's face and its cell line at these distances from
+        its centre, along the six edge normals (``outline_score``).
+    outline_ratio : float
+        The outline settles the centre when every other candidate centre scores at most this fraction
+        of the best one ...
+    min_landmarks_outline : int
+        ... and that centre's best 60-degree turn reads at least this many landmarks as printed, with
+        every other turn's evidence ``clear_margin`` lower.
     """
 
     mm_per_px: float = 1.0
@@ -103,6 +115,10 @@ class HexBoardConfig:
     refine_span_deg: float = 0.75
     rotation_stride: int = 2
     fold_stride: int = 2
+    outline_face_mm: float = 12.0
+    outline_line_mm: float = 15.5
+    outline_ratio: float = 0.5
+    min_landmarks_outline: int = 2
 
 
 @dataclass(frozen=True)
@@ -115,7 +131,7 @@ class BoardFit:
     landmarks_read : int
         Landmarks whose colour read as printed at this pose (out of ``len(spec.landmarks)``).
     runner_up : int
-        The best count of any other candidate (centre node, turn).
+        The most landmarks any other candidate (centre node, turn) read as printed.
     lattice_contrast : float
         Template contrast of the folded view (face minus line brightness, 0..1 scale).
     flags : tuple of str
@@ -359,6 +375,112 @@ def find_board(
     return _resolve(view, spec, node, rot60, contrast, read_landmarks, config)
 
 
+def landmark_matches(read: list[str | None], want: list[str]) -> int:
+    """Landmarks read as their printed colour."""
+    return sum(1 for g, w in zip(read, want, strict=True) if g == w)
+
+
+def landmark_evidence(read: list[str | None], want: list[str]) -> int:
+    """Matches less contradictions (a landmark read surely as another colour).
+
+    At the right pose a landmark is read as printed or not read at all (a hand, a shadow, a cast:
+    the reader doubts); at a pose a cell off, the landmark positions fall on tiles, whose colours
+    mostly contradict the printed ones. Counting contradictions keeps a hand over two symbols from
+    making the right pose look no better than a wrong one whose cells happen to match.
+    """
+    return sum(0 if g is None else (1 if g == w else -1) for g, w in zip(read, want, strict=True))
+
+
+def cellness(gray: np.ndarray, view: TopView, pose: HexBoardPose, cells: np.ndarray, face_mm: float,
+             line_mm: float) -> np.ndarray:
+    """How much each position looks like a board cell: its face brighter than its cell lines.
+
+    Parameters
+    ----------
+    gray : ndarray, shape (H, W), float32
+        The view's brightness (lightly smoothed).
+    view : TopView
+    pose : HexBoardPose
+    cells : ndarray, shape (N, 2)
+        Axial positions (they may lie off the board).
+    face_mm, line_mm : float
+        Distances from the centre of the face and of the line samples, along the six edge normals.
+
+    Returns
+    -------
+    ndarray, shape (N,): the median over the six directions of face minus line brightness (about 0
+    on the rim or the table, positive on a cell, tile-covered or not).
+    """
+    a = np.deg2rad(np.arange(6) * 60.0)
+    normals = np.stack([np.cos(a), np.sin(a)], axis=1)
+    centres = centres_board_mm(cells, pose.pitch_mm)
+    h, w = gray.shape
+
+    def sample(dist: float) -> np.ndarray:
+        pts = (centres[:, None, :] + dist * normals[None]).reshape(-1, 2)
+        px = view.to_px(pose.to_table(pts))
+        x = np.clip(np.round(px[:, 0]).astype(np.int64), 0, w - 1)
+        y = np.clip(np.round(px[:, 1]).astype(np.int64), 0, h - 1)
+        return gray[y, x].reshape(-1, 6)
+
+    return np.median(sample(face_mm) - sample(line_mm), axis=1)
+
+
+def _outline_rings(radius: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The outermost ring of cells and the ring just outside, each with its board side (0-5)."""
+    def ring_cells(k: int) -> np.ndarray:
+        return np.array([c for c in cells_within(k) if max(abs(c[0]), abs(c[1]), abs(c[0] + c[1])) == k],
+                        dtype=np.float64)
+
+    def side(cells: np.ndarray) -> np.ndarray:
+        b = centres_board_mm(cells, 1.0)
+        deg = np.degrees(np.arctan2(b[:, 1], b[:, 0])) % 360.0
+        return (np.floor((deg + 0.5) / 60.0) % 6).astype(np.int64)  # corners at 0, 60, ... degrees
+
+    inner, outer = ring_cells(radius), ring_cells(radius + 1)
+    return inner, side(inner), outer, side(outer)
+
+
+def outline_score(gray: np.ndarray, view: TopView, pose: HexBoardPose, radius: int, config: HexBoardConfig) -> float:
+    """Does the board's outline sit where this pose puts it? Per side of the board: the cellness of its
+    outermost ring less that of the ring just outside (on the rim); the second-lowest side counts (a hand
+    may cover one side).
+
+    A pose a cell off moves four sides: two outermost rings onto the rim, two outer rings onto cells;
+    their side scores fall to about 0, while the right pose keeps every side high. Independent of
+    the tiles and of the printed symbols.
+    """
+    inner, s_in, outer, s_out = _outline_rings(radius)
+    c_in = cellness(gray, view, pose, inner, config.outline_face_mm, config.outline_line_mm)
+    c_out = cellness(gray, view, pose, outer, config.outline_face_mm, config.outline_line_mm)
+    sides = np.array([c_in[s_in == k].mean() - c_out[s_out == k].mean() for k in range(6)])
+    return float(np.sort(sides)[1])
+
+
+def _outline_choice(view, spec, cands, evidence, matches, config) -> int | None:
+    """The candidate the board's outline and the landmarks agree on when the landmarks alone are not
+    clear: the centre whose outline scores best by far, at its best-read 60-degree turn; None when
+    the outline or the turn is not clear."""
+    gray = cv2.blur(view.gray, (3, 3))
+    keys = [tuple(np.round(np.asarray(c.centre_mm) / 2.0).astype(int)) for c in cands]
+    centres: dict[tuple, list[int]] = {}
+    for i, k in enumerate(keys):
+        centres.setdefault(k, []).append(i)
+    scores = {k: outline_score(gray, view, cands[idx[0]], spec.radius, config) for k, idx in centres.items()}
+    ranked = sorted(scores, key=lambda k: scores[k], reverse=True)
+    top = scores[ranked[0]]
+    if top <= 0 or (len(ranked) > 1 and scores[ranked[1]] > config.outline_ratio * top):
+        return None
+    turns = sorted(centres[ranked[0]], key=lambda i: (evidence[i], matches[i]), reverse=True)
+    pick = turns[0]
+    others = max((evidence[i] for i in turns[1:]), default=-len(spec.landmarks))
+    if matches[pick] < config.min_landmarks_outline or evidence[pick] - others < config.clear_margin:
+        return None
+    if evidence[pick] < max(evidence):
+        return None  # the landmarks favour another centre: no agreement
+    return pick
+
+
 def _resolve(view, spec, node, rot60, contrast, read_landmarks, config) -> BoardFit:
     """Pick the centre node and the 60-degree turn that put the landmarks on their colours."""
     k = config.centre_search_cells
@@ -386,19 +508,27 @@ def _resolve(view, spec, node, rot60, contrast, read_landmarks, config) -> Board
     read = read_landmarks(view, allpts[first])
     read_all = [read[i] for i in inv.ravel()]
     n = len(want)
-    scores = [sum(1 for j in range(n) if read_all[i * n + j] == want[j]) for i in range(len(cands))]
-    order = np.argsort(scores)[::-1]
-    best = int(order[0])
-    runner = int(scores[int(order[1])]) if len(order) > 1 else 0
+    reads = [read_all[i * n:(i + 1) * n] for i in range(len(cands))]
+    matches = [landmark_matches(r, want) for r in reads]
+    evidence = [landmark_evidence(r, want) for r in reads]
+    # the most evidence (matches less contradictions), then the most matches
+    order = sorted(range(len(cands)), key=lambda i: (evidence[i], matches[i]), reverse=True)
+    best = order[0]
+    runner = order[1] if len(order) > 1 else None
+    runner_ev = evidence[runner] if runner is not None else 0
     flags = []
-    clear = scores[best] >= config.min_landmarks or (
-        scores[best] >= config.min_landmarks_clear and scores[best] - runner >= config.clear_margin)
+    clear = matches[best] >= config.min_landmarks or (
+        matches[best] >= config.min_landmarks_clear and evidence[best] - runner_ev >= config.clear_margin)
+    by_outline = None if clear else _outline_choice(view, spec, cands, evidence, matches, config)
+    if by_outline is not None:
+        best, clear = by_outline, True
     if not clear:
-        flags.append(f"only {scores[best]} of the {n} printed symbols read where the board should have them: "
+        flags.append(f"only {matches[best]} of the {n} printed symbols read where the board should have them: "
                      "board position uncertain")
-    if runner >= scores[best] and scores[best] > 0:
-        flags.append(f"two board positions read {scores[best]} and {runner} printed symbols: ambiguous")
-    return BoardFit(cands[best], int(scores[best]), runner, contrast, tuple(flags), view)
+    if by_outline is None and runner is not None and runner_ev >= evidence[best] and matches[best] > 0:
+        flags.append(f"two board positions read {matches[best]} and {matches[runner]} printed symbols: ambiguous")
+    runner_up = max((m for i, m in enumerate(matches) if i != best), default=0)
+    return BoardFit(cands[best], int(matches[best]), int(runner_up), contrast, tuple(flags), view)
 
 
 def refine(

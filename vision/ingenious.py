@@ -14,7 +14,17 @@ import numpy as np
 
 from geometry.hexgrid import Cell, HexBoardPose, cells_within, ring
 from scoring.ingenious_state import FULL_RADIUS, START_CELLS, Board
-from vision.hexboard import BoardFit, HexBoardConfig, HexBoardSpec, TopView, find_board, refine, top_view
+from vision.hexboard import (
+    BoardFit,
+    HexBoardConfig,
+    HexBoardSpec,
+    TopView,
+    find_board,
+    landmark_evidence,
+    landmark_matches,
+    refine,
+    top_view,
+)
 from vision.hexboard_cells import HUE_DEG, CellReadConfig, CellReading, read_cells
 
 
@@ -137,8 +147,12 @@ def locate(image_rgb: np.ndarray, calibration, config: IngeniousVisionConfig = I
         pose, _contrast, view = refine(image_rgb, calibration, spec, prior, config.board)
         shift = float(np.linalg.norm(np.subtract(pose.centre_mm, prior.centre_mm)))
         got = read(view, pose.cell_centres_mm(lm_cells))
-        n_ok = sum(1 for g, w in zip(got, START_CELLS.values(), strict=True) if g == w)
-        if n_ok >= config.board.min_landmarks and shift <= config.max_refine_shift_mm:
+        want = list(START_CELLS.values())
+        n_ok = landmark_matches(got, want)
+        # confirmed: enough symbols read as printed, or fewer (a hand over some) and none contradicted
+        confirmed = n_ok >= config.board.min_landmarks or (
+            n_ok >= config.board.min_landmarks_clear and landmark_evidence(got, want) == n_ok)
+        if confirmed and shift <= config.max_refine_shift_mm:
             return pose, n_ok, (), True, view
     fit: BoardFit = find_board(image_rgb, calibration, spec, read, config.board)
     return fit.pose, fit.landmarks_read, fit.flags, False, fit.view
