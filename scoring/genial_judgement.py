@@ -233,7 +233,8 @@ def initial_towers(board: GenialBoard, n_players: int, read: tuple[Tower, ...],
 
 def judge_placement(board: GenialBoard, context: GenialContext, after: GenialReading,
                     before: GenialReading | None = None,
-                    config: GenialRulesConfig = GenialRulesConfig()) -> GenialAdjudication:
+                    config: GenialRulesConfig = GenialRulesConfig(),
+                    unsure_values: frozenset[Cell] = frozenset()) -> GenialAdjudication:
     """Judge one placement.
 
     Parameters
@@ -245,6 +246,10 @@ def judge_placement(board: GenialBoard, context: GenialContext, after: GenialRea
     before : GenialReading, optional
         The board before it; without it ``context.placed`` names the new hexes.
     config : GenialRulesConfig
+    unsure_values : frozenset of Cell
+        Towers whose token value is not known for sure (read with doubt, not given by the players): a given score
+        board that differs from the replay only in the symbols of such tokens scored earlier is not called a
+        disagreement (the replay cannot check it), only noted.
 
     Returns
     -------
@@ -256,7 +261,7 @@ def judge_placement(board: GenialBoard, context: GenialContext, after: GenialRea
     from_before = towers_seen is not after.towers
     game, history_flags = _replay(board, context, towers_seen, from_before, config)
     flags += history_flags
-    base = _scores_before(game, context, flags)
+    base = _scores_before(game, context, flags, unsure_values)
     placed, placement_flags = _find_placement(board, game, context, before, after)
     flags += placement_flags
     move = None
@@ -298,17 +303,29 @@ def _replay(board: GenialBoard, context: GenialContext, towers_seen: tuple[Tower
     return game, flags
 
 
-def _scores_before(game: GenialReplay, context: GenialContext, flags: list[Flag]) -> dict[str, dict[str, int]]:
+def _scores_before(game: GenialReplay, context: GenialContext, flags: list[Flag],
+                   unsure_values: frozenset[Cell] = frozenset()) -> dict[str, dict[str, int]]:
+    """The score boards before this placement: the given ones (checked against the replay), else the replay's."""
     replayed = {p: dict(game.scores[p]) for p in context.players}
     if context.scores_before is None:
         return replayed
-    differ = [p for p in context.players if context.scores_before[p] != replayed[p]]
+    given = context.scores_before
+    differ = {p: sorted(s for s in SYMBOLS if given[p].get(s, 0) != replayed[p].get(s, 0)) for p in context.players}
+    differ = {p: v for p, v in differ.items() if v}
+    unsure = [t for t in game.tower_list() if t.dark and t.qr in unsure_values]   # scored earlier, value unsure
+    unsure_symbols = {t.symbol for t in unsure}
     if differ and context.moves_before:
-        flags.append(Flag("scores_disagree_with_replay",
-                          f"the score boards given for {', '.join(differ)} differ from the replayed game; "
-                          "the given ones are used", {"players": differ,
-                                                      "replayed": {p: replayed[p] for p in differ}}))
-    return {p: dict(context.scores_before[p]) for p in context.players}
+        if all(s in unsure_symbols for v in differ.values() for s in v):
+            flags.append(Flag("scores_unchecked",
+                              f"the score boards given for {', '.join(differ)} are used; the replay cannot check "
+                              "them, a token scored earlier was not read for sure (give its value)",
+                              {"players": list(differ), "cells": sorted(list(t.qr) for t in unsure)}))
+        else:
+            flags.append(Flag("scores_disagree_with_replay",
+                              f"the score boards given for {', '.join(differ)} differ from the replayed game; "
+                              "the given ones are used", {"players": list(differ),
+                                                          "replayed": {p: replayed[p] for p in differ}}))
+    return {p: dict(given[p]) for p in context.players}
 
 
 def _owner_map(context: GenialContext, reading: GenialReading) -> tuple[dict[Cell, str], list[Cell]]:

@@ -361,18 +361,50 @@ def render_photo(
     layout = marker_layout or MarkerLayout.from_components()
     cam = cond.camera()
     maps: DistortionMaps = distortion_maps(cam.K, cam.dist, cond.image_size)
-    K_c, (cw, ch) = maps.K_canvas, maps.canvas_size
-    scene = _scene_layers(layers, cond, layout, cam, K_c, (cw, ch), rng, config)
+    K_c, canvas_size = maps.K_canvas, maps.canvas_size
+    scene = _scene_layers(layers, cond, layout, cam, K_c, canvas_size, rng, config)
+    canvas = _composite(scene, cond, cam, K_c, canvas_size, config)
+    lin = _lit_linear(canvas, cond, cam, maps, config)
+    occ, lin = _through_lens(canvas.occluded, lin, cond, maps)
+    image, jpeg = _sensor_and_jpeg(lin, cond, rng)
+    marker_z = marker_heights(layers, layout, config)
+    corners_mm, corners_px = _marker_corners(layout, cond, cam, marker_z)
+    return SynthPhoto(image_rgb=image, camera=cam, conditions=cond, marker_layout=layout,
+                      marker_corners_mm=corners_mm, marker_corners_px=corners_px, jpeg_bytes=jpeg,
+                      occluded_px=occ, marker_z_mm=marker_z)
 
-    colour = background_texture((ch, cw), cond.background_seed)
-    zbuf = np.full((ch, cw), -1000.0, np.float32)
-    gloss = np.zeros((ch, cw), np.float32)
-    edges = np.zeros((ch, cw), np.float32)
-    occ = np.zeros((ch, cw), np.float32)  # coverage by the hand and clutter (not part of the game)
-    gloss_table = dict(config.gloss_table)
-    gloss_mat = dict(config.gloss_material)
-    casters: dict[float, list] = {}
-    rise = config.acrylic_thickness_mm * (1.0 - 1.0 / config.acrylic_index)
+
+@dataclass
+class _Canvas:
+    """The undistorted pinhole canvas while layers are composited onto it (mutable working buffers).
+
+    Attributes
+    ----------
+    colour : (H, W, 3) float32
+        sRGB reflectance, 0-1.
+    zbuf : (H, W) float32
+        Height of the topmost opaque layer, mm (-1000 where only the background lies).
+    gloss, edges, occluded : (H, W) float32
+        Specular weight, acrylic edge highlight, coverage by the hand and clutter (not part of the game).
+    casters : dict
+        Shadow casters by height (mm, rounded to 0.5): lists of (texture, mm per texel, layer, strength).
+    """
+
+    colour: np.ndarray
+    zbuf: np.ndarray
+    gloss: np.ndarray
+    edges: np.ndarray
+    occluded: np.ndarray
+    casters: dict[float, list] = field(default_factory=dict)
+
+
+def _composite(scene, cond: PhotoConditions, cam: CameraTruth, K_c: np.ndarray, canvas_size: tuple[int, int],
+               config: RenderConfig) -> _Canvas:
+    """Warp every layer onto the canvas by its plane homography and composite them bottom to top."""
+    cw, ch = canvas_size
+    canvas = _Canvas(colour=background_texture((ch, cw), cond.background_seed),
+                     zbuf=np.full((ch, cw), -1000.0, np.float32), gloss=np.zeros((ch, cw), np.float32),
+                     edges=np.zeros((ch, cw), np.float32), occluded=np.zeros((ch, cw), np.float32))
     prepared: dict[int, tuple] = {}  # layers sharing one texture (a solid's slices) prepare it once
     for lay in scene:
         key = id(lay.rgba)
@@ -383,64 +415,102 @@ def render_photo(
         roi = _layer_roi(H, tex.shape[:2], (cw, ch))
         if roi is None:
             continue
-        x0, y0, x1, y1 = roi
         warped = _warp_into(tex, H, roi)
-        a = warped[..., 3]
-        sl = (slice(y0, y1), slice(x0, x1))
         if lay.material == "acrylic":
-            # Clear sheet wherever alpha > 0: coverage m (alpha up to the sheet's typical alpha), opaque
-            # print p above it. What lies below appears raised by `rise` (shifted) and dimmed; the
-            # sheet adds a faint reflection haze of its tint; print covers like paint.
-            body = _body_alpha(tex[..., 3], config)
-            m = np.clip(a / body, 0.0, 1.0)
-            p = np.clip((a - body) / (1.0 - body), 0.0, 1.0)[..., None] if body < 0.999 else np.zeros_like(a)[..., None]
-            rgb = warped[..., :3] / np.maximum(a, 1e-4)[..., None]
-            c_mm = np.array([(lay.extent_mm[0] + lay.extent_mm[2]) / 2, (lay.extent_mm[1] + lay.extent_mm[3]) / 2])
-            p0 = cam.homography_px_from_mm(0.0, K_c) @ np.array([c_mm[0], c_mm[1], 1.0])
-            p1 = cam.homography_px_from_mm(rise, K_c) @ np.array([c_mm[0], c_mm[1], 1.0])
-            shift = p1[:2] / p1[2] - p0[:2] / p0[2]
-            below = colour[sl]
-            M = np.array([[1.0, 0.0, shift[0]], [0.0, 1.0, shift[1]]])
-            shifted = cv2.warpAffine(below, M, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
-                                     borderMode=cv2.BORDER_REPLICATE)
-            mm = m[..., None]
-            seen = below * (1 - mm) + shifted * (cond.acrylic_dim * mm) + rgb * (cond.acrylic_haze * mm)
-            colour[sl] = seen * (1 - p) + rgb * p
-            k = 2 * config.edge_width_px + 1
-            edge = m - cv2.erode(m, np.ones((k, k), np.uint8))
-            edges[sl] = np.maximum(edges[sl], edge)
-            gloss[sl] = np.maximum(gloss[sl], m * gloss_mat["acrylic"])
+            _lay_acrylic(canvas, lay, tex, warped, roi, cond, cam, K_c, config)
         else:
-            colour[sl] = warped[..., :3] + colour[sl] * (1 - a[..., None])
-            zbuf[sl] = np.where(a > 0.5, lay.z_mm, zbuf[sl])
-            occluder = 1.0 if lay.name == "hand" or lay.name.startswith("clutter_") else 0.0
-            occ[sl] = occ[sl] * (1 - a) + occluder * a
-            g = gloss_table.get(cond.table_kind, 0.0) if lay.material == "table" else gloss_mat[lay.material]
-            gloss[sl] = gloss[sl] * (1 - a) + g * a
-            edges[sl] *= 1 - a  # a layer above hides the acrylic edges below it
-        if lay.casts_shadow and lay.z_mm > config.z_eps_mm:
-            strength = 1.0
-            if lay.material == "acrylic":  # the whole sheet casts a faint shadow, not only its tint
-                strength = config.acrylic_shadow
-                tex = tex.copy()
-                tex[..., 3] = np.clip(tex[..., 3] / _body_alpha(tex[..., 3], config), 0.0, 1.0)
-            casters.setdefault(round(lay.z_mm * 2) / 2, []).append((tex, mpp, lay, strength))
+            _lay_opaque(canvas, lay, warped, roi, cond, config)
+        _add_caster(canvas, lay, tex, mpp, config)
+    return canvas
 
-    shadow = _shadows(casters, zbuf, cond, cam, K_c, (cw, ch), config)
-    direct, spec, light_rgb = light_fields(cond, cam, K_c, (cw, ch), config.light)
+
+def _lay_acrylic(canvas: _Canvas, lay: Layer, tex: np.ndarray, warped: np.ndarray, roi, cond: PhotoConditions,
+                 cam: CameraTruth, K_c: np.ndarray, config: RenderConfig) -> None:
+    """A clear sheet wherever alpha > 0: coverage m (alpha up to the sheet's typical alpha), opaque print p
+    above it. What lies below appears raised by the refraction rise (shifted) and dimmed; the sheet adds a
+    faint reflection haze of its tint; print covers like paint."""
+    x0, y0, x1, y1 = roi
+    sl = (slice(y0, y1), slice(x0, x1))
+    a = warped[..., 3]
+    body = _body_alpha(tex[..., 3], config)
+    m = np.clip(a / body, 0.0, 1.0)
+    p = np.clip((a - body) / (1.0 - body), 0.0, 1.0)[..., None] if body < 0.999 else np.zeros_like(a)[..., None]
+    rgb = warped[..., :3] / np.maximum(a, 1e-4)[..., None]
+    rise = config.acrylic_thickness_mm * (1.0 - 1.0 / config.acrylic_index)
+    c_mm = np.array([(lay.extent_mm[0] + lay.extent_mm[2]) / 2, (lay.extent_mm[1] + lay.extent_mm[3]) / 2])
+    p0 = cam.homography_px_from_mm(0.0, K_c) @ np.array([c_mm[0], c_mm[1], 1.0])
+    p1 = cam.homography_px_from_mm(rise, K_c) @ np.array([c_mm[0], c_mm[1], 1.0])
+    shift = p1[:2] / p1[2] - p0[:2] / p0[2]
+    below = canvas.colour[sl]
+    M = np.array([[1.0, 0.0, shift[0]], [0.0, 1.0, shift[1]]])
+    shifted = cv2.warpAffine(below, M, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
+                             borderMode=cv2.BORDER_REPLICATE)
+    mm = m[..., None]
+    seen = below * (1 - mm) + shifted * (cond.acrylic_dim * mm) + rgb * (cond.acrylic_haze * mm)
+    canvas.colour[sl] = seen * (1 - p) + rgb * p
+    k = 2 * config.edge_width_px + 1
+    edge = m - cv2.erode(m, np.ones((k, k), np.uint8))
+    canvas.edges[sl] = np.maximum(canvas.edges[sl], edge)
+    canvas.gloss[sl] = np.maximum(canvas.gloss[sl], m * dict(config.gloss_material)["acrylic"])
+
+
+def _lay_opaque(canvas: _Canvas, lay: Layer, warped: np.ndarray, roi, cond: PhotoConditions,
+                config: RenderConfig) -> None:
+    """A matte or glossy layer covers what lies below by its alpha; the hand and clutter are recorded as
+    occluders; a layer above hides the acrylic edges below it."""
+    x0, y0, x1, y1 = roi
+    sl = (slice(y0, y1), slice(x0, x1))
+    a = warped[..., 3]
+    canvas.colour[sl] = warped[..., :3] + canvas.colour[sl] * (1 - a[..., None])
+    canvas.zbuf[sl] = np.where(a > 0.5, lay.z_mm, canvas.zbuf[sl])
+    occluder = 1.0 if lay.name == "hand" or lay.name.startswith("clutter_") else 0.0
+    canvas.occluded[sl] = canvas.occluded[sl] * (1 - a) + occluder * a
+    if lay.material == "table":
+        g = dict(config.gloss_table).get(cond.table_kind, 0.0)
+    else:
+        g = dict(config.gloss_material)[lay.material]
+    canvas.gloss[sl] = canvas.gloss[sl] * (1 - a) + g * a
+    canvas.edges[sl] *= 1 - a
+
+
+def _add_caster(canvas: _Canvas, lay: Layer, tex: np.ndarray, mpp, config: RenderConfig) -> None:
+    """A raised layer casts a shadow; an acrylic sheet casts a faint one over its whole body, not only its
+    tint."""
+    if not (lay.casts_shadow and lay.z_mm > config.z_eps_mm):
+        return
+    strength = 1.0
+    if lay.material == "acrylic":
+        strength = config.acrylic_shadow
+        tex = tex.copy()
+        tex[..., 3] = np.clip(tex[..., 3] / _body_alpha(tex[..., 3], config), 0.0, 1.0)
+    canvas.casters.setdefault(round(lay.z_mm * 2) / 2, []).append((tex, mpp, lay, strength))
+
+
+def _lit_linear(canvas: _Canvas, cond: PhotoConditions, cam: CameraTruth, maps: DistortionMaps,
+                config: RenderConfig) -> np.ndarray:
+    """Light the canvas in linear light: ambient + lamp with shadows, glints and acrylic edges, vignette,
+    the light's colour and the camera's white balance and exposure. Returns (H, W, 3) float32, linear."""
+    K_c, canvas_size = maps.K_canvas, maps.canvas_size
+    shadow = _shadows(canvas.casters, canvas.zbuf, cond, cam, K_c, canvas_size, config)
+    direct, spec, light_rgb = light_fields(cond, cam, K_c, canvas_size, config.light)
     # Smooth fields are folded together before the lens: the vignette is computed on the canvas
     # (radius from the principal point, the photo's half-diagonal = 1), near enough for a fall-off.
-    vig = 1.0 - cond.vignette * _radius2(maps.canvas_size, (float(K_c[0, 2]), float(K_c[1, 2])), cond.image_size)
+    vig = 1.0 - cond.vignette * _radius2(canvas_size, (float(K_c[0, 2]), float(K_c[1, 2])), cond.image_size)
     illum = (cond.ambient + (1.0 - cond.ambient) * direct * (1.0 - cond.shadow_strength * shadow)) * vig
-    add = (cond.specular_strength * gloss * spec + cond.acrylic_edge_gain * edges * (0.3 + direct)) * vig
+    add = (cond.specular_strength * canvas.gloss * spec + cond.acrylic_edge_gain * canvas.edges * (0.3 + direct)) * vig
     gain = light_rgb * white_balance_gains(cond.light_temp_k, cond.white_balance_k)
-    gain = gain * cond.exposure * _auto_exposure(colour, illum, add, gain, cond.ae_target, config)
+    gain = gain * cond.exposure * _auto_exposure(canvas.colour, illum, add, gain, cond.ae_target, config)
     chans = []
-    for c, col in enumerate(cv2.split(colour)):
+    for c, col in enumerate(cv2.split(canvas.colour)):
         lin_c = cv2.multiply(cv2.multiply(col, col), illum, scale=float(gain[c]))  # sRGB -> linear: gamma 2
         chans.append(cv2.scaleAdd(add, float(gain[c]), lin_c))
-    lin = cv2.merge(chans)
+    return cv2.merge(chans)
 
+
+def _through_lens(occ: np.ndarray, lin: np.ndarray, cond: PhotoConditions,
+                  maps: DistortionMaps) -> tuple[np.ndarray, np.ndarray]:
+    """Resample the canvas through the lens model, then defocus and motion blur. Returns the occluder
+    coverage (H, W) and the linear image (H, W, 3) in photo pixels."""
     if maps.map_x is not None:
         occ = cv2.remap(occ, maps.map_x, maps.map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         lin = cv2.remap(lin, maps.map_x, maps.map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
@@ -448,6 +518,12 @@ def render_photo(
         lin = cv2.GaussianBlur(lin, (0, 0), cond.defocus_sigma_px)
     if cond.motion_px > 0.3:
         lin = cv2.filter2D(lin, -1, motion_kernel(cond.motion_px, cond.motion_angle_deg))
+    return occ, lin
+
+
+def _sensor_and_jpeg(lin: np.ndarray, cond: PhotoConditions, rng: np.random.Generator) -> tuple[np.ndarray, bytes]:
+    """Gamma-encode, add shot and read noise, JPEG-compress; returns the decoded (H, W, 3) uint8 RGB photo
+    and the JPEG bytes."""
     dn = cv2.sqrt(np.clip(lin, 0.0, 1.0, out=lin)) * np.float32(255.0)
     sigma = cv2.sqrt(dn * np.float32(cond.shot_noise) + np.float32(cond.read_noise**2))
     noise = np.empty_like(dn)
@@ -459,19 +535,19 @@ def render_photo(
                                                                           int(cond.jpeg_quality)])
     if not ok:
         raise RuntimeError("JPEG encoding failed")
-    image = cv2.cvtColor(cv2.imdecode(buf, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
+    return cv2.cvtColor(cv2.imdecode(buf, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB), buf.tobytes()
 
-    ids = sorted(layout.centres_mm)
-    marker_z = marker_heights(layers, layout, config)
+
+def _marker_corners(layout: MarkerLayout, cond: PhotoConditions, cam: CameraTruth,
+                    marker_z: dict[int, float]) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
+    """Every marker's true corners: (4, 2) table mm (turned as laid) and (4, 2) photo px at its height."""
     corners_mm, corners_px = {}, {}
-    for k, i in enumerate(ids):
+    for k, i in enumerate(sorted(layout.centres_mm)):
         rot = cond.marker_rot_deg[k % len(cond.marker_rot_deg)] if cond.marker_rot_deg else 0.0
         c = marker_corners_mm(layout, i, rot)
         corners_mm[i] = c
         corners_px[i] = cam.project(np.column_stack([c, np.full(4, marker_z[i])]))
-    return SynthPhoto(image_rgb=image, camera=cam, conditions=cond, marker_layout=layout,
-                      marker_corners_mm=corners_mm, marker_corners_px=corners_px, jpeg_bytes=buf.tobytes(),
-                      occluded_px=occ, marker_z_mm=marker_z)
+    return corners_mm, corners_px
 
 
 def _body_alpha(alpha: np.ndarray, cfg: RenderConfig) -> float:

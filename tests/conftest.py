@@ -1,8 +1,13 @@
-"""Shared test set-up. The fast tier: ``pytest -m "not slow"`` leaves out the many-seed accuracy loops listed
-here (the full suite, CI's, runs them all); listed by name in one place so that the lanes' test files need no
-edit, and a listed test that no longer exists fails the run. The ledger on both backends (a SQLite file, a real
-PostgreSQL server started for the session). The CI rule: a test needing a system component (a browser,
-PostgreSQL) never silently skips: with ``CI=true`` such a skip is reported as a failure."""
+"""Shared test set-up.
+
+The fast tier, ``pytest -m "not slow" -n auto`` (README), leaves out what costs minutes and is run in full by CI
+(``pytest``, everything): the many-seed accuracy loops listed in ``SLOW`` here (by name in one place, so that
+the lanes' test files need no edit, and a listed test that no longer exists fails the run), the whole files in
+``SLOW_FILES`` (rendered video clips through ``cli.py live``, many-process ledger load and kill tests), and every
+test that starts a system component (marked ``browser`` - a Streamlit server and Chromium - or ``postgres`` - a
+PostgreSQL server; the SQLite half of a two-backend test stays fast). The ledger on both backends (a SQLite
+file, a real PostgreSQL server started for the session). The CI rule: a test needing a system component (a
+browser, PostgreSQL) never silently skips: with ``CI=true`` such a skip is reported as a failure."""
 
 from __future__ import annotations
 
@@ -49,12 +54,9 @@ def ledger_target(request, tmp_path) -> str:
     return request.getfixturevalue("pg_server").new_database()
 
 
-#: file -> test functions (every parametrisation) that loop over many seeded renders or views, and the real-browser
-#: test (a Streamlit server and Chromium).
+#: file -> test functions (every parametrisation) that loop over many seeded renders or views.
 SLOW = {
     "test_genial_vision.py": {"test_reads_many_seeds", "test_hard_renders_are_judged_right_or_flagged"},
-    "test_browser.py": {"test_camera_photo_in_a_real_browser"},
-    "test_browser_live.py": {"test_live_camera_settles_in_a_real_browser"},
     "test_calibration_lens.py": {"test_charuco_calibration_recovers_focal_and_distortion",
                                  "test_board_kept_in_the_middle_is_warned"},
     "test_acrylic.py": {"test_challenge_boards_found_with_their_pose"},
@@ -72,9 +74,12 @@ SLOW = {
                       "test_markers_always_in_frame_and_rotations_recorded",
                       "test_hard_conditions_bring_hand_and_barrel_lens",
                       "test_markers_lie_on_a_mat_and_clutter_spares_them", "test_render_runs_for_every_table_kind"},
-    "test_cmyk_rules_synth.py": set(),  # whole file: 30 seeds of synthetic mosaics
 }
-WHOLE_FILES = {"test_cmyk_rules_synth.py"}
+#: whole files in the slow tier: each test runs a rendered video clip through ``cli.py live``, many processes on
+#: one ledger (some killed mid-write), or many seeded renders.
+SLOW_FILES = {"test_cmyk_rules_synth.py", "test_live_clip.py", "test_ledger_load.py", "test_ledger_durability.py"}
+#: markers of tests that start a system component (a browser + Streamlit server, a PostgreSQL server)
+SYSTEM_MARKERS = ("browser", "postgres")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -82,9 +87,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         file = item.path.name
         name = getattr(item, "originalname", item.name)
-        if file in WHOLE_FILES or name in SLOW.get(file, ()):
-            item.add_marker(pytest.mark.slow)
+        if name in SLOW.get(file, ()):
             seen.add((file, name))
+        starts_a_system = any(item.get_closest_marker(m) for m in SYSTEM_MARKERS)
+        if file in SLOW_FILES or name in SLOW.get(file, ()) or starts_a_system:
+            item.add_marker(pytest.mark.slow)
     collected_files = {item.path.name for item in items}
     missing = [f"{f}::{n}" for f, names in SLOW.items() if f in collected_files for n in names if (f, n) not in seen]
     if missing and not config.getoption("-k") and not any("::" in a for a in config.args):

@@ -18,7 +18,8 @@ from scoring.cmyk_state import EdgeReading, MosaicState, TileReading
 from scoring.flags import Flag
 from synth.cmyk import random_mosaic
 from synth.samples.cmyk import render_scene
-from vision.cmyk import _Mapper, detect_mosaic
+from vision.cmyk import detect_mosaic
+from vision.view import HeightMapping
 
 CARDS = ("use_many", "want_height", "make_it_spiky", "like_this_tile", "not_only_hexagons")
 
@@ -74,7 +75,7 @@ def test_too_many_unread_cells_cannot_be_judged_exactly():
 def _covered(image, cal, tiles, how):
     """The photo with ``tiles`` partly hidden: ``"half"`` paints a grey card over the half of each tile
     by one edge (the far corner stays visible); ``"glare"`` washes each tile half-way to white."""
-    m = _Mapper(cal, 3.0)
+    m = HeightMapping(cal, 3.0)
     out = image.copy()
     for t in tiles:
         v = t.vertices_mm

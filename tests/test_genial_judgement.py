@@ -117,6 +117,40 @@ def test_scores_before_are_used_and_checked_against_the_replay():
     assert max(out["symbol_scores"]["Ann"].values()) == 20
 
 
+def test_given_scores_differing_only_where_a_token_value_is_unsure_are_noted_not_disputed():
+    """The replay checks the given score boards only as far as it knows the tokens' values: a difference in the
+    symbol of an earlier-scored token whose value was not read for sure is noted (scores_unchecked), one in
+    another symbol is a disagreement."""
+    ben = {"player": "Ben", "cells": [[-6, 0], [-7, 0]]}
+    history = [FIRST, ben, {"player": "Ann", "cells": SECOND}]
+    cells = {"red": FIRST["cells"] + SECOND, "blue": ben["cells"]}
+    board_now = reading(cells, dark=[(-1, -1), (1, 1)])
+    after = reading(cells | {"blue": ben["cells"] + [[-8, 0], [-8, 1]]}, dark=[(-1, -1), (1, 1)])
+    replayed = {"Ann": {s: 0 for s in SYMBOLS}, "Ben": {s: 0 for s in SYMBOLS}}
+    for c in [(-1, -1), (1, 1)]:
+        replayed["Ann"][SYMBOL_AT[c]] += 1
+    clean = judge_placement(BOARD, context(mover="Ben", moves_before=history, scores_before=replayed), after,
+                            board_now).to_json()
+    assert not [f for f in clean["flags"] if f["code"] in ("scores_unchecked", "scores_disagree_with_replay",
+                                                           "history_invalid")], clean["flags"]
+    unsure = {p: dict(v) for p, v in replayed.items()}
+    unsure["Ann"][SYMBOL_AT[(-1, -1)]] += 1          # that token was worth 2, not 1
+    other = next(s for s in SYMBOLS if s not in (SYMBOL_AT[(-1, -1)], SYMBOL_AT[(1, 1)]))
+    wrong = {p: dict(v) for p, v in unsure.items()}
+    wrong["Ann"][other] += 3                          # no token of that symbol was scored: a real disagreement
+    ctx_u = context(mover="Ben", moves_before=history, scores_before=unsure)
+    ctx_w = context(mover="Ben", moves_before=history, scores_before=wrong)
+
+    def codes(ctx, unsure_values):
+        out = judge_placement(BOARD, ctx, after, board_now, unsure_values=frozenset(unsure_values)).to_json()
+        return {f["code"] for f in out["flags"]}
+
+    assert "scores_unchecked" in codes(ctx_u, [(-1, -1)]) and "scores_disagree_with_replay" not in codes(
+        ctx_u, [(-1, -1)])
+    assert "scores_disagree_with_replay" in codes(ctx_u, [])
+    assert "scores_disagree_with_replay" in codes(ctx_w, [(-1, -1)])
+
+
 @pytest.mark.parametrize("obj, field", [
     ({"players": {"Ann": "pink"}, "mover": "Ann"}, "players"),
     ({"players": {"Ann": "red"}, "mover": "Bob"}, "mover"),

@@ -90,3 +90,18 @@ def test_hard_renders_are_judged_right_or_flagged():
         keys = ("placed", "move_points", "symbol_scores")
         if any(got[k] != want[k] for k in keys):
             assert any(f["code"] in NOT_SCORED for f in got["flags"]), (seed, got["flags"])
+
+
+def test_turned_samples_are_the_samples_of_the_turned_pose():
+    """Naming the cells for the 180-degree twin reuses the samples: they are exactly the twin pose's own."""
+    from vision.genial import GenialVisionConfig, free_cells, sample_cells, turned
+    from vision.view import TableView
+
+    images, _truth = render_pair(2101)
+    frame = make_frame(images[1], "after", None, marker_layout())
+    photo = read_photo(images[1], frame.calibration, BOARD, 2)
+    view, config, cells = TableView(images[1], frame.calibration), GenialVisionConfig(), free_cells(BOARD)
+    flipped = sample_cells(view, photo.pose, cells, config).turned()
+    direct = sample_cells(view, turned(photo.pose), cells, config)
+    assert np.allclose(flipped.px, direct.px, atol=1e-6)
+    assert np.allclose(flipped.lab, direct.lab, atol=1e-3, equal_nan=True)

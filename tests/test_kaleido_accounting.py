@@ -92,11 +92,11 @@ def test_a_board_cut_by_the_searched_area_is_flagged(seed):
 
 
 def test_a_board_found_by_the_second_fit_is_placed_against_the_common_lattice():
+    from geometry.trilattice import TriangleLattice
     from scoring.kaleido import BoardReading
-    from vision.hexlattice import Lattice
     from vision.kaleido import _placed_on
 
-    lattice = Lattice(origin_mm=np.array([10.0, 20.0]), rotation_deg=12.0, edge_mm=60.0)
+    lattice = TriangleLattice(vertex_mm=np.array([10.0, 20.0]), rotation_deg=12.0, edge_mm=60.0)
     cfg = KaleidoVisionConfig()
     main = tuple(BoardReading(tuple(lattice.vertex([ab])[0]), 12.0, ("red",) * 6) for ab in ([0, 0], [3, 0]))
     # (1, 1) is of the board centres' coset (a - b = 0 mod 3), (1, 0) a corner where boards meet

@@ -63,3 +63,48 @@ def test_colours_normalised_on_the_markers_and_top_view(view):
     lab = view.lab(np.array([[cx - half - 4.0, cy]]))
     assert lab[0, 0] > 85 and np.hypot(*lab[0, 1:]) < 10  # paper: light and near neutral
     assert np.allclose(rgb_to_lab(np.array([[1.0, 1.0, 1.0]])), [[100.0, 0.0, 0.0]], atol=0.01)
+
+
+def test_remap_sampler_agrees_with_the_exact_one_and_keeps_the_border_rules():
+    """The fast (OpenCV) path: within 1/32 px of the exact weights, any leading shape, same border rules;
+    a uint8 image samples to whole values (OpenCV's arithmetic in the image's dtype)."""
+    rng = np.random.default_rng(4)
+    img = rng.random((30, 40, 3)).astype(np.float32)
+    pts = rng.uniform([0, 0], [39, 29], (5, 7, 2))
+    fast = sample(img, pts, exact=False)
+    assert fast.shape == (5, 7, 3)
+    slope = np.abs(np.diff(img, axis=0)).max() + np.abs(np.diff(img, axis=1)).max()
+    assert np.abs(fast - sample(img, pts)).max() <= slope / 32 + 1e-5
+    assert sample(img[..., 1], pts, exact=False).shape == (5, 7)
+    outside = np.array([[-1.0, 5.0], [5.0, 29.5], [400.0, -3.0]])
+    assert np.isnan(sample(img, outside, border="nan", exact=False)).all()
+    assert (sample(img, outside, border="zero", exact=False) == 0).all()
+    assert np.allclose(sample(img, outside, exact=False), [img[5, 0], img[29, 5], img[0, 39]])
+    u8 = (img * 255).astype(np.uint8)
+    got = sample(u8, pts, exact=False)
+    assert np.array_equal(got, np.round(got)) and np.abs(got - sample(u8, pts)).max() <= 255 * slope / 32 + 1
+
+
+def test_the_cheap_top_views_agree_with_the_exact_mapping(view):
+    """``homography_view`` (CMYK!'s top view) and ``grid_maps`` + ``remap_view`` (Kaleido's) put table points
+    where the calibration's own height model puts them; the tabulated mapping agrees with the exact one."""
+    from vision.view import HeightMapping, grid_maps, homography_view, remap_view
+
+    region, s, z = (100.0, 80.0, 400.0, 300.0), 0.5, 3.0
+    m = HeightMapping(view.calibration, z)
+    h, w = view.image_rgb.shape[:2]
+    yy, xx = np.mgrid[:h, :w]
+    ramp = np.stack([xx, yy, np.zeros_like(xx)], axis=2).astype(np.float32)  # each pixel shows its own position
+    probe = np.array([[0, 0], [599, 439], [321, 97], [17, 400], [300, 220]])
+    exact = m.exact_px(np.asarray(region[:2]) + probe * s)
+    hv = homography_view(m.to_px, ramp, s, region)
+    assert hv.shape == (440, 600, 3)
+    assert np.abs(hv[probe[:, 1], probe[:, 0], :2] - exact).max() < 1.0  # one homography: within the lens' bend
+    maps = grid_maps(m.exact_px, region, s, 10.0)
+    rv, inside = remap_view(ramp, maps)
+    assert rv.shape == (440, 600, 3) and inside.all()
+    corners = probe[:2]
+    assert np.abs(rv[corners[:, 1], corners[:, 0], :2] - exact[:2]).max() < 0.05
+    m.prepare(region, 5.0)
+    pts = np.asarray(region[:2]) + np.random.default_rng(8).uniform([0, 0], [300, 220], (200, 2))
+    assert np.abs(m.to_px(pts) - m.exact_px(pts)).max() < 0.25  # 1/32 of a 5 mm cell: remap's weights

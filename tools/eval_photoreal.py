@@ -19,7 +19,11 @@ Every item gets one outcome:
 - ``exact``: right by the kit's rules (Carrotain borderline: contested; stacked: verdict + stacking flag).
 - ``doubt``: not exact, but the judgement is honestly unsure: contested, or a flag that is not a mere
   notice (``INFORMATIONAL_FLAGS``); for CMYK!, a wrong player's truth total must also lie inside the
-  ``total_range`` the judge gave (a range that excludes the truth misleads).
+  ``total_range`` the judge gave (a range that excludes the truth misleads), unless the judge flagged that
+  total ``score_open`` (it declares the total not judgeable, its range not a bound). Kaleido and CMYK!, judged
+  in-process: the doubt flags must also name at least one of the wrong parts (``tools/flag_targets.py``:
+  a misread cell, a missed or extra board, a wrong player); flags that point elsewhere are not honest
+  doubt (``WRONG``, the row says which parts were wrong).
 - ``cannot``: the judge declined (exit 3) and said why.
 - ``WRONG``: an answer, not exact, without honest doubt. This must be 0.
 - ``error``: bad input (exit 2), an internal error (exit 1, a traceback) or a timeout.
@@ -52,6 +56,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tools.device_sim import DEVICES, seed_for, simulate  # noqa: E402
+from tools.flag_targets import flags_name_the_wrong_part  # noqa: E402
 from tools.photoreal_compare import COMPARE, expected_str  # noqa: E402
 
 GAMES = ("carrotain", "kaleido", "cmyk", "ingenious", "genial")
@@ -200,6 +205,7 @@ class Verdict:
     exit_code: int
     reason: str
     ms: float
+    state: dict | None = None  # the detected state's JSON (in-process only): where the flags should point
 
 
 def judge_in_process(game: str, context: dict, photos: list[np.ndarray], names: list[str]) -> Verdict:
@@ -213,7 +219,9 @@ def judge_in_process(game: str, context: dict, photos: list[np.ndarray], names: 
         plugin = game_plugin(game)  # the registry: every registered game, built-in or added
         j = judge_images(plugin, list(zip(photos, names, strict=True)), context)
         out = json.loads(json.dumps(j.result, ensure_ascii=False))  # exactly what the CLI would print
-        return Verdict(out, 0, "", (time.perf_counter() - t0) * 1000)
+        ms = (time.perf_counter() - t0) * 1000
+        to_json = getattr(j.state, "to_json", None)
+        return Verdict(out, 0, "", ms, to_json() if callable(to_json) else None)
     except CannotJudge as exc:
         return Verdict(None, 3, str(exc), (time.perf_counter() - t0) * 1000)
     except BadInput as exc:
@@ -263,9 +271,17 @@ def doubt_flags(out: dict) -> list[dict]:
 
 
 def cmyk_ranges_cover_truth(out: dict, exp: dict) -> bool:
-    """Every player's ``total_range`` (when given) contains the true total (or an accepted alternative)."""
+    """Every player's ``total_range`` (when given) contains the true total (or an accepted alternative).
+
+    A player whose total the judge declares open (``score_open``: too many unread cells to bound it, "possibly
+    beyond" the readings tried) claims no bound: the judgement says it cannot judge that total.
+    """
     players = out.get("players") if isinstance(out.get("players"), dict) else {}
+    flags = out.get("flags") if isinstance(out.get("flags"), list) else []
+    open_totals = {f.get("player") for f in flags if isinstance(f, dict) and f.get("code") == "score_open"}
     for name, want in exp["players"].items():
+        if name in open_totals:
+            continue
         got = players.get(name)
         if not isinstance(got, dict) or not isinstance(got.get("total_range"), list) or len(got["total_range"]) != 2:
             continue
@@ -299,7 +315,13 @@ def judge_outcome(item: Item, verdict: Verdict) -> tuple[str, dict, str]:
     checks, got = COMPARE[game](verdict.out, exp, cat)
     if checks.get("exact"):
         return "exact", checks, got
-    return ("doubt" if honest_doubt(game, verdict.out, exp) else "WRONG"), checks, got
+    if not honest_doubt(game, verdict.out, exp):
+        return "WRONG", checks, got
+    named, note = flags_name_the_wrong_part(game, doubt_flags(verdict.out), verdict.state, item.doc, checks)
+    if named is not None:
+        checks["flags_name_wrong_part"] = named
+        got += f" [{note}]"
+    return ("WRONG" if named is False else "doubt"), checks, got
 
 
 def evaluate(
@@ -376,6 +398,11 @@ def summary_lines(results: list[Outcome]) -> list[str]:
             f"WRONG WITHOUT HONEST DOUBT {c['WRONG']}; errors {c['error']}; median {med} a judgement"
         )
         lines.extend(key_figures(drows))
+        pointed = [r for r in drows if "flags_name_wrong_part" in r.checks]
+        if pointed:
+            hit = sum(1 for r in pointed if r.checks["flags_name_wrong_part"])
+            lines.append(f"  doubt flags name the wrong part: {hit}/{len(pointed)} of the flagged, not exact "
+                         f"Kaleido/CMYK! judgements (the others count as WRONG)")
         wrong = [f"{r.item.name} ({r.item.category}): {r.got}" for r in drows if r.outcome == "WRONG"]
         lines.extend(f"  WRONG {w}" for w in wrong)
     if "none" in devices and len(devices) > 1:

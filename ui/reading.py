@@ -16,9 +16,11 @@ import numpy as np
 from ui import (
     diagram_carrotain,
     diagram_cmyk,
+    diagram_genial,
     diagram_ingenious,
     diagram_kaleido,
     doubts,
+    reading_genial,
     reading_ingenious,
     sentences,
     taps,
@@ -109,6 +111,13 @@ _KITS: dict[str, ReadingKit] = {
         sentences=reading_ingenious.sentences, doubts=reading_ingenious.doubts, tap=reading_ingenious.tap,
         tap_help="change: the tapped cell's next colour (red, orange, yellow, green, blue, purple, then empty)",
         crop_half_mm=40.0),
+    "genial": ReadingKit(
+        canvas_for=lambda s, r, v, c: diagram_genial.canvas_for(s, r, c),
+        draw=lambda cv, s, r, v, h: diagram_genial.draw(cv, s, r, h),
+        z_mm=diagram_genial.CONFIG.tile_z_mm,
+        sentences=reading_genial.sentences, doubts=reading_genial.doubts, tap=reading_genial.tap,
+        tap_help="change: the tapped cell's next tile colour (red, blue, yellow, black, then empty)",
+        crop_half_mm=45.0),
 }
 
 

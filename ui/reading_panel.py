@@ -16,6 +16,7 @@ from scoring.ingenious_judge import PLACEMENT_CODES
 from ui import reading
 from ui.correct import current, record_correction
 from ui.crops import evidence_crops
+from ui.reading_genial import COLOURS as GENIAL_COLOURS
 from ui.taps import KALEIDO_CYCLE, TapError, chip_cycle
 
 TONE_MARK = {"bad": "✗", "good": "✓", "doubt": "?", "info": "•"}
@@ -42,6 +43,8 @@ def _add_as(game: str, key: str) -> dict:
         return {"colour": st.selectbox("Tile to add", [c for c in KALEIDO_CYCLE if c], key=f"{key}-add-tile")}
     if game == "ingenious":
         return {"colour": st.selectbox("Hex to add", list(INGENIOUS_COLOURS), key=f"{key}-add-hex")}
+    if game == "genial":
+        return {"colour": st.selectbox("Tile hex to add", list(GENIAL_COLOURS), key=f"{key}-add-hex")}
     return {}
 
 

@@ -19,7 +19,8 @@ from geometry.mosaic import illegal_contacts
 from scoring.cmyk_state import EdgeReading, MosaicState, TileReading
 from scoring.flags import Flag
 from vision import cmyk_read as rd
-from vision.cmyk_lattice import LatticeFitConfig, LatticeFrame, choose_frame, fit_lattice
+from vision.cmyk_lattice import LatticeFitConfig, choose_frame, fit_lattice
+from vision.view import HeightMapping, sample
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,9 @@ class CmykVisionConfig:
     marker_ring_samples: int = 40
     marker_white_percentile: float = 75.0
     min_white_over_black: float = 20.0
+    #: A K reading whose ground is lighter than the K ground model by more sigmas is doubtful (its confidence
+    #: falls as that model's likelihood beyond this bound).
+    k_ground_max_sigma: float = 3.0
     lattice: LatticeFitConfig = field(default_factory=LatticeFitConfig)
     read: rd.ReadConfig = field(default_factory=rd.ReadConfig)
 
@@ -91,90 +95,15 @@ class MosaicDetection:
     Attributes
     ----------
     state : MosaicState
-    frame : LatticeFrame
+    frame : tl.TriangleLattice
         The chosen lattice frame in table mm (for overlays and the rules' geometry).
     tile_outlines_px : dict[(int, int), ndarray (3, 2)]
         Image-pixel corners of each tile found.
     """
 
     state: MosaicState
-    frame: LatticeFrame
+    frame: tl.TriangleLattice
     tile_outlines_px: dict
-
-
-#: Implementation sizes (no effect on results): points below this go through the exact mapping; remap rows.
-_MIN_TABULATED_POINTS = 64
-_REMAP_ROW_PX = 1024
-
-
-class _Mapper:
-    """Table mm at a height <-> image px, with whatever the calibration offers."""
-
-    def __init__(self, cal, z_mm: float):
-        self.cal = cal
-        self.z = z_mm
-        self.has_z = hasattr(cal, "mm_to_px_at_height")
-        self.grid = None
-
-    def exact_px(self, xy_mm: np.ndarray) -> np.ndarray:
-        """The calibration's own mapping (lens and height included when it has them)."""
-        if self.has_z:
-            return np.asarray(self.cal.mm_to_px_at_height(xy_mm, self.z), np.float64)
-        return self.cal.mm_to_px(xy_mm)
-
-    def prepare(self, region: tuple, step_mm: float) -> None:
-        """Tabulate the exact mapping over a region; points inside are then interpolated (fast, smooth)."""
-        x0, y0, x1, y1 = region
-        gx = np.arange(x0, x1 + step_mm, step_mm)
-        gy = np.arange(y0, y1 + step_mm, step_mm)
-        X, Y = np.meshgrid(gx, gy)
-        px = self.exact_px(np.stack([X.ravel(), Y.ravel()], axis=1)).astype(np.float32)
-        self.grid = (float(x0), float(y0), float(gx[-1]), float(gy[-1]), step_mm, px.reshape(len(gy), len(gx), 2))
-
-    def to_px(self, xy_mm: np.ndarray) -> np.ndarray:
-        xy = np.asarray(xy_mm, np.float64).reshape(-1, 2)
-        if self.grid is None or len(xy) < _MIN_TABULATED_POINTS:
-            return self.exact_px(xy)
-        x0, y0, x1, y1, step, tab = self.grid
-        if xy[:, 0].min() < x0 or xy[:, 0].max() > x1 or xy[:, 1].min() < y0 or xy[:, 1].max() > y1:
-            return self.exact_px(xy)
-        n = len(xy)
-        width = _REMAP_ROW_PX
-        rows = -(-n // width)
-        u = np.zeros(rows * width, np.float32)
-        v = np.zeros(rows * width, np.float32)
-        u[:n] = (xy[:, 0] - x0) / step
-        v[:n] = (xy[:, 1] - y0) / step
-        out = cv2.remap(tab, u.reshape(rows, width), v.reshape(rows, width), cv2.INTER_LINEAR,
-                        borderMode=cv2.BORDER_REPLICATE)
-        return out.reshape(-1, 2)[:n].astype(np.float64)
-
-    def rectify(self, image: np.ndarray, mm_per_px: float, region: tuple, grid: int = 9) -> np.ndarray:
-        """Top-down view of a table region at the mapper's height; pixel (0, 0) at (x0, y0).
-
-        A homography fitted to ``grid x grid`` mapped points (exact for a plane without lens distortion).
-        """
-        x0, y0, x1, y1 = region
-        w = int(round((x1 - x0) / mm_per_px))
-        h = int(round((y1 - y0) / mm_per_px))
-        X, Y = np.meshgrid(np.linspace(x0, x1, grid), np.linspace(y0, y1, grid))
-        mm = np.stack([X.ravel(), Y.ravel()], axis=1)
-        px = self.to_px(mm)
-        out = (mm - [x0, y0]) / mm_per_px
-        H, _ = cv2.findHomography(out.astype(np.float32), px.astype(np.float32), 0)
-        return cv2.warpPerspective(image, H, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
-
-    def sample(self, image: np.ndarray, xy_mm: np.ndarray) -> np.ndarray:
-        """Bilinear colours at table points, shape (N, 3) float32."""
-        p = self.to_px(xy_mm).astype(np.float32)
-        n = len(p)
-        width = _REMAP_ROW_PX
-        rows = -(-n // width)
-        grid = np.zeros((rows * width, 2), np.float32)
-        grid[:n] = p
-        grid = grid.reshape(rows, width, 2)
-        out = cv2.remap(image, grid[..., 0], grid[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        return out.reshape(-1, 3)[:n].astype(np.float32)
 
 
 def colour_reference(image: np.ndarray, cal, config: CmykVisionConfig) -> tuple[np.ndarray, np.ndarray]:
@@ -196,8 +125,7 @@ def colour_reference(image: np.ndarray, cal, config: CmykVisionConfig) -> tuple[
                                    np.stack([np.full_like(t, cx - r), cy + r * t], 1),
                                    np.stack([np.full_like(t, cx + r), cy + r * t], 1)])
             px = cal.mm_to_px(ring).astype(np.float32)
-            vals = cv2.remap(image, px[:, :1], px[:, 1:2], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-            sink.append(vals.reshape(-1, 3))
+            sink.append(sample(image, px, "replicate", exact=False))
     black = np.median(np.concatenate(blacks), axis=0)
     white = np.percentile(np.concatenate(whites), config.marker_white_percentile, axis=0)
     return black.astype(np.float64), np.maximum(white, black + config.min_white_over_black).astype(np.float64)
@@ -277,7 +205,7 @@ def _find_mosaic_region(image, mapper, inks: _InkTables, config) -> tuple[tuple,
         x0, y0 = cs.min(axis=0) - config.search_margin_mm
         x1, y1 = cs.max(axis=0) + config.search_margin_mm
     mpp = config.coarse_mm_per_px
-    view = mapper.rectify(image, mpp, (x0, y0, x1, y1))
+    view = mapper.homography_view(image, mpp, (x0, y0, x1, y1))
     lab = rd.classify_table(view, inks.strict)
     evidence = tile_evidence(lab, mpp, config.evidence_window_mm, config.evidence_min_share)
     n, comp, stats, _ = cv2.connectedComponentsWithStats(evidence.astype(np.uint8))
@@ -402,7 +330,7 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
         None when no mosaic is seen.
     """
     timer = timer or StageTimer()
-    mapper = _Mapper(calibration, config.thickness_mm)
+    mapper = HeightMapping(calibration, config.thickness_mm)
     with timer.stage("tiles"):
         black, white = colour_reference(image_rgb, calibration, config)
         inks = _ink_tables(black, white, config)
@@ -438,13 +366,13 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
 
 
 def _locate_lattice(image_rgb, mapper, inks: _InkTables, region, centre, horizontal_deg,
-                    config) -> tuple[LatticeFrame, list[Flag]] | None:
+                    config) -> tuple[tl.TriangleLattice, list[Flag]] | None:
     """Fit one lattice to the tiles' ink bands in a fine top view and choose its frame (rows, up)."""
     flags: list[Flag] = []
     pad = config.edge_mm
     mapper.prepare((region[0] - pad, region[1] - pad, region[2] + pad, region[3] + pad), config.map_grid_mm)
     mpp = config.fine_mm_per_px
-    view = mapper.rectify(image_rgb, mpp, region)
+    view = mapper.homography_view(image_rgb, mpp, region)
     lab = rd.classify_table(view, inks.strict)
     area = tile_evidence(lab, mpp, config.evidence_window_mm, config.evidence_min_share)
     lab = np.where(area, lab, -1)
@@ -471,7 +399,7 @@ def _locate_lattice(image_rgb, mapper, inks: _InkTables, region, centre, horizon
     return frame, flags
 
 
-def _candidate_cells(frame: LatticeFrame, region: tuple, config: CmykVisionConfig) -> list[tuple[int, int]]:
+def _candidate_cells(frame: tl.TriangleLattice, region: tuple, config: CmykVisionConfig) -> list[tuple[int, int]]:
     """Lattice cells whose centroid lies in the region grown by ``candidate_margin_mm``."""
     m = config.candidate_margin_mm
     x0, y0, x1, y1 = region[0] - m, region[1] - m, region[2] + m, region[3] + m
@@ -708,6 +636,10 @@ def _tile_reading(cell, ev: rd.TileEvidence, scores: np.ndarray, col: int, colum
     tile_conf = float(post[col] if columns[col] != "k" else post[-2:].sum())
     reg = float(np.clip((purity - config.purity_bad) / (config.purity_good - config.purity_bad), 0, 1))
     tile_conf *= reg * config.confidence_scale
+    k_light = kind == "k" and _k_ground_sigmas(ev, config) > config.k_ground_max_sigma
+    if k_light:  # the best of bad readings, not a K: a tile whose marks the photo lost, on a light ground
+        z = _k_ground_sigmas(ev, config)
+        tile_conf = min(tile_conf, float(np.exp(-0.5 * (z * z - config.k_ground_max_sigma ** 2))))
     edges = {}
     for d, dn in enumerate(rd.DIRS):
         ink = rot[d]
@@ -723,6 +655,10 @@ def _tile_reading(cell, ev: rd.TileEvidence, scores: np.ndarray, col: int, colum
         flags.append(Flag("tile_set_conflict",
                           f"tile at {list(cell)} looks most like {_name(columns[own_best])} but that tile "
                           f"is taken by another reading; read as {_name(columns[col])}",
+                          {"cells": [list(cell)]}))
+    elif k_light:
+        flags.append(Flag("tile_doubtful", f"tile at {list(cell)} read as a K tile, but its ground is far lighter "
+                          f"than a K tile's (luminance {ev.dark_luminance:.2f}): its marks may be lost",
                           {"cells": [list(cell)]}))
     elif tile_conf < config.min_tile_confidence:
         flags.append(Flag("tile_doubtful", f"tile at {list(cell)} read as {_name(columns[col])} with "
@@ -741,7 +677,14 @@ def _tile_reading(cell, ev: rd.TileEvidence, scores: np.ndarray, col: int, colum
     return tile, flags
 
 
-def _completeness_flags(mapper, frame: LatticeFrame, coarse: _CoarseView, tiles: list[TileReading],
+def _k_ground_sigmas(ev: rd.TileEvidence, config: CmykVisionConfig) -> float:
+    """How many of the K ground model's sigmas (``ReadConfig.k_max_luminance``, ``k_log_sigma``) the tile's
+    ground is lighter than a K tile's."""
+    r = config.read
+    return max(0.0, float(np.log(max(ev.dark_luminance, 1e-4)) - np.log(r.k_max_luminance))) / r.k_log_sigma
+
+
+def _completeness_flags(mapper, frame: tl.TriangleLattice, coarse: _CoarseView, tiles: list[TileReading],
                         unread_cells: list, config: CmykVisionConfig) -> list[Flag]:
     """``mosaic_incomplete`` when tile-coloured area is left that no read tile explains.
 

@@ -3,7 +3,9 @@
 Works on a top-down (rectified) view in table mm: the tile edges run in three directions 60 degrees
 apart, so the gradient orientations give the lattice angle (mod 60); each edge family's ink bands
 (6 mm either side of the lattice lines) give that family's line offset; the three offsets must meet
-in common vertices, which gives the origin and a consistency residual.
+in common vertices, which gives the origin and a consistency residual. The chosen frame is the
+project's one triangle lattice, ``geometry.trilattice.TriangleLattice`` (the Kaleido fit returns the
+same type).
 """
 
 from __future__ import annotations
@@ -166,27 +168,8 @@ def fit_lattice(ink_masks: dict[str, np.ndarray], gray: np.ndarray, tile_mask: n
     )
 
 
-@dataclass(frozen=True)
-class LatticeFrame:
-    """The lattice frame of ``geometry.trilattice`` placed on the table (mm, table y down)."""
-
-    origin_mm: np.ndarray
-    right: np.ndarray
-    up: np.ndarray
-    edge_mm: float
-
-    def to_table(self, xy: np.ndarray) -> np.ndarray:
-        """Lattice-frame points (N, 2) -> table mm (N, 2)."""
-        return tl.lattice_to_table(xy, self.origin_mm, self.right, self.up)
-
-    def from_table(self, xy_mm: np.ndarray) -> np.ndarray:
-        """Table mm (N, 2) -> lattice frame (N, 2)."""
-        d = np.asarray(xy_mm, np.float64).reshape(-1, 2) - self.origin_mm
-        return np.stack([d @ self.right, d @ self.up], axis=1)
-
-
 def choose_frame(fit: LatticeFit, edge_mm: float, image_dir_of, centre_mm: np.ndarray,
-                 horizontal_deg: float = 0.0, ambiguous_margin: float = 0.02) -> tuple[LatticeFrame, str | None]:
+                 horizontal_deg: float = 0.0, ambiguous_margin: float = 0.02) -> tuple[tl.TriangleLattice, str | None]:
     """Pick the lattice frame: rows along the family nearest the photo's horizontal, up to the photo's top.
 
     Parameters
@@ -204,7 +187,8 @@ def choose_frame(fit: LatticeFit, edge_mm: float, image_dir_of, centre_mm: np.nd
 
     Returns
     -------
-    frame : LatticeFrame
+    frame : TriangleLattice
+        ``residual_mm`` is the fit's ``vertex_residual_mm``.
     warning : str or None
         Set when the choice was close (two families almost equally horizontal).
     """
@@ -225,10 +209,9 @@ def choose_frame(fit: LatticeFit, edge_mm: float, image_dir_of, centre_mm: np.nd
     if scores[order[0]] - scores[order[1]] < ambiguous_margin:
         warning = "two lattice directions are almost equally horizontal in the photo; rows chosen by a hair"
     right = dirs[k]
-    up = np.array([right[1], -right[0]])
     # snap the origin to a vertex near the centre: vertices are vertex_mm + a*e*right + b*e*(60 deg)
     e = edge_mm
-    f0 = LatticeFrame(origin_mm=np.asarray(fit.vertex_mm) - right * e / 2, right=right, up=up, edge_mm=e)
+    f0 = tl.TriangleLattice.from_axis(np.asarray(fit.vertex_mm), right, e)
     c = f0.from_table(centre_mm[None])[0]
     hh = tl.row_height(e)
     lrow = int(np.round(c[1] / hh))
@@ -236,5 +219,5 @@ def choose_frame(fit: LatticeFit, edge_mm: float, image_dir_of, centre_mm: np.nd
     if (kk + lrow) % 2 == 0:
         kk += 1
     vtx = f0.to_table(np.array([[kk * e / 2, lrow * hh]]))[0]
-    frame = LatticeFrame(origin_mm=vtx - right * e / 2, right=right, up=up, edge_mm=e)
+    frame = tl.TriangleLattice.from_axis(vtx, right, e, fit.vertex_residual_mm)
     return frame, warning

@@ -315,9 +315,9 @@ def lattice_calibration(image_rgb: np.ndarray, detect, config: MarkerlessConfig 
         tri = np.concatenate([det.frame.to_table(tl.cell_vertices(*c, det.frame.edge_mm)) for c in cells])
         m = config.refine_margin_mm
         region = (tri[:, 0].min() - m, tri[:, 1].min() - m, tri[:, 0].max() + m, tri[:, 1].max() + m)
-        from vision.cmyk import _Mapper
+        from vision.view import HeightMapping
 
-        view = _Mapper(cal, 0.0).rectify(image_rgb, mpp, region)
+        view = HeightMapping(cal, 0.0).homography_view(image_rgb, mpp, region)
         vlab = rd.classify_inks(rd.normalise(view, ref.black_rgb.astype(np.float32),
                                              ref.white_rgb.astype(np.float32)), ink_cfg)
         pairs = _bands_shift(vlab, mpp, region[:2], det.frame, cells, rots, config.refine_window_mm,

@@ -19,7 +19,6 @@ them into ``scoring.genial_judgement.GenialReading``.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -248,15 +247,21 @@ def marker_layout():
                         centres_mm={int(k): (float(v[0]), float(v[1])) for k, v in cal["marker_centres_mm"].items()})
 
 
-def _lab_samples(view: TableView, xy_mm: np.ndarray, z_mm: float | np.ndarray) -> np.ndarray:
-    """CIELAB of the marker-normalised photo at table points (N, 2) on the plane(s) ``z_mm`` (scalar or (N,))
-    -> (N, 3), NaN outside. Bilinear samples of the photo itself (only the samples are normalised)."""
+def _project(view: TableView, xy_mm: np.ndarray, z_mm: float | np.ndarray) -> np.ndarray:
+    """Photo px (N, 2) of table points (N, 2) on the plane(s) ``z_mm`` (scalar or (N,)), one projection per
+    distinct height."""
     xy = np.asarray(xy_mm, dtype=np.float64).reshape(-1, 2)
     zs = np.broadcast_to(np.asarray(z_mm, dtype=np.float64), (len(xy),))
     px = np.empty_like(xy)
     for z in np.unique(zs):
         m = zs == z
         px[m] = view.mm_to_px(xy[m], float(z))
+    return px
+
+
+def _lab_at_px(view: TableView, px: np.ndarray) -> np.ndarray:
+    """CIELAB of the marker-normalised photo at photo points (N, 2) -> (N, 3), NaN outside the photo. Bilinear
+    samples of the photo itself (only the samples are normalised)."""
     h, w = view.image_rgb.shape[:2]
     maps = px.astype(np.float32).reshape(-1, 1, 2)
     rgb = cv2.remap(view.image_rgb, maps[..., 0], maps[..., 1], cv2.INTER_LINEAR,
@@ -267,10 +272,19 @@ def _lab_samples(view: TableView, xy_mm: np.ndarray, z_mm: float | np.ndarray) -
     return lab
 
 
+def _lab_samples(view: TableView, xy_mm: np.ndarray, z_mm: float | np.ndarray) -> np.ndarray:
+    """CIELAB of the marker-normalised photo at table points (N, 2) on the plane(s) ``z_mm`` (scalar or (N,))
+    -> (N, 3), NaN outside."""
+    return _lab_at_px(view, _project(view, xy_mm, z_mm))
+
+
 def _disc(r_mm: float, step_mm: float) -> np.ndarray:
-    g = np.arange(-r_mm, r_mm + 1e-9, step_mm)
+    """Grid points (N, 2) of spacing ``step_mm`` within ``r_mm`` of the origin, row-major; centrally symmetric
+    (point ``N - 1 - i`` is point ``i`` negated)."""
+    n = int(np.floor(r_mm / step_mm + 1e-9))
+    g = step_mm * np.arange(-n, n + 1, dtype=np.float64)
     xx, yy = np.meshgrid(g, g)
-    keep = xx ** 2 + yy ** 2 <= r_mm ** 2
+    keep = xx ** 2 + yy ** 2 <= r_mm ** 2 + 1e-9
     return np.stack([xx[keep], yy[keep]], axis=1)
 
 
@@ -324,15 +338,6 @@ def _boardlike(view: TableView, xy_mm: np.ndarray, table: np.ndarray, config: Ge
         return (np.nan_to_num(d, nan=0.0) > config.board_vs_table) & (lab[:, 0] > config.board_min_lightness)
 
 
-def _candidates(node_mm: np.ndarray, rot60: float, config: GenialVisionConfig) -> list[HexBoardPose]:
-    base = HexBoardPose((float(node_mm[0]), float(node_mm[1])), rot60, config.pitch_mm)
-    k = config.centre_search_cells
-    centres = base.cell_centres_mm(np.array(cells_within(k + 1), dtype=np.float64))
-    near = np.linalg.norm(centres - np.asarray(config.centre_hint_mm), axis=1) <= (k + 0.5) * config.pitch_mm
-    return [HexBoardPose((float(c[0]), float(c[1])), (rot60 + 60.0 * t) % 360.0, config.pitch_mm)
-            for c in centres[near] for t in range(6)]
-
-
 def _is_twin(a: HexBoardPose, b: HexBoardPose) -> bool:
     turn = (b.rotation_deg - a.rotation_deg) % 360.0
     return abs(turn - 180.0) < 1.0 and np.allclose(a.centre_mm, b.centre_mm, atol=1.0)
@@ -352,6 +357,17 @@ def _outline(board: GenialBoard, pitch_mm: float) -> tuple[tuple[np.ndarray, ...
         rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
         turns.append(nearest_cells(cells @ rot.T, pitch_mm)[0])
     return tuple(turns), sign
+
+
+@lru_cache(maxsize=8)
+def _search_nodes(reach: int) -> tuple[np.ndarray, np.ndarray]:
+    """Lattice offsets within ``reach`` of a node (N, 2) int, and those of its outermost ring (M, 2) float."""
+    nodes = np.array(cells_within(reach), dtype=np.int64)
+    ring = np.max(np.abs(np.column_stack([nodes, nodes.sum(axis=1)])), axis=1) == reach
+    outer = nodes[ring].astype(np.float64)
+    nodes.flags.writeable = False
+    outer.flags.writeable = False
+    return nodes, outer
 
 
 @lru_cache(maxsize=4)
@@ -384,31 +400,50 @@ def locate(view: TableView, board: GenialBoard, config: GenialVisionConfig = Gen
         node, rot60, contrast = lattice_fit(face, spec, hint, config.board, rotation_deg=prior.rotation_deg)
     base = HexBoardPose((float(node[0]), float(node[1])), rot60, config.pitch_mm)
     reach = config.board_radius + config.centre_search_cells + 2
-    nodes = np.array(cells_within(reach), dtype=np.int64)
-    outer = np.array([c for c in cells_within(reach) if max(abs(c[0]), abs(c[1]), abs(c[0] + c[1])) == reach],
-                     dtype=np.float64)
+    nodes, outer = _search_nodes(reach)
     like = _boardlike(view, base.cell_centres_mm(nodes.astype(np.float64)), base.cell_centres_mm(outer), config)
     grid = np.zeros((2 * reach + 1, 2 * reach + 1), dtype=bool)
     grid[nodes[:, 0] + reach, nodes[:, 1] + reach] = like
     turns, sign = _outline(board, config.pitch_mm)
     k = config.centre_search_cells
-    offsets = np.array(cells_within(k + 1), dtype=np.int64)
+    offsets = _search_nodes(k + 1)[0]
     search = k + 0.5 if prior is None else 0.5   # a prior pose: only its own node (and the six turns)
     near = np.linalg.norm(base.cell_centres_mm(offsets.astype(np.float64)) - np.asarray(hint), axis=1) \
         <= search * config.pitch_mm
-    cands, found = [], []
-    for o in offsets[near]:
-        centre = base.cell_centres_mm(o[None].astype(np.float64))[0]
-        for t in range(6):
-            ax = turns[t] + o
-            inside = np.all(np.abs(ax) <= reach, axis=1)
-            got = grid[ax[inside, 0] + reach, ax[inside, 1] + reach]
-            cands.append(HexBoardPose((float(centre[0]), float(centre[1])), (rot60 + 60.0 * t) % 360.0,
-                                      config.pitch_mm))
-            found.append(int(np.sum(got == sign[inside])))
-    best = int(np.argmax(found))
-    others = [n for p, n in zip(cands, found, strict=True) if p is not cands[best] and not _is_twin(cands[best], p)]
-    return cands[best], found[best], max(others, default=0), contrast
+    found = _outline_scores(grid, reach, np.stack(turns), sign, offsets[near])   # (K, 6)
+    k_best, t_best = np.unravel_index(int(np.argmax(found)), found.shape)
+    twin = np.zeros(found.shape, dtype=bool)
+    twin[k_best, [t_best, (t_best + 3) % 6]] = True   # the best pose and its 180-degree twin (same centre)
+    runner = int(found[~twin].max()) if (~twin).any() else 0
+    centre = base.cell_centres_mm(offsets[near][k_best][None].astype(np.float64))[0]
+    pose = HexBoardPose((float(centre[0]), float(centre[1])), (rot60 + 60.0 * int(t_best)) % 360.0, config.pitch_mm)
+    return pose, int(found[k_best, t_best]), runner, contrast
+
+
+def _outline_scores(grid: np.ndarray, reach: int, turns: np.ndarray, sign: np.ndarray,
+                    offsets: np.ndarray) -> np.ndarray:
+    """How many outline cells agree with the board-like grid, for every candidate centre and turn.
+
+    Parameters
+    ----------
+    grid : ndarray, shape (2 reach + 1, 2 reach + 1), bool
+        Board-like lattice nodes, indexed by offset + reach.
+    turns : ndarray, shape (6, N, 2), int
+        The outline's cells under each turn (``_outline``).
+    sign : ndarray, shape (N,), bool
+        Which outline cells are on the board.
+    offsets : ndarray, shape (K, 2), int
+        Candidate centre nodes.
+
+    Returns
+    -------
+    ndarray, shape (K, 6), int: agreeing cells (outline cells off the grid are not counted).
+    """
+    ax = turns[None] + offsets[:, None, None, :]                # (K, 6, N, 2)
+    inside = np.all(np.abs(ax) <= reach, axis=-1)
+    idx = np.clip(ax + reach, 0, 2 * reach)
+    got = grid[idx[..., 0], idx[..., 1]]
+    return np.sum(inside & (got == sign[None, None, :]), axis=-1)
 
 
 def turned(pose: HexBoardPose) -> HexBoardPose:
@@ -432,21 +467,70 @@ def _cell_points(pose: HexBoardPose, cells: list[Cell], config: GenialVisionConf
     return centres[:, None, :] + disc[None]
 
 
-def read_cells(view: TableView, pose: HexBoardPose, cells: list[Cell], config: GenialVisionConfig,
-               occluded: np.ndarray | None = None) -> tuple[dict[Cell, str], dict[Cell, str]]:
-    """Each cell's colour at the tile top: ``(tiles {cell: colour}, doubtful {cell: why})``.
+@dataclass(frozen=True)
+class CellSamples:
+    """Every cell's disc sampled once at the tile top, shared by the colour reading and the tower occlusion.
+
+    Attributes
+    ----------
+    cells : tuple of Cell
+        N cells, in the order of the rows below.
+    px : ndarray, shape (N, M, 2)
+        Photo pixels of the M sample points of each cell's disc.
+    lab : ndarray, shape (N, M, 3)
+        Their CIELAB colours (marker-normalised), NaN outside the photo.
+    """
+
+    cells: tuple[Cell, ...]
+    px: np.ndarray
+    lab: np.ndarray
+
+    def turned(self) -> CellSamples:
+        """The same samples named for the board pose turned 180 degrees: cell (q, r) becomes (-q, -r), and each
+        disc (centrally symmetric) is walked backwards. Needs a cell list closed under (q, r) -> (-q, -r)."""
+        index = {c: i for i, c in enumerate(self.cells)}
+        rows = np.array([index[(-c[0], -c[1])] for c in self.cells], dtype=np.int64)
+        return CellSamples(self.cells, self.px[rows, ::-1], self.lab[rows, ::-1])
+
+
+def sample_cells(view: TableView, pose: HexBoardPose, cells: list[Cell] | tuple[Cell, ...],
+                 config: GenialVisionConfig) -> CellSamples:
+    """Project and sample every cell's disc (``cell_r_mm``, ``cell_step_mm``) at the tile top."""
+    pts = _cell_points(pose, list(cells), config)
+    px = _project(view, pts.reshape(-1, 2), config.board_top_mm + config.tile_thickness_mm)
+    lab = _lab_at_px(view, px)
+    return CellSamples(tuple(cells), px.reshape(pts.shape), lab.reshape(pts.shape[0], pts.shape[1], 3))
+
+
+def _nanmedian_rows(x: np.ndarray) -> np.ndarray:
+    """Median over axis 1 of (N, M, C) ignoring NaN rows of samples (a sample is NaN in every channel or none)
+    -> (N, C); NaN where a row has no finite sample. Much cheaper than ``np.nanmedian`` on small rows."""
+    s = np.sort(x, axis=1)   # NaN sorts last
+    n = np.sum(np.isfinite(x[..., 0]), axis=1)
+    lo = np.clip((n - 1) // 2, 0, None)
+    hi = np.clip(n // 2, 0, x.shape[1] - 1)
+    rows = np.arange(len(x))
+    med = 0.5 * (s[rows, lo] + s[rows, hi])
+    med[n == 0] = np.nan
+    return med
+
+
+def classify_cells(samples: CellSamples, config: GenialVisionConfig, occluded: np.ndarray | None = None,
+                   rows: np.ndarray | None = None) -> tuple[dict[Cell, str], dict[Cell, str]]:
+    """Each cell's colour from its samples: ``(tiles {cell: colour}, doubtful {cell: why})``.
 
     ``occluded`` (N cells, M samples) bool marks samples a tower hides: the colour is the median of the others.
+    ``rows`` (bool (N,)) limits the reading to those cells.
     """
     names, protos = _prototypes_lab(config)
-    pts = _cell_points(pose, cells, config)
-    lab = _lab_samples(view, pts.reshape(-1, 2), config.board_top_mm + config.tile_thickness_mm).reshape(
-        pts.shape[0], pts.shape[1], 3)
+    lab = samples.lab
+    cells = samples.cells
     if occluded is not None:
-        lab[occluded] = np.nan
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)   # a cell wholly hidden or outside: NaN, doubtful below
-        med = np.nanmedian(lab, axis=1)
+        lab = np.where(occluded[..., None], np.nan, lab)
+    if rows is not None:
+        lab = lab[rows]
+        cells = tuple(c for c, keep in zip(cells, rows, strict=True) if keep)
+    med = _nanmedian_rows(lab)
     w = np.array([config.lightness_weight, 1.0, 1.0])
     d = np.linalg.norm((med[:, None, :] - protos[None]) * w, axis=2)
     order = np.argsort(d, axis=1)
@@ -463,6 +547,15 @@ def read_cells(view: TableView, pose: HexBoardPose, cells: list[Cell], config: G
     return tiles, doubtful
 
 
+def read_cells(view: TableView, pose: HexBoardPose, cells: list[Cell], config: GenialVisionConfig,
+               occluded: np.ndarray | None = None) -> tuple[dict[Cell, str], dict[Cell, str]]:
+    """Each cell's colour at the tile top: ``(tiles {cell: colour}, doubtful {cell: why})``.
+
+    ``occluded`` (N cells, M samples) bool marks samples a tower hides: the colour is the median of the others.
+    """
+    return classify_cells(sample_cells(view, pose, cells, config), config, occluded)
+
+
 def _inside_convex(hull: np.ndarray, pts: np.ndarray) -> np.ndarray:
     """Whether points (N, 2) lie inside a convex polygon (M, 2), either winding. Shape (N,) bool."""
     a, b = hull, np.roll(hull, -1, axis=0)
@@ -471,12 +564,34 @@ def _inside_convex(hull: np.ndarray, pts: np.ndarray) -> np.ndarray:
     return np.all(cross >= 0, axis=1) | np.all(cross <= 0, axis=1)
 
 
+def _tower_silhouettes(view: TableView, pose: HexBoardPose, towers: Mapping[Cell, str],
+                       config: GenialVisionConfig) -> list[np.ndarray]:
+    """Each tower's silhouette in the photo (its footprint hexagon, widened to the token, from the board up to
+    the token's top), convex hull px (K, 2), in the order of ``towers``. Two projections per height."""
+    cells = list(towers)
+    r = max(config.tower_across_flats_mm / SQRT3, config.token_diameter_mm / 2)
+    centres = pose.cell_centres_mm(np.array(cells, dtype=np.float64))
+    rings = np.stack([pose.to_table(hexagon_board_mm(b, r)) for b in pose.to_board(centres)])   # (T, 6, 2)
+    tops = np.repeat([config.board_top_mm + config.height(towers[c]) + config.token_thickness_mm for c in cells],
+                     rings.shape[1])
+    flat = rings.reshape(-1, 2)
+    foot = _project(view, flat, config.board_top_mm).reshape(rings.shape)
+    head = _project(view, flat, tops).reshape(rings.shape)
+    return [cv2.convexHull(np.concatenate([foot[i], head[i]]).astype(np.float32)).reshape(-1, 2).astype(np.float64)
+            for i in range(len(cells))]
+
+
 def occlusion(view: TableView, pose: HexBoardPose, cells: list[Cell], towers: Mapping[Cell, str],
-              config: GenialVisionConfig) -> tuple[np.ndarray, dict[Cell, Cell]]:
+              config: GenialVisionConfig, samples: CellSamples | None = None) -> tuple[np.ndarray, dict[Cell, Cell]]:
     """Which of every cell's sample points (at the tile top) a tower's prism hides from this camera.
 
     Each tower (footprint hexagon up to its token) is projected with the camera pose; a sample is hidden when it
     falls inside the silhouette of a tower nearer to the camera than the cell.
+
+    Parameters
+    ----------
+    samples : CellSamples, optional
+        The cells' samples already projected (``sample_cells`` with this pose and ``cells``).
 
     Returns
     -------
@@ -484,34 +599,32 @@ def occlusion(view: TableView, pose: HexBoardPose, cells: list[Cell], towers: Ma
     hidden : dict cell -> tower cell
         Cells with less than ``min_visible`` of their samples left: unreadable.
     """
-    pts = _cell_points(pose, cells, config)
-    occluded = np.zeros(pts.shape[:2], dtype=bool)
     cam = getattr(view.calibration, "camera", None)
+    if samples is None:
+        pts_px = _project(view, _cell_points(pose, cells, config).reshape(-1, 2),
+                          config.board_top_mm + config.tile_thickness_mm).reshape(len(cells), -1, 2)
+    else:
+        pts_px = samples.px
+    occluded = np.zeros(pts_px.shape[:2], dtype=bool)
     if cam is None or not towers:
         return occluded, {}
     eye = np.asarray(cam.centre_mm, dtype=np.float64)
     z_tile = config.board_top_mm + config.tile_thickness_mm
     centres = pose.cell_centres_mm(np.array(cells, dtype=np.float64))
-    pts_px = view.mm_to_px(pts.reshape(-1, 2), z_tile).reshape(pts.shape)
     dist_cell = np.linalg.norm(np.column_stack([centres, np.full(len(cells), z_tile)]) - eye, axis=1)
+    box_lo, box_hi = pts_px.min(axis=1), pts_px.max(axis=1)   # (N, 2) each cell's extent in the photo
     blame: dict[Cell, Cell] = {}
-    r = config.tower_across_flats_mm / SQRT3
     index = {c: i for i, c in enumerate(cells)}
-    for t, size in towers.items():
-        centre = pose.cell_centres_mm(np.array([t], dtype=np.float64))[0]
-        board_c = pose.to_board(centre[None])[0]
-        ring_mm = pose.to_table(hexagon_board_mm(board_c, max(r, config.token_diameter_mm / 2)))
-        top = config.board_top_mm + config.height(size) + config.token_thickness_mm
-        poly = np.concatenate([view.mm_to_px(ring_mm, config.board_top_mm), view.mm_to_px(ring_mm, top)])
-        hull = cv2.convexHull(poly.astype(np.float32)).reshape(-1, 2).astype(np.float64)
+    tower_cells = list(towers)
+    t_centres = pose.cell_centres_mm(np.array(tower_cells, dtype=np.float64))
+    for t, centre, hull in zip(tower_cells, t_centres, _tower_silhouettes(view, pose, towers, config), strict=True):
         d_tower = np.linalg.norm(np.array([centre[0], centre[1], z_tile]) - eye)
         lo, hi = hull.min(axis=0), hull.max(axis=0)
-        near = np.where((dist_cell > d_tower) & np.all((pts_px.max(axis=1) >= lo) & (pts_px.min(axis=1) <= hi),
-                                                       axis=1))[0]
+        near = np.flatnonzero((dist_cell > d_tower) & np.all((box_hi >= lo) & (box_lo <= hi), axis=1))
         near = near[[cells[i] != t for i in near]] if len(near) else near
         if len(near) == 0:
             continue
-        inside = _inside_convex(hull, pts_px[near].reshape(-1, 2)).reshape(len(near), pts.shape[1])
+        inside = _inside_convex(hull, pts_px[near].reshape(-1, 2)).reshape(len(near), pts_px.shape[1])
         occluded[near] |= inside
         for i, n_in in zip(near, inside.sum(axis=1), strict=True):
             if n_in and cells[i] not in blame:
@@ -612,32 +725,36 @@ def read_photo(image_rgb: np.ndarray, calibration, board: GenialBoard, n_players
         flags.append(f"board position uncertain: the best outline covers {found} board-coloured cells, another "
                      f"{runner}")
     free = list(free_cells(board))
-    tiles, doubtful = read_cells(view, pose, free, config)
+    samples = sample_cells(view, pose, free, config)
+    tiles, doubtful = classify_cells(samples, config)
     resolved = "unresolved"
+    turn_it = False
     if prior is not None and _is_twin(pose, HexBoardPose(pose.centre_mm, prior.rotation_deg, pose.pitch_mm)):
-        pose = turned(pose)
-        tiles = {(-c[0], -c[1]): v for c, v in tiles.items()}
-        doubtful = {(-c[0], -c[1]): v for c, v in doubtful.items()}
-        resolved = "prior"
+        turn_it, resolved = True, "prior"
     elif prior is not None and abs((pose.rotation_deg - prior.rotation_deg + 180.0) % 360.0 - 180.0) < 5.0:
         resolved = "prior"
     elif expected_tiles:
         keep, turn = _turn_by_tiles(tiles, expected_tiles)
-        if turn > keep:
-            pose = turned(pose)
-            tiles = {(-c[0], -c[1]): v for c, v in tiles.items()}
-            doubtful = {(-c[0], -c[1]): v for c, v in doubtful.items()}
+        turn_it = turn > keep
         if keep != turn:
             resolved = "tiles"
+    if turn_it:
+        pose, samples = turned(pose), samples.turned()
+        tiles = {(-c[0], -c[1]): v for c, v in tiles.items()}
+        doubtful = {(-c[0], -c[1]): v for c, v in doubtful.items()}
     if resolved == "unresolved":
         flags.append("the board reads the same turned 180 degrees and no earlier tile tells which way: cells are "
                      "named with one of the two turns")
     labs = _token_labs(view, pose, layout, config)
     present = {c: layout[c] for c in sorted(layout) if token_present(labs[c], config)}
     missing = tuple(c for c in sorted(layout) if c not in present)
-    occluded, hidden = occlusion(view, pose, free, present, config)
-    if occluded.any():
-        tiles, doubtful = read_cells(view, pose, free, config, occluded)
+    occluded, hidden = occlusion(view, pose, free, present, config, samples)
+    part: np.ndarray = np.asarray(occluded.any(axis=1))
+    if part.any():   # cells partly behind a tower: read again from their visible samples only
+        again = {c for c, p in zip(free, part, strict=True) if p}
+        t2, d2 = classify_cells(samples, config, occluded, part)
+        tiles = {c: v for c, v in tiles.items() if c not in again} | t2
+        doubtful = {c: v for c, v in doubtful.items() if c not in again} | d2
     unreadable = {c: f"hidden behind the tower at {t}" for c, t in hidden.items()}
     for c, why in doubtful.items():
         unreadable.setdefault(c, why)

@@ -6,7 +6,8 @@ The boards' frames are thin cardboard bars along the lines of a triangle lattice
 from colour gradients, and scores how much each lattice triangle looks like a board hole.
 
 Frames: the rectified image's pixel (col, row) is table mm ``origin_mm + (col, row) * mm_per_px``
-(x right, y down), so every position here is in table mm.
+(x right, y down), so every position here is in table mm. The fitted lattice is the project's one
+triangle lattice, ``geometry.trilattice.TriangleLattice`` (the CMYK! fit returns the same type).
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from geometry.trilattice import TriangleLattice
+from vision.view import sample
+
 SQRT3 = float(np.sqrt(3.0))
-_REMAP_COLS = 4096  # samples per row of the remap tables (OpenCV limits a map side to 32767)
 
 
 @dataclass(frozen=True)
@@ -78,54 +81,6 @@ class Gradients:
     gy: np.ndarray
     magnitude: np.ndarray
     angle: np.ndarray
-
-
-@dataclass(frozen=True)
-class Lattice:
-    """A triangle lattice in table mm.
-
-    Attributes
-    ----------
-    origin_mm : ndarray, shape (2,)
-        One lattice vertex.
-    rotation_deg : float
-        Direction of the lattice's first line family, in [0, 60), degrees (y down).
-    edge_mm : float
-    consistency_mm : float
-        How far the three line families miss a common vertex (0 for a perfect lattice), mm.
-    """
-
-    origin_mm: np.ndarray
-    rotation_deg: float
-    edge_mm: float
-    consistency_mm: float = 0.0
-
-    def basis(self) -> np.ndarray:
-        """Rows: the two lattice steps (edge along rotation and rotation + 60), shape (2, 2), mm."""
-        a = np.deg2rad([self.rotation_deg, self.rotation_deg + 60.0])
-        return self.edge_mm * np.stack([np.cos(a), np.sin(a)], axis=1)
-
-    def vertex(self, ab: np.ndarray) -> np.ndarray:
-        """Integer lattice coordinates (N, 2) -> vertex positions (N, 2), mm."""
-        return self.origin_mm + np.asarray(ab, dtype=np.float64).reshape(-1, 2) @ self.basis()
-
-    def coords(self, xy_mm: np.ndarray) -> np.ndarray:
-        """Positions (N, 2) mm -> real lattice coordinates (N, 2)."""
-        return (np.asarray(xy_mm, dtype=np.float64).reshape(-1, 2) - self.origin_mm) @ np.linalg.inv(self.basis())
-
-    def vertices_in(self, region_mm: tuple[float, float, float, float], margin_mm: float = 0.0) -> np.ndarray:
-        """Integer coordinates (N, 2) of every vertex inside a table rectangle shrunk by a margin."""
-        x0, y0, x1, y1 = region_mm
-        corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=np.float64)
-        c = self.coords(corners)
-        lo = np.floor(c.min(axis=0)).astype(int) - 1
-        hi = np.ceil(c.max(axis=0)).astype(int) + 1
-        a, b = np.meshgrid(np.arange(lo[0], hi[0] + 1), np.arange(lo[1], hi[1] + 1), indexing="ij")
-        ab = np.stack([a.ravel(), b.ravel()], axis=1)
-        p = self.vertex(ab)
-        keep = ((p[:, 0] >= x0 + margin_mm) & (p[:, 0] <= x1 - margin_mm)
-                & (p[:, 1] >= y0 + margin_mm) & (p[:, 1] <= y1 - margin_mm))
-        return ab[keep]
 
 
 def gradients(image_norm: np.ndarray, config: LatticeFitConfig, mm_per_px: float) -> Gradients:
@@ -219,7 +174,7 @@ def fit_lattice(
     edge_mm: float,
     config: LatticeFitConfig,
     strong: StrongEdges | None = None,
-) -> tuple[Lattice, float]:
+) -> tuple[TriangleLattice, float]:
     """Fit the triangle lattice to the frame edges.
 
     Parameters
@@ -237,7 +192,9 @@ def fit_lattice(
 
     Returns
     -------
-    lattice : Lattice
+    lattice : TriangleLattice
+        ``rotation_deg`` in [0, 60); ``vertex_mm`` one vertex; ``residual_mm`` the RMS miss of the
+        three line families.
     orientation_peak : float
         Height of the orientation peak over the histogram's mean (about 1: no lattice seen).
     """
@@ -281,31 +238,9 @@ def fit_lattice(
     delta = -np.linalg.lstsq(n, r, rcond=None)[0]
     x0 = x0 + delta
     r2 = (n @ x0 - o + h / 2) % h - h / 2
-    lat = Lattice(origin_mm=x0, rotation_deg=float(rotation), edge_mm=edge_mm,
-                  consistency_mm=float(np.sqrt(np.mean(r2**2))))
+    lat = TriangleLattice(vertex_mm=x0, rotation_deg=float(rotation), edge_mm=edge_mm,
+                          residual_mm=float(np.sqrt(np.mean(r2**2))))
     return lat, peak_ratio
-
-
-def bilinear(img: np.ndarray, x_px: np.ndarray, y_px: np.ndarray) -> np.ndarray:
-    """Bilinear samples of a single-channel image at pixel positions (any shape); edge-clamped.
-
-    OpenCV's ``remap`` does the sampling (interpolation weights in 1/32 px steps).
-    """
-    h, w = img.shape[:2]
-    shape = np.shape(x_px)
-    x = np.clip(np.asarray(x_px, dtype=np.float32).ravel(), 0.0, w - 1.001)
-    y = np.clip(np.asarray(y_px, dtype=np.float32).ravel(), 0.0, h - 1.001)
-    n = x.size
-    if n == 0:
-        return np.zeros(shape, dtype=np.float64)
-    cols = min(n, _REMAP_COLS)
-    rows = -(-n // cols)
-    pad = rows * cols - n
-    mx = np.concatenate([x, np.zeros(pad, np.float32)]).reshape(rows, cols)
-    my = np.concatenate([y, np.zeros(pad, np.float32)]).reshape(rows, cols)
-    src = img if img.dtype == np.float32 else img.astype(np.float32)
-    out = cv2.remap(src, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    return out.ravel()[:n].astype(np.float64).reshape(shape)
 
 
 @dataclass(frozen=True)
@@ -376,12 +311,12 @@ class SideMaps:
             q = mid_mm[sel] @ A[:, :2].T + A[:, 2]
             plus = (inside_mm[sel] @ A[1, :2] + A[1, 2]) > q[:, 1]
             e = np.empty(len(q))
-            e[plus] = bilinear(self.inward_plus[m], q[plus, 0], q[plus, 1])
-            e[~plus] = bilinear(self.inward_minus[m], q[~plus, 0], q[~plus, 1])
+            e[plus] = sample(self.inward_plus[m], q[plus], exact=False)
+            e[~plus] = sample(self.inward_minus[m], q[~plus], exact=False)
             edge[sel] = e
             if interior is not None:
                 step = self.config.interior_inset_mm * np.where(plus, 1.0, -1.0) * self.across_px_per_mm
-                interior[sel] = bilinear(self.evidence[m], q[:, 0], q[:, 1] + step)
+                interior[sel] = sample(self.evidence[m], np.column_stack([q[:, 0], q[:, 1] + step]), exact=False)
         return edge, interior
 
 
@@ -401,7 +336,7 @@ def side_maps(
     image_norm: np.ndarray,
     origin_mm: tuple[float, float],
     mm_per_px: float,
-    lattice: Lattice,
+    lattice: TriangleLattice,
     config: LatticeFitConfig,
 ) -> SideMaps:
     """Precompute the side evidence of every line family (see ``SideMaps``).
@@ -413,7 +348,7 @@ def side_maps(
     origin_mm : (x, y)
         Table position of pixel (0, 0).
     mm_per_px : float
-    lattice : Lattice
+    lattice : TriangleLattice
     config : LatticeFitConfig
 
     Returns
@@ -538,7 +473,7 @@ def refine_hexagons(
         for cols, A, image in groups:
             # turned-image positions: the sides' own (N, G) plus the shift's (N, K), added (A is affine)
             q = (mid[:, cols] @ A[:, :2].T + A[:, 2])[:, None] + (trial @ A[:, :2].T)[:, :, None]  # (N, K, G, 2)
-            score += bilinear(image, q[..., 0], q[..., 1]).sum(axis=2)
+            score += sample(image, q, exact=False).sum(axis=2)
         k = np.argmax(score, axis=1)
         best = trial[np.arange(len(c)), k]
     off = best[:, None, None, :]

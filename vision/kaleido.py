@@ -15,13 +15,12 @@ import numpy as np
 
 from core.errors import CannotJudge
 from core.timing import StageTimer
+from geometry.trilattice import TriangleLattice
 from scoring.flags import Flag
 from scoring.kaleido_state import BoardReading, KaleidoState
 from vision.hexlattice import (
-    Lattice,
     LatticeFitConfig,
     StrongEdges,
-    bilinear,
     fit_lattice,
     gradients,
     hexagon_cells,
@@ -30,6 +29,7 @@ from vision.hexlattice import (
     strong_edges,
 )
 from vision.kaleido_cells import CellConfig, classify_cells, sample_cells
+from vision.view import HeightMapping, grid_maps, remap_view, sample
 
 DEFAULT_TILE_RGB = {
     "red": (205, 40, 45),
@@ -176,7 +176,7 @@ class KaleidoDetection:
     Attributes
     ----------
     state : KaleidoState
-    lattice : Lattice
+    lattice : TriangleLattice
     region_mm : tuple[float, float, float, float]
         Table rectangle that was searched.
     board_shift_mm : ndarray, shape (B, 2)
@@ -186,7 +186,7 @@ class KaleidoDetection:
     """
 
     state: KaleidoState
-    lattice: Lattice
+    lattice: TriangleLattice
     region_mm: tuple[float, float, float, float]
     board_shift_mm: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
     cell_present: np.ndarray = field(default_factory=lambda: np.zeros((0, 6), dtype=bool))
@@ -206,31 +206,6 @@ def _search_region(cal, image_size: tuple[int, int], config: KaleidoVisionConfig
     except Exception:  # noqa: BLE001 - a layout problem only widens the search
         pass
     return (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1]))
-
-
-def _rectify_maps(cal, s: float, region, z_mm: float, step_mm: float) -> tuple[np.ndarray, np.ndarray]:
-    """Remap tables (photo px per top-down px) for the plane ``z_mm``, from a coarse grid.
-
-    The mapping (homography, camera pose, lens) is smooth, so it is evaluated every ``step_mm``
-    and interpolated: exact to well under a pixel and far cheaper than mapping every pixel.
-    """
-    import cv2
-
-    x0, y0, x1, y1 = region
-    w = int(round((x1 - x0) / s))
-    h = int(round((y1 - y0) / s))
-    nx = max(2, int(np.ceil((x1 - x0) / step_mm)) + 1)
-    ny = max(2, int(np.ceil((y1 - y0) / step_mm)) + 1)
-    gx, gy = np.meshgrid(np.linspace(x0, x0 + (w - 1) * s, nx), np.linspace(y0, y0 + (h - 1) * s, ny))
-    grid = np.column_stack([gx.ravel(), gy.ravel()])
-    if z_mm != 0.0 and hasattr(cal, "mm_to_px_at_height"):
-        px = np.asarray(cal.mm_to_px_at_height(grid, z_mm), dtype=np.float64)
-    else:
-        px = np.asarray(cal.mm_to_px(grid), dtype=np.float64)
-    px = np.where(np.isfinite(px), px, -1e4)
-    mapx = cv2.resize(px[:, 0].reshape(ny, nx).astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
-    mapy = cv2.resize(px[:, 1].reshape(ny, nx).astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
-    return mapx, mapy
 
 
 def _normalise(cal, image_rgb: np.ndarray, top: np.ndarray, valid: np.ndarray,
@@ -385,10 +360,8 @@ def top_view(image_rgb: np.ndarray, cal, config: KaleidoVisionConfig,
     s = config.mm_per_px
     h, w = image_rgb.shape[:2]
     region = region_mm if region_mm is not None else _search_region(cal, (w, h), config)
-    mapx, mapy = _rectify_maps(cal, s, region, config.top_z_mm, config.map_step_mm)
-    top = cv2.remap(image_rgb, mapx, mapy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-    valid = cv2.remap(np.full((h, w), 255, np.uint8), mapx, mapy, cv2.INTER_LINEAR,
-                      borderMode=cv2.BORDER_CONSTANT, borderValue=0) > 128
+    maps = grid_maps(HeightMapping(cal, config.top_z_mm).exact_px, region, s, config.map_step_mm)
+    top, valid = remap_view(image_rgb, maps)
     valid = cv2.erode(valid.astype(np.uint8), np.ones((3, 3), np.uint8),
                       iterations=config.valid_erode_px).astype(bool)
     norm = _normalise(cal, image_rgb, top, valid, config)
@@ -406,7 +379,7 @@ class LatticeFit:
 
     Attributes
     ----------
-    lattice : Lattice
+    lattice : TriangleLattice
     view : TopView
         The top view cropped to the edges along the lattice.
     edges : StrongEdges
@@ -416,7 +389,7 @@ class LatticeFit:
     edges_mm_per_px : float
     """
 
-    lattice: Lattice
+    lattice: TriangleLattice
     view: TopView
     edges: StrongEdges
     edges_origin_mm: tuple[float, float]
@@ -509,7 +482,7 @@ def find_off_lattice_boards(view: TopView, fit: LatticeFit, boards: tuple[BoardR
     return tuple(extra)
 
 
-def _placed_on(lattice: Lattice, boards: tuple[BoardReading, ...], b: BoardReading,
+def _placed_on(lattice: TriangleLattice, boards: tuple[BoardReading, ...], b: BoardReading,
                config: KaleidoVisionConfig) -> BoardReading | None:
     """A board found by the second lattice fit, placed against the common lattice.
 
@@ -567,7 +540,7 @@ def _dense_windows(pts_mm: np.ndarray, angle: np.ndarray, min_count: float,
     return out
 
 
-def _lattice_place(lattice: Lattice, xy_mm) -> tuple[float, int]:
+def _lattice_place(lattice: TriangleLattice, xy_mm) -> tuple[float, int]:
     """Distance from a point to the nearest vertex of a lattice (mm), and that vertex's coset (a - b) mod 3."""
     ab = np.round(lattice.coords(np.asarray(xy_mm, dtype=np.float64)[None]))
     cand = ab + np.array([[0, 0], [1, 0], [0, 1], [-1, 0], [0, -1], [1, -1], [-1, 1]])
@@ -576,7 +549,7 @@ def _lattice_place(lattice: Lattice, xy_mm) -> tuple[float, int]:
     return float(d[k]), int((cand[k, 0] - cand[k, 1]) % 3)
 
 
-def find_boards(view: TopView, lattice: Lattice, maps, config: KaleidoVisionConfig) -> FoundBoards:
+def find_boards(view: TopView, lattice: TriangleLattice, maps, config: KaleidoVisionConfig) -> FoundBoards:
     """Every lattice vertex tried as a board centre; the board-centre coset explaining the most holes.
 
     Raises
@@ -594,7 +567,8 @@ def find_boards(view: TopView, lattice: Lattice, maps, config: KaleidoVisionConf
                                axis=1)  # (N, 7, 2)
         col, row = (probe[..., 0] - region[0]) / s, (probe[..., 1] - region[1]) / s
         h, w = view.vote.shape
-        seen = (bilinear(view.vote.astype(np.float32), col, row) > 0.5) & (col >= 0) & (col <= w - 1) \
+        seen = (sample(view.vote.astype(np.float32), np.stack([col, row], axis=-1), exact=False) > 0.5) \
+            & (col >= 0) & (col <= w - 1) \
             & (row >= 0) & (row <= h - 1)
         inside = seen.any(axis=1)
         ab, V = ab[inside], V[inside]
@@ -630,13 +604,13 @@ def find_boards(view: TopView, lattice: Lattice, maps, config: KaleidoVisionConf
         flags.append(Flag("boards_partly_seen", f"{int(partial.sum())} place(s) next to the boards show some "
                           "holes but not a whole board (covered, cut off or off the lattice): boards may be "
                           "missing from this judgement", {"holes": int(n_present[partial].sum()), "places": places}))
-    if lattice.consistency_mm > config.max_lattice_inconsistency_mm:
+    if lattice.residual_mm > config.max_lattice_inconsistency_mm:
         flags.append(Flag("lattice_inconsistent", f"the three edge directions miss a common lattice by "
-                          f"{lattice.consistency_mm:.1f} mm", {"consistency_mm": round(lattice.consistency_mm, 2)}))
+                          f"{lattice.residual_mm:.1f} mm", {"consistency_mm": round(lattice.residual_mm, 2)}))
     return FoundBoards(V, shift, present, coset, best, accepted, order, tuple(flags))
 
 
-def read_boards(view: TopView, lattice: Lattice, found: FoundBoards,
+def read_boards(view: TopView, lattice: TriangleLattice, found: FoundBoards,
                 config: KaleidoVisionConfig) -> tuple[tuple[BoardReading, ...], tuple[Flag, ...]]:
     """Each board's six holes read against the tile palette and the bare table beside the boards."""
     V, shift, order = found.vertices_mm, found.shift_mm, found.order
@@ -669,7 +643,7 @@ def read_boards(view: TopView, lattice: Lattice, found: FoundBoards,
     return boards, tuple(flags)
 
 
-def _lattice_window(edges: StrongEdges, shape: tuple[int, int], lattice: Lattice, s: float,
+def _lattice_window(edges: StrongEdges, shape: tuple[int, int], lattice: TriangleLattice, s: float,
                     config: KaleidoVisionConfig) -> tuple[int, int, int, int]:
     """Rows and columns (r0, r1, c0, c1) of the top-down view around the edges along the lattice."""
     full = (0, shape[0], 0, shape[1])
@@ -725,7 +699,8 @@ def _mask_markers(vote: np.ndarray, region, s: float, config: KaleidoVisionConfi
         vote[r0:r1, c0:c1] = False
 
 
-def _table_cells(V, shift, coset, best, accepted, present, lattice: Lattice, config: KaleidoVisionConfig) -> np.ndarray:
+def _table_cells(V, shift, coset, best, accepted, present, lattice: TriangleLattice,
+                 config: KaleidoVisionConfig) -> np.ndarray:
     """Lattice triangles next to the boards that are not holes: samples of the bare table.
 
     Returns

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.colour import rgb_to_lab  # the project's one sRGB -> CIELAB conversion
-from vision.hexlattice import bilinear
+from vision.view import sample
 
 EMPTY = "empty"
 
@@ -134,9 +134,8 @@ def sample_cells(
     if len(tris) == 0:
         return CellFeatures(np.zeros((0, 3)), np.zeros(0), np.zeros(0, dtype=bool), np.zeros((0, 2)))
     pts = _sample_points(tris, config.sample_inset_mm, config.subdivisions)
-    x = (pts[..., 0] - origin_mm[0]) / mm_per_px
-    y = (pts[..., 1] - origin_mm[1]) / mm_per_px
-    chans = [bilinear(image_norm_valid[..., c], x, y) for c in range(4)]
+    xy_px = (pts - np.asarray(origin_mm, dtype=np.float64)) / mm_per_px
+    chans = [sample(image_norm_valid[..., c], xy_px, exact=False) for c in range(4)]
     rgb = np.stack(chans[:3], axis=-1)  # (T, P, 3)
     valid = (chans[3] > 0.5).mean(axis=1) >= config.min_valid_frac
     lab = rgb_to_lab(rgb.reshape(-1, 3)).reshape(rgb.shape)

@@ -17,10 +17,10 @@ from geometry.hexgrid import HexBoardPose, hexagon_board_mm
 from judge.plugin import Frame, GamePlugin
 from judge.session import Outcome, RoundAction, SessionRules, SessionView, Standings
 from scoring.flags import Flag
-from scoring.genial import Tower
+from scoring.genial import SYMBOLS, Tower
 from scoring.genial_board import Cell, GenialBoard, cells_of
 from scoring.genial_judgement import GenialAdjudication, GenialContext, GenialReading, judge_placement
-from vision.genial import GenialPhoto, GenialVisionConfig, marker_layout, read_photo
+from vision.genial import GenialPhoto, GenialVisionConfig, TokenRead, marker_layout, read_photo
 
 TILE_DRAW_RGB = {"red": (200, 42, 42), "blue": (38, 84, 190), "yellow": (236, 196, 34), "black": (38, 38, 42)}
 NOT_SCORED = ("placement_invalid", "tile_moved_or_missing", "board_disagrees_with_replay", "board_pose",
@@ -29,7 +29,7 @@ NOT_SCORED = ("placement_invalid", "tile_moved_or_missing", "board_disagrees_wit
 
 
 #: Flags whose cells the overlay marks otherwise (a '?' on each doubtful token) rather than outlining them.
-QUIET = ("token_unread_note", "token_value_doubtful", "history_scores_doubtful")
+QUIET = ("token_unread_note", "token_value_doubtful", "history_scores_doubtful", "scores_unchecked")
 
 
 @lru_cache(maxsize=1)
@@ -39,21 +39,29 @@ def board() -> GenialBoard:
 
 @dataclass(frozen=True)
 class GenialPlayContext(GenialContext):
-    """DESIGN.md's genial context plus the tokens' light values when the players give them.
+    """DESIGN.md's genial context plus the tokens as set up, when the players give them.
 
     Attributes
     ----------
     token_values : dict (q, r) -> int
         The light-side value (1 or 2) of the token on the tower at ``qr``: a token's numeral is too small to
         read in most photos, and its value never changes, so the players tell it once (the page keeps it).
+    token_symbols : dict (q, r) -> str
+        The token's symbol, when the players tell it (the page keeps the set-up's): a thin symbol (a ring, a
+        sun) on an 18 mm token can be too small to read from a seat; it never changes either.
     """
 
     token_values: dict[Cell, int] = field(default_factory=dict)
+    token_symbols: dict[Cell, str] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         out = super().to_json()
-        if self.token_values:
-            out["token_values"] = [{"qr": list(c), "light": v} for c, v in sorted(self.token_values.items())]
+        cells = sorted(set(self.token_values) | set(self.token_symbols))
+        if cells:
+            out["token_values"] = [{"qr": list(c)} | ({"light": self.token_values[c]} if c in self.token_values
+                                                      else {})
+                                   | ({"symbol": self.token_symbols[c]} if c in self.token_symbols else {})
+                                   for c in cells]
         return out
 
 
@@ -61,30 +69,36 @@ def parse_context(obj: dict | None) -> GenialPlayContext:
     """Validate a Genial Spezial context (``BadInput`` naming the field)."""
     try:
         base = GenialContext.from_json(obj if obj is not None else {})
-        values = _token_values(obj.get("token_values") if isinstance(obj, Mapping) else None)
+        values, symbols = _token_setup(obj.get("token_values") if isinstance(obj, Mapping) else None)
     except ValueError as exc:
         raise BadInput(str(exc)) from None
     return GenialPlayContext(base.players, base.mover, base.moves_before, base.scores_before, base.bonus_symbol,
-                             base.placed, values)
+                             base.placed, values, symbols)
 
 
-def _token_values(obj: object) -> dict[Cell, int]:
+def _token_setup(obj: object) -> tuple[dict[Cell, int], dict[Cell, str]]:
+    """``token_values`` -> (light values, symbols) by tower cell."""
     if obj is None:
-        return {}
-    bad = 'context field "token_values": expected [{"qr": [q, r], "light": 1 or 2}, ...]'
+        return {}, {}
+    bad = ('context field "token_values": expected [{"qr": [q, r], "light": 1 or 2, "symbol": "orange" | "blue" | '
+           '"green" | "purple"}, ...] (light or symbol may be left out, not both)')
     if not isinstance(obj, list):
         raise ValueError(bad)
-    out = {}
+    values, symbols = {}, {}
     for item in obj:
         try:
             (c,) = cells_of([item["qr"]])
-            light = int(item["light"])
-        except (KeyError, TypeError, ValueError):
+            light = int(item["light"]) if "light" in item else None
+            symbol = item.get("symbol")
+        except (KeyError, TypeError, ValueError, AttributeError):
             raise ValueError(bad) from None
-        if light not in (1, 2):
+        if (light is None and symbol is None) or light not in (None, 1, 2) or symbol not in (None, *SYMBOLS):
             raise ValueError(bad)
-        out[c] = light
-    return out
+        if light is not None:
+            values[c] = light
+        if symbol is not None:
+            symbols[c] = str(symbol)
+    return values, symbols
 
 
 @dataclass(frozen=True)
@@ -119,6 +133,19 @@ def detect(frames: list[Frame], ctx: GenialContext, timer: StageTimer,
     CannotJudge
         No table frame from the markers.
     """
+    return detect_warm(frames, ctx, timer, None, config)[0]
+
+
+def detect_warm(frames: list[Frame], ctx: GenialContext, timer: StageTimer, carry: HexBoardPose | None,
+                config: GenialVisionConfig = GenialVisionConfig()) -> tuple[GenialState, HexBoardPose]:
+    """``detect`` for a camera that keeps still (live video): the board pose of an earlier frame (``carry``) is only
+    refined, and its turn kept, instead of searched again. Returns the state and the pose to carry on.
+
+    Raises
+    ------
+    BadInput, CannotJudge
+        As ``detect``.
+    """
     if len(frames) not in (1, 2):
         raise BadInput(f"genial takes 2 photos (before, after) or 1 with 'placed' in the context, not {len(frames)}")
     if len(frames) == 1 and ctx.placed is None:
@@ -127,7 +154,7 @@ def detect(frames: list[Frame], ctx: GenialContext, timer: StageTimer,
         raise BadInput("the before and after photos differ in size: not a photo pair from one camera")
     expected = _expected_tiles(ctx)
     photos: list[GenialPhoto] = []
-    prior: HexBoardPose | None = None
+    prior = carry
     for k, frame in enumerate(frames):
         if frame.calibration is None:
             raise CannotJudge(f"{frame.source or 'photo'}: no table frame from the markers "
@@ -136,7 +163,8 @@ def detect(frames: list[Frame], ctx: GenialContext, timer: StageTimer,
             ph = read_photo(frame.image_rgb, frame.calibration, board(), len(ctx.players), expected, prior, config)
         photos.append(ph)
         prior = ph.pose
-    return GenialState(after=photos[-1], before=photos[0] if len(photos) == 2 else None)
+    state = GenialState(after=photos[-1], before=photos[0] if len(photos) == 2 else None)
+    return state, photos[-1].pose
 
 
 def state_from_json(obj: dict) -> GenialState:
@@ -153,16 +181,40 @@ def _light(t, given: Mapping[Cell, int]) -> int:
 
 
 def reading_of(photo: GenialPhoto, colours: frozenset[str] | None = None,
-               given: Mapping[Cell, int] | None = None) -> GenialReading:
-    """The rules' view of one photo: tokens whose symbol was not read are left out (the rules flag them); a
-    cell read as a colour no player holds (``colours``) is unreadable (flagged), not a tile; a token's light
-    value is the one the players gave (``given``) when they did."""
-    given = given or {}
+               given: Mapping[Cell, int] | None = None, symbols: Mapping[Cell, str] | None = None) -> GenialReading:
+    """The rules' view of one photo: tokens whose symbol was neither read nor given are left out (the rules flag
+    them); a cell read as a colour no player holds (``colours``) is unreadable (flagged), not a tile; a token's light
+    value and symbol are the ones the players gave (``given``, ``symbols``) when they did."""
+    given, symbols = given or {}, symbols or {}
     odd = {c for c, v in photo.tiles.items() if colours is not None and v not in colours}
-    towers = tuple(Tower(t.qr, t.size, t.symbol, _light(t, given), t.dark)
-                   for t in photo.towers if t.symbol is not None)
+    towers = tuple(Tower(t.qr, t.size, sym, _light(t, given), t.dark)
+                   for t in photo.towers for sym in [symbols[t.qr] if t.qr in symbols else t.symbol] if sym is not None)
     return GenialReading({c: v for c, v in photo.tiles.items() if c not in odd}, towers,
                          frozenset(photo.unreadable) | frozenset(odd))
+
+
+def _open_doubt(t: TokenRead, values: Mapping[Cell, int], symbols: Mapping[Cell, str]) -> str:
+    """What is still in doubt about a token once the players' set-up is taken: a doubt about its symbol is settled
+    by a given symbol, one about its numeral by a given value."""
+    parts = [p for p in t.doubt.split("; ") if p]
+    return "; ".join(p for p in parts if not (("symbol" in p and t.qr in symbols)
+                                              or ("numeral" in p and t.qr in values)))
+
+
+def _doubtful_tokens(state: GenialState, ctx: GenialContext) -> dict[Cell, str]:
+    """Tokens (on the first photo) read with doubt the players' set-up does not settle, and why."""
+    first = state.before or state.after
+    values, symbols = getattr(ctx, "token_values", {}), getattr(ctx, "token_symbols", {})
+    out = {t.qr: _open_doubt(t, values, symbols) for t in first.towers}
+    return {c: why for c, why in out.items() if why}
+
+
+def _symbol_disagreements(state: GenialState, ctx: GenialContext) -> list[Cell]:
+    """Towers whose symbol was read clearly and differs from the one the players gave."""
+    symbols = getattr(ctx, "token_symbols", {})
+    first = state.before or state.after
+    return sorted(t.qr for t in first.towers if t.qr in symbols and t.symbol is not None and "symbol" not in t.doubt
+                  and t.symbol != symbols[t.qr])
 
 
 def _vision_flags(state: GenialState, adj: GenialAdjudication, ctx: GenialContext) -> list[Flag]:
@@ -174,9 +226,7 @@ def _vision_flags(state: GenialState, adj: GenialAdjudication, ctx: GenialContex
             flags.append(Flag("board_pose", f"{name} photo: {f}"))
     scored = {t.qr for t in adj.move.scored_towers} if adj.move else set()
     first = state.before or state.after
-    given = getattr(ctx, "token_values", {})
-    doubtful = {t.qr: t.doubt for t in first.towers
-                if t.doubt and not (t.qr in given and "symbol" not in t.doubt)}
+    doubtful = _doubtful_tokens(state, ctx)
     used = sorted(c for c in doubtful if c in scored)
     if used:
         flags.append(Flag("token_value_doubtful", "a token scored now could not be read for sure: "
@@ -188,6 +238,11 @@ def _vision_flags(state: GenialState, adj: GenialAdjudication, ctx: GenialContex
                           "sure, so the replayed scores before this move may be off: give scores_before",
                           {"cells": [list(c) for c in history]}))
     other = sorted(c for c in doubtful if c not in scored and c not in history)
+    disagree = _symbol_disagreements(state, ctx)
+    if disagree:
+        flags.append(Flag("token_symbol_disagrees", "the photo shows another symbol than the set-up the players gave "
+                          "on " + ", ".join(str(list(c)) for c in disagree) + " (the given one is used): check it",
+                          {"cells": [list(c) for c in disagree]}))
     if other:
         flags.append(Flag("token_unread_note", f"{len(other)} token(s) not scored now could not be read for sure "
                           "(their values are assumed)", {"cells": [list(c) for c in other]}))
@@ -244,9 +299,10 @@ class GenialVerdict:
 def adjudicate(state: GenialState, ctx: GenialContext) -> GenialVerdict:
     """The rules on what the photos showed (``scoring.genial_judgement``), with the vision's doubts as flags."""
     colours = frozenset(ctx.players.values())
-    given = getattr(ctx, "token_values", {})
-    before = reading_of(state.before, colours, given) if state.before else None
-    adj = judge_placement(board(), ctx, reading_of(state.after, colours, given), before)
+    given, symbols = getattr(ctx, "token_values", {}), getattr(ctx, "token_symbols", {})
+    before = reading_of(state.before, colours, given, symbols) if state.before else None
+    adj = judge_placement(board(), ctx, reading_of(state.after, colours, given, symbols), before,
+                          unsure_values=frozenset(_doubtful_tokens(state, ctx)))
     extra = _vision_flags(state, adj, ctx)
     if extra:
         adj = replace(adj, flags=adj.flags + tuple(extra),
@@ -356,7 +412,7 @@ def _round_summary(view: SessionView, outcome: Outcome, context: dict) -> dict:
     want = names[(len(history) + len(view.summaries)) % len(names)] if names else None
     if mover != want:
         raise ValueError(f"it is {want}'s turn, not {mover}'s")
-    given = {tuple(t["qr"]): int(t["light"]) for t in context.get("token_values") or []}
+    given = {tuple(t["qr"]): int(t["light"]) for t in context.get("token_values") or [] if "light" in t}
     towers = view.summaries[0]["towers"] if view.summaries else [
         {"qr": t["qr"], "size": t["size"], "symbol": t["symbol"],
          "light": given.get(tuple(t["qr"]), int(t["value"]) - (1 if t["dark"] else 0))}
@@ -413,7 +469,8 @@ def next_context(view: SessionView) -> dict:
     if view.summaries:
         game = replay_session(view)
         ctx["scores_before"] = {p: dict(game.scores[p]) for p in names}
-        ctx["token_values"] = [{"qr": t["qr"], "light": t["light"]} for t in view.summaries[0]["towers"]]
+        ctx["token_values"] = [{"qr": t["qr"], "light": t["light"], "symbol": t["symbol"]}
+                               for t in view.summaries[0]["towers"]]
     return ctx
 
 

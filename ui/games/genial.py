@@ -46,8 +46,9 @@ def context_form(default: dict | None) -> dict:
                          if default.get("mover") in players else 0, key="ge-mover")
     moves = st.text_area("Earlier placements (JSON list of {player, cells, bonus_symbol})",
                          value=json.dumps(default.get("moves_before", [])), key="ge-moves")
-    values = st.text_area("Token light values, when the judge cannot read the numerals (JSON list of "
-                          '{"qr": [q, r], "light": 1 or 2}; kept for the whole game once it is in the ledger)',
+    values = st.text_area("The tokens as set up, when the judge cannot read their numerals or symbols (JSON list "
+                          'of {"qr": [q, r], "light": 1 or 2, "symbol": "orange" | "blue" | "green" | "purple"}; '
+                          "kept for the whole game once it is in the ledger)",
                           value=json.dumps(default.get("token_values", [])), key="ge-tokens")
     ctx: dict = {"players": players, "mover": mover}
     try:
