@@ -34,7 +34,7 @@ from scoring.cmyk_cards import (
     PersonalCard,
     resolve_cards,
 )
-from scoring.cmyk_checks import K_TILES_IN_SET, flagged_cells, mosaic_flags, tile_set_flags
+from scoring.cmyk_checks import K_TILES_IN_SET, doubtful_reading, flagged_cells, mosaic_flags, tile_set_flags
 from scoring.cmyk_options import (
     CmykContext,
     CmykOptions,
@@ -370,9 +370,9 @@ def score_game(players: Sequence[CmykPlayer], mosaics: Sequence[MosaicState], pu
         name = players[k].name
         s = _score_player(k, players, mosaic, res, counts, options, options.k_marks_wild_for_cards)
         alt = _score_player(k, players, mosaic, res, counts, options, not options.k_marks_wild_for_cards)
-        flags.extend(mosaic_flags(name, mosaic, s.illegal, options.min_confidence))
-        doubtful = frozenset(t.cell for t in mosaic.tiles if t.confidence < options.min_confidence
-                             or any(e.confidence < options.min_confidence for e in t.edges.values()))
+        flags.extend(mosaic_flags(name, mosaic, s.illegal, options.min_confidence, options.min_k_confidence))
+        doubtful = frozenset(t.cell for t in mosaic.tiles
+                             if doubtful_reading(t, options.min_confidence, options.min_k_confidence))
         if options.doubt_flagged_cells:
             doubtful |= flagged_cells(mosaic) & {t.cell for t in mosaic.tiles}
         lo = hi = s.total

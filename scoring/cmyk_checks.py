@@ -27,8 +27,16 @@ def _is_k(t: TileReading) -> bool:
     return t.kind.lower() == "k"
 
 
+def doubtful_reading(t: TileReading, min_confidence: float, min_k_confidence: float) -> bool:
+    """Whether a tile's reading is in doubt: the tile or an edge below ``min_confidence``, or a K reading below
+    ``min_k_confidence`` (K is what a tile looks like when the photo lost its marks: blur, noise, glare)."""
+    if t.confidence < min_confidence or any(e.confidence < min_confidence for e in t.edges.values()):
+        return True
+    return _is_k(t) and t.confidence < min_k_confidence
+
+
 def mosaic_flags(player: str, mosaic: MosaicState, illegal: Sequence[IllegalContact],
-                 min_confidence: float) -> list[Flag]:
+                 min_confidence: float, min_k_confidence: float = 0.0) -> list[Flag]:
     """Flags about one player's mosaic: duplicates, illegal contacts, doubtful readings, impossible tiles.
 
     Parameters
@@ -39,6 +47,8 @@ def mosaic_flags(player: str, mosaic: MosaicState, illegal: Sequence[IllegalCont
         From :func:`geometry.mosaic.illegal_contacts`.
     min_confidence : float
         Tiles or edges read with less are flagged ``low_confidence``.
+    min_k_confidence : float
+        K readings with less are flagged too (:func:`doubtful_reading`).
     """
     out = []  # the detector's own flags (mosaic.flags) are reported by the caller (judge/games/cmyk.py), not repeated
     if not mosaic.tiles:
@@ -61,8 +71,7 @@ def mosaic_flags(player: str, mosaic: MosaicState, illegal: Sequence[IllegalCont
         out.append(Flag("illegal_contact", f"{player}: {len(illegal)} touching edge pair(s) do not match: "
                         + "; ".join(f"{c.cells[0]}-{c.cells[1]} {c.reason}" for c in illegal[:6]),
                         {"player": player, "contacts": pairs}))
-    doubtful = sorted({t.cell for t in mosaic.tiles if t.confidence < min_confidence
-                       or any(e.confidence < min_confidence for e in t.edges.values())})
+    doubtful = sorted({t.cell for t in mosaic.tiles if doubtful_reading(t, min_confidence, min_k_confidence)})
     if doubtful:
         out.append(Flag("low_confidence", f"{player}: {len(doubtful)} tile(s) read with low confidence {doubtful[:8]}",
                         {"player": player, "cells": [list(c) for c in doubtful]}))

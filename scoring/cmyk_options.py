@@ -39,6 +39,9 @@ class CmykOptions:
         points it adds (personal x2 -> x3).
     min_confidence : float
         Tiles or edges read with less confidence are flagged ``low_confidence`` and bound ``total_range``.
+    min_k_confidence : float
+        The same for K readings, stricter: a K reading moves the total by ``k_tile_points`` and every
+        mark-based card at once, and a tile whose marks the photo lost (blur, noise, glare) looks like a K.
     doubt_flagged_cells : bool
         Cells named in the detector's own flags (``MosaicState.flags[].data["cells"]``) also count as
         doubtful for ``total_range`` / ``score_range`` / ``ranking_uncertain``.
@@ -64,6 +67,7 @@ class CmykOptions:
     use_many_first_points: int = 5
     use_many_second_points: int = 3
     min_confidence: float = 0.6
+    min_k_confidence: float = 0.9
     doubt_flagged_cells: bool = True
     incomplete_max_cells: int = 6
 

@@ -202,6 +202,12 @@ def test_misreadings_are_flagged():
     shaky_k = MosaicState(M1.tiles + (TileReading((0, 2), "k", k_tile(0, 2).edges, 0.3),))
     # as read 5 + 2 - 3 = 4; at best the doubtful K is a normal tile (+3) carrying magenta 3 (+1)
     assert score_game([BEN], [shaky_k], []).to_json()["players"]["Ben"]["total_range"] == [4, 8]
+    # a K reading must be surer than a level reading: a tile whose marks the photo lost looks like a K
+    for conf, want in ((0.75, [4, 8]), (0.95, [4, 4])):
+        r = score_game([BEN], [MosaicState(M1.tiles + (TileReading((0, 2), "k", k_tile(0, 2).edges, conf),))], [])
+        assert r.to_json()["players"]["Ben"]["total_range"] == want
+        low = [f.data["cells"] for f in r.flags if f.code == "low_confidence"]
+        assert low == ([[[0, 2]]] if want[1] > want[0] else [])
     flagged = MosaicState(M1.tiles, (Flag("tile_doubtful", "tile at [0, -1] read as C1 M1 Y1", {"cells": [[0, -1]]}),))
     r = score_game([AKI], [flagged], ["like_this_tile"])
     assert r.to_json()["players"]["Aki"]["total_range"] == [8, 12]

@@ -218,3 +218,21 @@ def test_tile_evidence_needs_all_three_inks():
     ev = tile_evidence(lab, 1.0, 30.0, 0.02)
     assert not ev[:, :80].any()
     assert ev[150, 150] and not ev[10, 190]
+
+
+def test_a_k_reading_on_a_light_ground_is_doubtful():
+    """K is what a tile looks like when the photo lost its marks; its ground must still be dark like a K tile's.
+    The best of bad readings (every column unlikely, K least so) on a light ground is flagged, not trusted."""
+    from vision.cmyk import CmykVisionConfig, _tile_reading
+
+    columns = rd.tile_types() + ["k", "k"]
+    scores = np.full(len(columns), -30.0)
+    scores[-2:] = -24.0  # K wins the posterior outright
+    cfg = CmykVisionConfig()
+    for lum, doubtful in ((0.02, False), (0.3, True)):
+        ev = rd.TileEvidence(rotation=0, rotation_confidence=1.0, ground_est=np.zeros(3), mark_ll=np.zeros((3, 7)),
+                             mark_amp=np.zeros(3), dark_luminance=lum)
+        tile, flags = _tile_reading((0, 0), ev, scores, len(columns) - 2, columns, 1.0, cfg)
+        assert tile.kind == "k"
+        assert (tile.confidence < cfg.min_tile_confidence) == doubtful
+        assert bool([f for f in flags if f.code == "tile_doubtful" and "K tile" in f.message]) == doubtful

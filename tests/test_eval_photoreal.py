@@ -141,3 +141,14 @@ def test_a_set_still_rendering_skips_or_reports_missing_photos(tmp_path):
     res = ev.evaluate(ev.load_items(root), ("none",))
     assert {r.item.name: r.outcome for r in res} == {"kaleido_fast_3": "exact", "kaleido_later": "error"}
     assert "image missing" in [r for r in res if r.item.name == "kaleido_later"][0].got
+
+
+def test_a_cmyk_range_that_excludes_the_truth_misleads_unless_the_total_is_declared_open():
+    exp = {"players": {"Aki": {"total": 12}}}
+    out = {"players": {"Aki": {"total": 1, "total_range": [-19, 11]}},
+           "flags": [{"code": "score_range", "player": "Aki", "range": [-19, 11]}]}
+    assert not ev.cmyk_ranges_cover_truth(out, exp)
+    out["flags"] = [{"code": "score_open", "player": "Aki", "range": [-19, 11]}]  # "possibly beyond": no bound
+    assert ev.cmyk_ranges_cover_truth(out, exp)
+    out["flags"] = [{"code": "score_open", "player": "Ben", "range": [0, 3]}]
+    assert not ev.cmyk_ranges_cover_truth(out, exp)

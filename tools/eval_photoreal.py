@@ -19,7 +19,8 @@ Every item gets one outcome:
 - ``exact``: right by the kit's rules (Carrotain borderline: contested; stacked: verdict + stacking flag).
 - ``doubt``: not exact, but the judgement is honestly unsure: contested, or a flag that is not a mere
   notice (``INFORMATIONAL_FLAGS``); for CMYK!, a wrong player's truth total must also lie inside the
-  ``total_range`` the judge gave (a range that excludes the truth misleads). Kaleido and CMYK!, judged
+  ``total_range`` the judge gave (a range that excludes the truth misleads), unless the judge flagged that
+  total ``score_open`` (it declares the total not judgeable, its range not a bound). Kaleido and CMYK!, judged
   in-process: the doubt flags must also name at least one of the wrong parts (``tools/flag_targets.py``:
   a misread cell, a missed or extra board, a wrong player); flags that point elsewhere are not honest
   doubt (``WRONG``, the row says which parts were wrong).
@@ -270,9 +271,17 @@ def doubt_flags(out: dict) -> list[dict]:
 
 
 def cmyk_ranges_cover_truth(out: dict, exp: dict) -> bool:
-    """Every player's ``total_range`` (when given) contains the true total (or an accepted alternative)."""
+    """Every player's ``total_range`` (when given) contains the true total (or an accepted alternative).
+
+    A player whose total the judge declares open (``score_open``: too many unread cells to bound it, "possibly
+    beyond" the readings tried) claims no bound: the judgement says it cannot judge that total.
+    """
     players = out.get("players") if isinstance(out.get("players"), dict) else {}
+    flags = out.get("flags") if isinstance(out.get("flags"), list) else []
+    open_totals = {f.get("player") for f in flags if isinstance(f, dict) and f.get("code") == "score_open"}
     for name, want in exp["players"].items():
+        if name in open_totals:
+            continue
         got = players.get(name)
         if not isinstance(got, dict) or not isinstance(got.get("total_range"), list) or len(got["total_range"]) != 2:
             continue

@@ -81,6 +81,9 @@ class CmykVisionConfig:
     marker_ring_samples: int = 40
     marker_white_percentile: float = 75.0
     min_white_over_black: float = 20.0
+    #: A K reading whose ground is lighter than the K ground model by more sigmas is doubtful (its confidence
+    #: falls as that model's likelihood beyond this bound).
+    k_ground_max_sigma: float = 3.0
     lattice: LatticeFitConfig = field(default_factory=LatticeFitConfig)
     read: rd.ReadConfig = field(default_factory=rd.ReadConfig)
 
@@ -633,6 +636,10 @@ def _tile_reading(cell, ev: rd.TileEvidence, scores: np.ndarray, col: int, colum
     tile_conf = float(post[col] if columns[col] != "k" else post[-2:].sum())
     reg = float(np.clip((purity - config.purity_bad) / (config.purity_good - config.purity_bad), 0, 1))
     tile_conf *= reg * config.confidence_scale
+    k_light = kind == "k" and _k_ground_sigmas(ev, config) > config.k_ground_max_sigma
+    if k_light:  # the best of bad readings, not a K: a tile whose marks the photo lost, on a light ground
+        z = _k_ground_sigmas(ev, config)
+        tile_conf = min(tile_conf, float(np.exp(-0.5 * (z * z - config.k_ground_max_sigma ** 2))))
     edges = {}
     for d, dn in enumerate(rd.DIRS):
         ink = rot[d]
@@ -649,6 +656,10 @@ def _tile_reading(cell, ev: rd.TileEvidence, scores: np.ndarray, col: int, colum
                           f"tile at {list(cell)} looks most like {_name(columns[own_best])} but that tile "
                           f"is taken by another reading; read as {_name(columns[col])}",
                           {"cells": [list(cell)]}))
+    elif k_light:
+        flags.append(Flag("tile_doubtful", f"tile at {list(cell)} read as a K tile, but its ground is far lighter "
+                          f"than a K tile's (luminance {ev.dark_luminance:.2f}): its marks may be lost",
+                          {"cells": [list(cell)]}))
     elif tile_conf < config.min_tile_confidence:
         flags.append(Flag("tile_doubtful", f"tile at {list(cell)} read as {_name(columns[col])} with "
                           f"confidence {tile_conf:.2f}", {"cells": [list(cell)]}))
@@ -664,6 +675,13 @@ def _tile_reading(cell, ev: rd.TileEvidence, scores: np.ndarray, col: int, colum
         flags.append(Flag("edge_colours_doubtful", f"tile at {list(cell)}: the edge inks do not clearly "
                           "follow the clockwise cyan-magenta-yellow order", {"cells": [list(cell)]}))
     return tile, flags
+
+
+def _k_ground_sigmas(ev: rd.TileEvidence, config: CmykVisionConfig) -> float:
+    """How many of the K ground model's sigmas (``ReadConfig.k_max_luminance``, ``k_log_sigma``) the tile's
+    ground is lighter than a K tile's."""
+    r = config.read
+    return max(0.0, float(np.log(max(ev.dark_luminance, 1e-4)) - np.log(r.k_max_luminance))) / r.k_log_sigma
 
 
 def _completeness_flags(mapper, frame: tl.TriangleLattice, coarse: _CoarseView, tiles: list[TileReading],
