@@ -99,7 +99,8 @@ class LiveEvent:
     kind : str
         ``"moving"`` (the scene changed after being still or settled), ``"settled"`` (all readings agreed),
         ``"contested"`` (readings disagreed), ``"unchanged"`` (settled back to the reading already settled);
-        the live driver adds ``"baseline"`` (a pair game's first still scene, kept as the next "before").
+        the live driver adds ``"baseline"`` (a pair game's first still scene, kept as the next "before") and
+        ``"baseline_contested"`` (its frames disagreed: not kept, read again).
     frame : int
         Index of the frame that caused it.
     votes : tuple[Vote, ...]

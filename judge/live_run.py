@@ -24,7 +24,7 @@ the scores after it); a game without one judges later placements with the contex
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -120,6 +120,7 @@ class LiveJudge:
             self.layout = profile.layout
         self.motion = MotionMeter(config.motion, self.layout.centres_mm)
         self.settler = Settler(config.settle)
+        self._vote = replace(config.settle, ignore_keys=config.settle.ignore_keys + game.live.vote_ignores)
         self.frame_index = 0
         self.last_sample: MotionSample | None = None
         self.last_timings_ms: dict[str, float] = {}
@@ -158,7 +159,7 @@ class LiveJudge:
         events = self.settler.step(i, sample.moving or resized, lambda: self._read(image_rgb, timer))
         events = [self._pair_event(ev) for ev in events]
         for ev in events:
-            if ev.kind in ("settled", "contested", "unchanged", "baseline"):
+            if ev.kind in ("settled", "contested", "unchanged", "baseline", "baseline_contested"):
                 self.motion.mark_still()
                 self._keep_before(ev)
             if ev.kind in ("settled", "contested"):
@@ -214,7 +215,7 @@ class LiveJudge:
         if self.stale and self.before is not None:
             result.setdefault("flags", []).append({"code": "live_context_stale", "message": self.stale})
         payload = ReadPayload(frame, state, before, self.context_json if self.pairs else None)
-        return Reading(reading_key(result, self.config.settle), True, result, payload)
+        return Reading(reading_key(result, self._vote), True, result, payload)
 
     def _detect(self, frames: list[Frame], timer: StageTimer) -> Any:
         """The game's detection; warm (carrying what earlier reads of this still scene found) when it can."""
@@ -227,7 +228,10 @@ class LiveJudge:
         return state
 
     def _pair_event(self, ev: LiveEvent) -> LiveEvent:
-        """Pair games: an agreed reading with no change is ``baseline`` (nothing kept yet) or ``unchanged``."""
+        """Pair games: an agreed reading with no change is ``baseline`` (nothing kept yet) or ``unchanged``; a
+        first board whose frames disagree is ``baseline_contested`` (nothing kept, no placement to report)."""
+        if self.pairs and self.before is None and ev.kind in ("contested", "unchanged") and ev.reading is None:
+            return LiveEvent("baseline_contested", ev.frame, ev.votes)
         if not self.pairs or ev.kind not in ("settled", "unchanged") or ev.reading is None or not ev.reading.ok:
             return ev
         if self.before is None:
@@ -353,6 +357,9 @@ def describe(ev: LiveEvent) -> str:
         return f"frame {ev.frame}: pieces moving; waiting for the table to be still"
     if ev.kind == "baseline":
         return f"frame {ev.frame}: the board read; kept as the 'before' of the next placement"
+    if ev.kind == "baseline_contested":
+        return (f"frame {ev.frame}: the board reads differently from frame to frame ({len(ev.votes)} readings); "
+                "not kept as the 'before' yet, reading it again")
     if ev.kind == "contested":
         return f"frame {ev.frame}: settled as CONTESTED ({len(ev.votes)} different readings)"
     r = ev.votes[0].reading

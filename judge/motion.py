@@ -1,8 +1,9 @@
 """A cheap hand/motion detector for live video: frame differencing on a small grey top view of the table.
 
 Each frame is shrunk (area averaging), warped into table coordinates (the markers' homography, a few mm
-per pixel) and compared with the previous frame after matching their brightness (light flicker and
-automatic exposure change every pixel a little; a hand or a moved piece changes some pixels a lot). A
+per pixel) and compared with the previous frame, colour channel by channel, after matching their brightness
+(light flicker and automatic exposure change every pixel a little; a hand or a moved piece changes some
+pixels a lot, and a coloured piece on a board of about its grey shows in its colour). A
 second cue looks for skin-coloured pixels connected to the edge of the view (a hand reaches in from
 outside; a placed piece does not) where the last quiet frame showed none: compared pixel by pixel against
 the quiet frame's skin under a looser test (wider colour bounds, a neighbourhood forgiven), and what is
@@ -38,7 +39,7 @@ class MotionConfig:
     blur_px : int
         Box blur of the view (odd), against sensor noise.
     delta_grey : float
-        A view pixel changed when its brightness-matched grey differs by more than this (0-255).
+        A view pixel changed when a brightness-matched colour channel differs by more than this (0-255).
     moving_fraction : float
         The frame is moving when more than this fraction of the view's pixels changed.
     skin_cr : (lo, hi), skin_cb : (lo, hi)
@@ -148,8 +149,8 @@ class MotionMeter:
         self._warp = (small_from_px @ calibration.H_px_from_mm @ out_from_mm, size)
 
     def view(self, image_rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The compared view of a frame: grey float32 (h, w), skin connected to the edge bool (h, w), and
-        skin under the loose test bool (h, w)."""
+        """The compared view of a frame: colour float32 (h, w, 3) (blurred), skin connected to the edge bool
+        (h, w), and skin under the loose test bool (h, w)."""
         cfg = self.config
         h, w = image_rgb.shape[:2]
         if self._warp is None:
@@ -164,10 +165,11 @@ class MotionMeter:
         if self._level is None:
             self._level = level
         gain = self._level / level if level > 1.0 else 1.0
+        colour = small.astype(np.float32)
         if cfg.blur_px > 1:
-            grey = np.asarray(cv2.blur(grey, (cfg.blur_px, cfg.blur_px)), dtype=np.float32)
+            colour = np.asarray(cv2.blur(colour, (cfg.blur_px, cfg.blur_px)), dtype=np.float32)
         edge, loose = self._skin(small if abs(gain - 1.0) < 1e-3 else cv2.convertScaleAbs(small, alpha=gain))
-        return grey, edge, loose
+        return colour, edge, loose
 
     def _skin(self, small_rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(skin connected to the view's edge, skin under the loose test), bool (h, w) each."""
@@ -189,19 +191,20 @@ class MotionMeter:
         return np.isin(labels, edge), loose
 
     def _changed(self, a: np.ndarray, b: np.ndarray) -> float:
-        """Fraction of pixels that differ after matching b's brightness to a's (flicker, exposure)."""
+        """Fraction of pixels with a colour channel that differs after matching b's brightness to a's (flicker,
+        exposure); a, b: (h, w, 3) views."""
         ma, mb = float(np.median(a)), float(np.median(b))
         gain = ma / mb if mb > 1.0 else 1.0
-        valid = (a > 0) & (b > 0)  # outside the photo: zeros in both
-        d = np.abs(a - b * gain) > self.config.delta_grey
+        valid = (a.max(axis=2) > 0) & (b.max(axis=2) > 0)  # outside the photo: zeros in both
+        d = (np.abs(a - b * gain) > self.config.delta_grey).any(axis=2)
         return float(np.count_nonzero(d & valid)) / max(1, int(np.count_nonzero(valid)))
 
     def measure(self, image_rgb: np.ndarray) -> MotionSample:
         """Compare this frame with the previous one (and with the last still frame)."""
-        grey, skin, loose = self.view(image_rgb)
-        changed = 0.0 if self._prev is None or self._prev.shape != grey.shape else self._changed(grey, self._prev)
-        since = 0.0 if self._still is None or self._still.shape != grey.shape else self._changed(grey, self._still)
-        self._prev = grey
+        view, skin, loose = self.view(image_rgb)
+        changed = 0.0 if self._prev is None or self._prev.shape != view.shape else self._changed(view, self._prev)
+        since = 0.0 if self._still is None or self._still.shape != view.shape else self._changed(view, self._still)
+        self._prev = view
         skin_frac = self._new_skin(skin)
         hand = skin_frac > self.config.hand_fraction
         self._quiet = self._quiet + 1 if changed <= self.config.moving_fraction else 0

@@ -111,6 +111,10 @@ class LiveSupport:
         ``"previous"``: the context of the next placement after this settled one (the turn passed on, the
         scores after it), or None when the game cannot tell. Without it (or after a None) every later
         placement is judged with the context as it was and flagged ``live_context_stale``.
+    vote_ignores : tuple[str, ...]
+        Judgement fields left out when the frames of a still scene are compared (besides the live config's:
+        flags, prose, measurements), e.g. a readout of every piece whose frame-to-frame doubt the scores and
+        flags already carry; what is scored is always compared.
     """
 
     before: str = "none"
@@ -118,6 +122,7 @@ class LiveSupport:
     change_codes: tuple[str, ...] = ()
     detect_warm: Callable[[list[Frame], Any, StageTimer, Any], tuple[Any, Any]] | None = None
     next_context: Callable[[dict | None, dict], dict | None] | None = None
+    vote_ignores: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

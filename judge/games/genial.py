@@ -563,6 +563,6 @@ PLUGIN = GamePlugin(
     order=50,
     marker_layout=marker_layout,
     live=LiveSupport(before="previous", change_codes=("tile_moved_or_missing",), detect_warm=live_detect,  # live2
-                     next_context=live_next_context),
+                     next_context=live_next_context, vote_ignores=("towers",)),
 )
 SPEC = PLUGIN

@@ -235,6 +235,6 @@ PLUGIN = GamePlugin(
     order=40,
     marker_layout=marker_layout,
     live=LiveSupport(before="previous", change_codes=("moved_tile",), detect_warm=detect_warm,  # live (live2 lane)
-                     next_context=next_context),
+                     next_context=next_context, vote_ignores=("board",)),
 )
 SPEC = PLUGIN
