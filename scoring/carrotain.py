@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 import shapely
 
-from scoring.carrotain_state import CarrotainState
+from scoring.carrotain_state import CarrotainState, ChipReading
 from scoring.flags import Flag
 
 #: Most not-hidden centre points a successful challenge may leave.
@@ -350,6 +350,10 @@ class _Contest:
     doubtful: tuple[int, ...] = ()
 
 
+#: Role of an acrylic-looking region no board outline was matched to (a board may lie there unread).
+UNREAD = "unread"
+
+
 def _board_flags(state: CarrotainState, polys: list, challenge: list[int], options: CarrotainOptions) -> list[Flag]:
     """Unusable outlines, not exactly two challenge boards, challenge boards stacked on any board."""
     flags = [Flag("bad_board_outline", f"board {b.id} (#{i}) has no usable outline; ignored",
@@ -358,7 +362,7 @@ def _board_flags(state: CarrotainState, polys: list, challenge: list[int], optio
         flags.append(Flag("invalid_challenge",
                           f"{len(challenge)} challenge boards found, a challenge uses exactly {BOARDS_PER_SUCCESS}",
                           {"boards": [state.boards[i].id for i in challenge]}))
-    usable = [i for i, p in enumerate(polys) if p is not None]
+    usable = [i for i, p in enumerate(polys) if p is not None and state.boards[i].role != UNREAD]
     for a_pos, a in enumerate(usable):
         for b in usable[a_pos + 1:]:
             if a not in challenge and b not in challenge:
@@ -454,6 +458,36 @@ def _awards(state: CarrotainState, seats: tuple[str, ...], challenger: str | Non
     return awards
 
 
+def _doubtful_awards(state: CarrotainState, seats: tuple[str, ...], challenger: str | None, verdict: str,
+                     hidden: np.ndarray, uncertain: np.ndarray,
+                     awards: dict[str, dict[str, int]]) -> dict[int, set[str]]:
+    """Uncertain chips whose kind/colour could change an award: chip index -> players affected.
+
+    Each uncertain chip is re-read as every other kind/colour in play (and as no chip at all); a
+    reading that changes any player's award makes that award doubtful.
+    """
+    out: dict[int, set[str]] = {}
+    alternatives = [("star", p) for p in seats] + [("colourless", None), (None, None)]
+    for i in (int(j) for j in np.flatnonzero(uncertain)):
+        c = state.chips[i]
+        changed: set[str] = set()
+        for kind, colour in alternatives:
+            if (kind, colour) == (c.kind, c.colour):
+                continue
+            chips = list(state.chips)
+            keep = np.ones(len(chips), dtype=bool)
+            if kind is None:
+                keep[i] = False
+            else:
+                chips[i] = ChipReading(kind, colour, c.xy_mm, c.centre_sigma_mm, c.confidence)
+            alt_state = CarrotainState(tuple(ch for ch, k in zip(chips, keep) if k), state.boards, state.flags)
+            alt = _awards(alt_state, seats, challenger, verdict, hidden[keep])
+            changed |= {p for p in seats if alt[p] != awards[p]}
+        if changed:
+            out[i] = changed
+    return out
+
+
 def _explain(state: CarrotainState, seats: tuple[str, ...], challenger: str | None, options: CarrotainOptions,
              challenge_ids: tuple[str, ...], geo: _ChipGeometry, contest: _Contest,
              awards: dict[str, dict[str, int]]) -> tuple[str, ...]:
@@ -546,14 +580,23 @@ def adjudicate(
         unc = [int(i) for i in np.flatnonzero(uncertain)]
         flags.append(Flag("uncertain_chip", f"chip(s) {_chip_list(unc)} detected with confidence below "
                           f"{options.min_confidence:g}: they may not be chips", {"chips": unc}))
+    in_unread = np.zeros(n, dtype=bool)
     for k, b in enumerate(state.boards):
-        if b.role == "challenge" or polys[k] is None or not n:
+        if b.role == UNREAD and polys[k] is not None and n:
+            in_unread |= shapely.intersects_xy(polys[k], xy_mm[:, 0], xy_mm[:, 1]) & ~geo.bad_xy & ~geo.hidden
+    if np.any(in_unread):
+        under = [int(i) for i in np.flatnonzero(in_unread)]
+        flags.append(Flag("under_unread_acrylic", f"chip(s) {_chip_list(under)} lie under acrylic that was not read "
+                          "as a board: they may be hidden", {"chips": under}))
+    for k, b in enumerate(state.boards):
+        if b.role in ("challenge", UNREAD) or polys[k] is None or not n:
             continue
-        under = np.flatnonzero(shapely.intersects_xy(polys[k], xy_mm[:, 0], xy_mm[:, 1]) & ~geo.bad_xy)
-        if len(under):
+        covered = [int(i) for i in np.flatnonzero(shapely.intersects_xy(polys[k], xy_mm[:, 0], xy_mm[:, 1])
+                                                   & ~geo.bad_xy)]
+        if covered:
             flags.append(Flag("other_board_covers",
-                              f"board {b.id} is not a challenge board but covers chip(s) {_chip_list(under.tolist())}",
-                              {"board": b.id, "chips": [int(i) for i in under]}))
+                              f"board {b.id} is not a challenge board but covers chip(s) {_chip_list(covered)}",
+                              {"board": b.id, "chips": covered}))
     odd = [i for i, c in enumerate(state.chips) if c.kind == "star" and c.colour not in seats]
     if odd:
         colours = sorted({str(state.chips[i].colour) for i in odd})
@@ -562,7 +605,7 @@ def adjudicate(
 
     n_not = int(np.count_nonzero(~geo.hidden))
     verdict = _verdict(n_not)
-    contest = _contest(geo, uncertain)
+    contest = _contest(geo, uncertain | in_unread)
     if contest.contested:
         flags.append(Flag("contested", f"verdict contested: borderline/uncertain chip(s) "
                           f"{_chip_list(contest.doubtful)} could give {contest.other}",
@@ -574,6 +617,13 @@ def adjudicate(
                           "the verdict holds either way (awards may differ)", {"chips": bl}))
 
     awards = _awards(state, seats, challenger, verdict, geo.hidden)
+    doubtful = _doubtful_awards(state, seats, challenger, verdict, geo.hidden, uncertain, awards)
+    if doubtful:
+        flags.append(Flag("awards_doubtful", "award(s) of " + ", ".join(sorted({p for ps in doubtful.values()
+                                                                                for p in ps}))
+                          + f" depend on chip(s) {_chip_list(sorted(doubtful))} read with low confidence "
+                          "(kind/colour unsure): check them by eye",
+                          {"chips": sorted(doubtful), "players": {str(i): sorted(ps) for i, ps in doubtful.items()}}))
     chips = tuple(ChipJudgement(i, c.kind, c.colour, (float(xy_mm[i, 0]), float(xy_mm[i, 1])), bool(geo.hidden[i]),
                                 float(geo.margin_mm[i]), bool(geo.borderline[i]), geo.board[i])
                   for i, c in enumerate(state.chips))

@@ -1,13 +1,17 @@
 """Board matcher on seeded synthetic renders (fallback/synth renderer)."""
 
+import cv2
 import numpy as np
-from shapely import distance, points
+from shapely import contains_xy, distance, points
 from shapely.geometry import Polygon
 
+from calibration.markers import MarkerLayout
 from calibration.table import calibrate_from_markers
+from components import load_components
 from synth.carrotain import board_outline_mm, render_scene
-from vision.acrylic import _resample
-from vision.carrotain import CarrotainVisionConfig, recognise
+from vision.acrylic import AcrylicConfig, _resample, board_maps, find_boards, unexplained_regions
+from vision.carrotain import CarrotainVisionConfig, board_evidence, board_outlines, recognise
+from vision.carrotain_view import colour_reference
 
 # synth.photo draws a board as a flat sheet (no side walls): match without the wall model here
 FLAT = CarrotainVisionConfig(board_walls=False)
@@ -45,3 +49,68 @@ def test_challenge_boards_found_with_their_pose():
             if m and m[0].role == "challenge":
                 good += float(distance(truth[b["id"]].exterior, points(m[0].outline_mm)).mean()) <= 2.0
     assert good >= 0.75 * n
+
+
+def test_a_board_cut_from_the_evidence_is_flagged_unread():
+    """Render of seed 3 (synth.photo conditions): one challenge board is cut from the detection - its
+    dimming, edge lines and print wiped (set to bare mat) over the half of it away from the other
+    boards. No outline can be fitted to what is left, and what is left (dimming, print) is reported
+    as an unread acrylic region covering the remaining half; the untouched boards stay found."""
+    img, scene, _ = render_scene(3)
+    cal = calibrate_from_markers(img)
+    comp = load_components()
+    layout = MarkerLayout.from_components(comp)
+    ev = board_evidence(img, cal, colour_reference(cal, img, layout), FLAT, layout)
+    outlines = board_outlines(comp)
+    full = find_boards(ev.ratio, ev.origin_mm, ev.mm_per_px, outlines, FLAT.boards, None, ev.line, ev.printed)
+    assert not unexplained_regions(ev.ratio, ev.printed, full, ev.origin_mm, ev.mm_per_px, FLAT.boards, ev.line,
+                                   outlines), "nothing unread before the cut"
+    challenge = [b for b in scene["boards"] if b["role"] == "challenge"]
+    found = {f.id for f in full}
+    cut = next(b for b in challenge if b["id"] in found)
+    poly = Polygon(cut["outline_mm"])
+    others = [Polygon(b["outline_mm"]) for b in scene["boards"] if b is not cut]
+    # keep the half of the board nearest the other boards' centroid... cut the far half
+    c = np.asarray(poly.centroid.coords[0])
+    away = c - np.mean([o.centroid.coords[0] for o in others], axis=0)
+    away /= np.linalg.norm(away)
+    h, w = ev.ratio.shape
+    yy, xx = np.mgrid[0:h, 0:w]
+    xy = np.asarray(ev.origin_mm) + np.stack([xx, yy], -1) * ev.mm_per_px
+    far_side = ((xy - c) @ away) > 0
+    wipe = far_side & contains_xy(poly.buffer(8.0), xy[..., 0], xy[..., 1])
+    ratio, line, printed = ev.ratio.copy(), ev.line.copy(), ev.printed.copy()
+    ratio[wipe], line[wipe], printed[wipe] = 1.0, 0.0, 0
+    fits = find_boards(ratio, ev.origin_mm, ev.mm_per_px, outlines, FLAT.boards, None, line, printed)
+    assert cut["id"] not in {f.id for f in fits}, "the cut board is no longer read"
+    assert {b for b in found if b != cut["id"]} <= {f.id for f in fits}
+    regions = unexplained_regions(ratio, printed, fits, ev.origin_mm, ev.mm_per_px, FLAT.boards, line, outlines)
+    left = poly.difference(Polygon(np.vstack([c + away * 400 + np.array([-away[1], away[0]]) * s
+                                              for s in (-400, 400)] + [c + np.array([-away[1], away[0]]) * s
+                                                                         for s in (400, -400)])))
+    assert any(Polygon(r).intersection(left).area > 0.3 * left.area for r in regions), \
+        "the remaining half of the cut board is flagged as unread acrylic"
+
+
+def test_an_edge_highlight_counts_as_edge_evidence_and_print_does_not():
+    """A drawn top view (1 mm/px): a board dims the mat inside a disc of radius 70 mm; its cut edge
+    catches the light (a thin bright arc on the outline) and a straight white print stroke lies inside
+    it. The arc is edge-line evidence (it is where the dimming steps); the print stroke, with the same
+    acrylic on both sides, is not - nor is the print guard allowed to erase the arc."""
+    h, w, r = 300, 300, 70
+    yy, xx = np.mgrid[0:h, 0:w]
+    level = np.full((h, w), 0.3, np.float32)
+    level[np.hypot(xx - 150, yy - 150) < r] = 0.26  # dimmed under the acrylic
+    rng = np.random.default_rng(0)
+    level += rng.normal(0, 0.005, level.shape).astype(np.float32)
+    cv2.ellipse(level, (150, 150), (r, r), 0, 200, 320, 0.9, 1)  # the lit edge: an arc of the outline
+    cv2.line(level, (120, 170), (185, 160), 0.95, 1)  # print: a straight stroke inside
+    ratio, line, printed = board_maps(level, 1.0, AcrylicConfig())
+    arc_y = (150 + r * np.sin(np.radians(260))).round().astype(int)  # the arc's top, at x = 150 + r cos(260)
+    arc_x = (150 + r * np.cos(np.radians(260))).round().astype(int)
+    assert printed[arc_y - 1:arc_y + 2, arc_x - 1:arc_x + 2].any()  # both look like long bright strokes ...
+    assert printed[165:168, 150:154].any()
+    on_arc = float(line[arc_y - 1:arc_y + 2, arc_x - 1:arc_x + 2].max())
+    on_print = float(line[165:168, 150:154].max())
+    assert on_arc > 0.05  # ... but only the edge highlight is edge evidence
+    assert on_print < 0.2 * on_arc

@@ -352,3 +352,21 @@ def test_degenerate_inputs_do_not_crash():
     flat = BoardReading("B", np.array([[0, 0], [100, 0], [200, 0]], float))
     adj = judge(hidden_chips(["red"]), boards=(BOARDS[0], flat))
     assert {"bad_board_outline", "invalid_challenge"} <= set(adj.flag_codes()) and adj.chips[0].hidden
+
+
+def test_uncertain_chip_that_could_change_an_award_is_named():
+    """Success with blue's chip (150, 20) not hidden and read with low confidence: blue's award hangs on
+    it (read as green, green would take it), so the awards are flagged doubtful naming that chip and
+    both players; the same chip read confidently, or an uncertain chip that no reading can move (a
+    hidden colourless chip on a failure where every other player already has 2), raises no flag."""
+    chips = outside_chips(["blue"]) + hidden_chips(["red"])
+    chips[0] = ChipReading("star", "blue", (150, 20), 0.2, confidence=0.3)
+    adj = judge(chips)
+    assert adj.verdict == "success" and adj.awards["blue"]["chips"] == 1
+    f = next(f for f in adj.flags if f.code == "awards_doubtful")
+    assert f.data["chips"] == [0] and {"blue", "green"} <= set(f.data["players"]["0"])
+    assert "awards_doubtful" not in judge(chips, min_confidence=0.2).flag_codes()
+    many = outside_chips(["blue", "blue", "green", "green"]) + [
+        ChipReading("colourless", None, (50, 50), 0.2, confidence=0.3)]
+    adj = judge(many)
+    assert adj.verdict == "failure" and "awards_doubtful" not in adj.flag_codes()

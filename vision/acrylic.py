@@ -3,9 +3,18 @@
 Works on a top view resampled at the board's top-face height (5 mm), levels normalised by the
 frame's colour reference. A clear board dims and tints the mat under it; the bright things
 (chips, the white print, star specks, edge glints) are painted out first, the dimming is
-measured against a large-scale estimate of the bare mat's brightness, and the seven outlines
-(and their mirror images) are matched to the dark regions by the contrast across the outline
-(coarse grid over x, y, theta from seeds, then a point-to-edge least-squares refinement).
+measured against a large-scale estimate of the bare mat's brightness (``board_maps``).
+
+The pose search is driven by the evidence (``find_boards``): seeds where a board is likely (board-
+sized blobs of dimming, moved to the dimmed area's middle, and clusters of printed constellation
+strokes); around each seed one polar correlation scores the seven outlines and their mirror images
+at every rotation at once (an FFT over the angle, a few seed offsets); the best few poses are
+polished on a small grid and refined by point-to-edge least squares (which gives the pose sigma);
+overlapping fits are suppressed unless the evidence shows a second sheet. Whatever looks like
+acrylic but is not explained by a fitted board is returned by ``unexplained_regions``. Where the
+caller still needs boards (an area with fewer boards than it should hold, or an unexplained region),
+``find_boards_in`` runs the exhaustive coarse pose grid there as a fallback, with the same refinement
+and acceptance.
 """
 
 from __future__ import annotations
@@ -16,8 +25,10 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 from shapely import contains_xy, distance, points
-from shapely.geometry import Polygon
-from shapely.ops import polylabel
+from shapely.geometry import MultiPoint, Point, Polygon
+
+#: Median absolute deviation -> standard deviation of a normal distribution.
+MAD_TO_SIGMA = 1.4826
 
 
 @dataclass(frozen=True)
@@ -45,13 +56,19 @@ class AcrylicConfig:
         The line map's level at this percentile (the mat's texture) is subtracted.
     coarse_line_blur_mm : float
         Extra smoothing of the line map for the coarse stage.
-    bright_edge_cap : float
-        Thin bright lines (edge highlights) add to the edge-line map up to this fraction of (white - mat).
+    bright_edge_cap, print_guard_mm : float
+        Thin bright lines (edge highlights) add to the edge-line map up to this fraction of (white - mat),
+        except within this distance of a print stroke (0: anywhere).
+    print_step_offset_mm, print_max_step : float
+        A long bright stroke is print unless the dimming ratio this far either side of it differs by at
+        least this much (median along the stroke; about a board's dimming, cf. ``min_contrast``): then it
+        is a board's edge catching the light (mat on one side, acrylic on the other).
     print_kernel_mm, print_fraction, print_min_length_mm : float
         Print strokes: bright top-hat (narrower than the kernel) above this fraction of
         (white - mat), in components at least this long.
-    print_cluster_mm, print_min_area_mm2 : float
-        Strokes closer than this form one board's print; clusters with less stroke area are ignored.
+    print_cluster_mm, print_min_area_mm2, print_max_extent_mm, print_max_stroke_mm : float
+        Strokes closer than this form one board's print; clusters with less stroke area, or longer
+        than a board, are ignored, and so are single strokes longer than this (the mat's edge).
     min_line_strength, line_off_mm : float
         A board whose inside is hardly dimmed is still accepted when its outline follows a dark
         edge line at least this strong (above the line level this far off the outline).
@@ -63,10 +80,31 @@ class AcrylicConfig:
         Seeds (inscribed-disc centres of the dimmed regions) are at least this far apart.
     min_seed_radius_mm : float
         Smallest inscribed-disc radius that makes a seed.
-    search_xy_mm, search_step_mm : float
-        Coarse translation search around a seed.
-    search_theta_step_deg : float
-        Coarse rotation step (then two finer grids at 1/4 and 1/16 of it, and of the xy step / 3, / 12).
+    blob_mm_per_px, blob_sigma_mm, blob_surround_sigma_mm, blob_min_response : float
+        Seeds are peaks (at least this strong) of a difference of Gaussians (these scales) of the
+        dimming, on a grid this coarse.
+    blob_shift_radius_mm, blob_shift_iters : float, int
+        Each blob peak moves to the centroid of the dimming within this radius, this many times.
+    max_seeds : int
+        Most blob seeds searched (strongest first).
+    unexplained_margin_mm, unexplained_print_grow_mm, unexplained_blob_response : float
+        Evidence of acrylic (print strokes, a blob centre) further than this outside every fitted
+        board is unexplained; a print cluster's region is its hull grown this much; a dimming blob
+        must be at least this strong (difference of Gaussians) to count.
+    unexplained_min_outline : float
+        ... and some board outline around it must score at least this in the polar stage.
+    print_seed_spacing_mm : float
+        A print cluster seeds the search unless a blob seed is this close.
+    polar_n_phi : int
+        Angle bins of the polar grid around a seed (the coarse rotation step is 360 / this).
+    polar_r_step_mm, polar_r_margin_mm : float
+        Radius step of the polar grid, and how far it reaches beyond the shapes' outline radii.
+    polar_offset_mm, polar_offset_step_mm : float
+        Seed offsets tried (a square grid of this half size and step): the seed need not sit exactly
+        on a shape's inscribed-disc centre.
+    polish_top, polish_n_theta, polish_n_xy : int
+        Coarse candidates per seed polished on a grid of this many rotations (one coarse step either
+        side) x this many positions per axis (half an offset step either side).
     coarse_blur_mm, coarse_offset_mm : float
         The coarse stage scores a map blurred this much, comparing levels this far either side.
     sample_step_mm : float
@@ -75,28 +113,61 @@ class AcrylicConfig:
         Distance on each side of the outline where the level is compared.
     refine_iters : int
         Point-to-edge least-squares iterations.
-    refine_top : int
-        Candidates per seed (ranked after the first finer grid) refined before the shapes are compared.
+    refine_top, refine_min_relative : int, float
+        Candidates per seed (ranked after the polish, scoring at least this fraction of the seed's
+        best) refined before the shapes are compared.
+    same_pose_mm, same_pose_deg : float
+        A candidate this close to one already refined (same shape) is not refined again.
+    reseed_chamfer_mm, explained_inset_mm : float
+        A board fitted looser than this is searched again from the middle of its outline; seeds more
+        than this far inside a board already fitted are not searched.
     coarse_per_shape, coarse_min_separation_deg : int, float
         Coarse candidates kept per shape (id, mirror), at rotations at least this far apart.
     chamfer_cap_mm, max_chamfer_mm : float
         Per-sample cap of the edge distance, and the largest mean accepted.
+    close_chamfer_mm, close_min_support : float
+        A fit this close to the edges (mean) with this edge support is accepted on ``min_contrast`` alone.
     min_inside_dimming, min_accept_contrast : float
         An accepted board's inside differs from the bare mat by at least this, or the level steps
         across its outline by at least this on average (or its outline follows an edge line).
     interior_step_mm, interior_inset_mm : float
         Grid of inside samples, kept this far inside the outline.
+    grid_print_cluster_mm, grid_xy_mm, grid_step_mm, grid_theta_step_deg, grid_refine_top : float, int
+        The fallback search (``find_boards_in``, the exhaustive coarse grid): print strokes this close
+        make one seed; around each seed, centres within +-``grid_xy_mm`` at this step, rotations at this
+        step, every shape; the best ``grid_refine_top`` candidates per seed after the finer grid are refined.
+    grid_area_margin_mm : float
+        A fallback seed lies within this distance of an area that needs a board.
     ambiguity_mm : float
         Competing fits (another shape, or the same at another pose) on the same region within this
         chamfer of the best widen its sigma to half their mean outline distance.
     max_sigma_mm : float
         Cap of the reported pose sigma.
-    edge_search_mm : float
-        Half range searched along each normal for the edge in the refinement.
+    edge_search_mm, edge_search_step_mm : float
+        Half range searched along each normal for the edge in the refinement, and its step.
+    refine_min_edges : int
+        Fewer outline samples with an edge than this: no fit.
+    refine_mad_floor_mm, refine_outlier_sigmas : float
+        Edge offsets further than this many robust sigmas (MAD, plus the floor) from the median are
+        outliers in a least-squares step.
+    refine_converged_mm, refine_converged_rad : float
+        The refinement stops once a step moves the pose less than these.
+    samples_per_independent, sigma_scale : float
+        Pose sigma = scale x residual RMS / sqrt(inlier samples / samples per independent one).
+    full_support, min_support_factor : float
+        The sigma grows as the edge support falls under ``full_support`` (divided by at most
+        1 / ``min_support_factor``).
+    paint_kernel_mm, level_blur_mm : float
+        Bright pieces are painted out with the mean of the rest over this window; the level is then
+        smoothed this much.
     min_contrast : float
         Minimum mean (outside - inside) / mat level across the outline to accept a board.
     max_overlap : float
         Candidates overlapping an accepted board by more than this fraction of their area are dropped.
+    stack_min_overlap_mm2, stack_edge_inset_mm, stack_edge_search_mm, stack_min_support : float
+        A candidate overlapping an accepted board by more than this area is a second sheet only if at
+        least this fraction of its outline samples inside the accepted board (this far inside) show an
+        edge within this distance; otherwise it is the same board fitted twice and dropped.
     base_sigma_mm : float
         Floor of the pose uncertainty.
     """
@@ -115,37 +186,88 @@ class AcrylicConfig:
     min_line_strength: float = 0.03
     line_off_mm: float = 4.0
     bright_edge_cap: float = 0.15
+    print_guard_mm: float = 1.5
+    print_step_offset_mm: float = 12.0
+    print_max_step: float = 0.06
     print_kernel_mm: float = 5.0
     print_fraction: float = 0.25
     print_min_length_mm: float = 12.0
-    print_cluster_mm: float = 30.0
+    print_cluster_mm: float = 10.0
     print_min_area_mm2: float = 60.0
+    print_max_extent_mm: float = 260.0
+    print_max_stroke_mm: float = 170.0
     dark_ratio: float = 0.94
     min_region_fraction: float = 0.25
     seed_spacing_mm: float = 50.0
     min_seed_radius_mm: float = 25.0
-    search_xy_mm: float = 36.0
-    search_step_mm: float = 12.0
-    search_theta_step_deg: float = 10.0
+    blob_mm_per_px: float = 4.0
+    blob_sigma_mm: float = 40.0
+    blob_surround_sigma_mm: float = 100.0
+    blob_min_response: float = 0.015
+    blob_shift_radius_mm: float = 70.0
+    blob_shift_iters: int = 4
+    max_seeds: int = 10
+    unexplained_margin_mm: float = 5.0
+    unexplained_print_grow_mm: float = 30.0
+    unexplained_blob_response: float = 0.04
+    unexplained_min_outline: float = 0.06
+    print_seed_spacing_mm: float = 24.0
+    polar_n_phi: int = 60
+    polar_r_step_mm: float = 3.0
+    polar_r_margin_mm: float = 8.0
+    polar_offset_mm: float = 32.0
+    polar_offset_step_mm: float = 8.0
+    polish_top: int = 6
+    polish_n_theta: int = 5
+    polish_n_xy: int = 5
     coarse_blur_mm: float = 4.0
     coarse_offset_mm: float = 6.0
     sample_step_mm: float = 8.0
     contrast_offset_mm: float = 3.0
     refine_iters: int = 4
-    refine_top: int = 8
+    refine_top: int = 3
+    refine_min_relative: float = 0.7
+    same_pose_mm: float = 6.0
+    same_pose_deg: float = 5.0
+    reseed_chamfer_mm: float = 1.2
+    explained_inset_mm: float = 20.0
     coarse_per_shape: int = 3
     coarse_min_separation_deg: float = 25.0
     chamfer_cap_mm: float = 4.0
     max_chamfer_mm: float = 2.5
+    close_chamfer_mm: float = 2.0
+    close_min_support: float = 0.7
     min_inside_dimming: float = 0.04
     min_accept_contrast: float = 0.08
     interior_step_mm: float = 8.0
     interior_inset_mm: float = 6.0
+    grid_print_cluster_mm: float = 30.0
+    grid_xy_mm: float = 36.0
+    grid_step_mm: float = 12.0
+    grid_theta_step_deg: float = 10.0
+    grid_refine_top: int = 8
+    grid_area_margin_mm: float = 60.0
     ambiguity_mm: float = 0.6
     max_sigma_mm: float = 10.0
     edge_search_mm: float = 6.0
+    edge_search_step_mm: float = 0.5
+    refine_min_edges: int = 6
+    refine_mad_floor_mm: float = 0.3
+    refine_outlier_sigmas: float = 3.0
+    refine_converged_mm: float = 0.05
+    refine_converged_rad: float = 1e-4
+    samples_per_independent: float = 4.0
+    sigma_scale: float = 3.0
+    full_support: float = 0.6
+    min_support_factor: float = 0.25
+    paint_kernel_mm: float = 15.0
+    level_blur_mm: float = 1.0
     min_contrast: float = 0.05
-    max_overlap: float = 0.2
+    max_overlap: float = 0.35
+    stack_min_overlap_mm2: float = 1.0
+    stack_edge_inset_mm: float = 3.0
+    stack_edge_search_mm: float = 2.0
+    stack_min_support: float = 0.5
     base_sigma_mm: float = 1.0
 
 
@@ -281,7 +403,7 @@ def board_maps(level: np.ndarray, mm_per_px: float,
     bright = cv2.dilate(bright, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     # paint the bright pieces out with a local median of the rest (normalised convolution)
     w = (1 - bright).astype(np.float32)
-    ks = max(int(round(15.0 / mm_per_px)) | 1, 3)
+    ks = max(int(round(config.paint_kernel_mm / mm_per_px)) | 1, 3)
     num = cv2.blur(lv * w, (ks, ks))
     den = cv2.blur(w, (ks, ks))
     filled = np.where(bright > 0, num / np.maximum(den, 1e-3), lv)
@@ -289,25 +411,81 @@ def board_maps(level: np.ndarray, mm_per_px: float,
     kl = max(int(round(config.line_kernel_mm / mm_per_px)) | 1, 3)
     kel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kl, kl))
     line = cv2.morphologyEx(filled, cv2.MORPH_BLACKHAT, kel)
-    if config.bright_edge_cap > 0:
-        # a cut edge may also catch the light: thin bright lines count too (capped, so that the
-        # much brighter white print does not dominate)
-        line = line + np.minimum(th, config.bright_edge_cap * (1.0 - mat))
-    filled = cv2.GaussianBlur(filled, (0, 0), 1.0 / mm_per_px)
-    # bare-mat level: the most common level in a large window (the mat is the largest single
-    # surface; boards may look darker or lighter than it), on a coarse grid
-    f = mm_per_px / config.coarse_mm_per_px
-    small = cv2.resize(filled, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
-    kb = max(int(round(config.background_mm / config.coarse_mm_per_px)) | 1, 3)
-    bg = _local_mode(np.log(np.maximum(small, 1e-3)), kb, config.mode_bin_log)
-    bg = np.exp(cv2.GaussianBlur(bg, (0, 0), kb / 6.0))
-    bg = cv2.resize(bg, (level.shape[1], level.shape[0]), interpolation=cv2.INTER_LINEAR)
+    filled = cv2.GaussianBlur(filled, (0, 0), config.level_blur_mm / mm_per_px)
+    bg = _bare_mat_level(filled, mm_per_px, config)
     ratio = (filled / np.maximum(bg, 1e-3)).astype(np.float32)
+    if config.bright_edge_cap > 0:
+        line = line + _edge_highlights(th, mat, printed, ratio, mm_per_px, config)
     line = cv2.GaussianBlur(line / np.maximum(bg, 1e-3), (0, 0), config.line_blur_mm / mm_per_px)
     # only lines standing out of the mat's own texture count
     line = np.maximum(line - np.percentile(line, config.line_floor_percentile), 0.0)
     return ratio, line.astype(np.float32), printed
 
+
+def _bare_mat_level(filled: np.ndarray, mm_per_px: float, config: AcrylicConfig) -> np.ndarray:
+    """The bare mat's level around every pixel: the most common level in a large window (the mat is the
+    largest single surface; boards may look darker or lighter than it), on a coarse grid, shape (h, w)."""
+    f = mm_per_px / config.coarse_mm_per_px
+    small = cv2.resize(filled, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    kb = max(int(round(config.background_mm / config.coarse_mm_per_px)) | 1, 3)
+    bg = _local_mode(np.log(np.maximum(small, 1e-3)), kb, config.mode_bin_log)
+    bg = np.exp(cv2.GaussianBlur(bg, (0, 0), kb / 6.0))
+    return cv2.resize(bg, (filled.shape[1], filled.shape[0]), interpolation=cv2.INTER_LINEAR)
+
+
+def _edge_highlights(tophat: np.ndarray, mat: float, printed: np.ndarray, ratio: np.ndarray, mm_per_px: float,
+                     config: AcrylicConfig) -> np.ndarray:
+    """Thin bright lines that may be a cut edge catching the light, as edge-line evidence (h, w).
+
+    Capped at ``bright_edge_cap`` of (white - mat), so that the much brighter white print does not
+    dominate. A print stroke lies inside a board (the same acrylic on both sides), an edge highlight
+    where the board ends (mat on one side, acrylic on the other): a long bright stroke is print unless
+    the dimming ratio ``print_step_offset_mm`` either side of it differs by ``print_max_step`` or more
+    (median along the stroke); within ``print_guard_mm`` of print, bright lines are no edge.
+    """
+    bright_line = np.minimum(tophat, config.bright_edge_cap * (1.0 - mat))
+    if config.print_guard_mm <= 0 or not printed.any():
+        return bright_line
+    n, lab = cv2.connectedComponents(printed, connectivity=8)
+    ys, xs = np.nonzero(lab)
+    nx, ny = _stroke_normals(printed, xs, ys, mm_per_px)
+    d = config.print_step_offset_mm / mm_per_px
+    r = np.nan_to_num(ratio, nan=1.0).astype(np.float32)
+    side_a = _Sampler(r, (0.0, 0.0), 1.0)(np.column_stack([xs + d * nx, ys + d * ny]))
+    side_b = _Sampler(r, (0.0, 0.0), 1.0)(np.column_stack([xs - d * nx, ys - d * ny]))
+    step = np.nan_to_num(np.abs(side_a - side_b), nan=0.0)
+    is_print = (_median_per_label(lab[ys, xs], step, n) < config.print_max_step).astype(np.uint8)
+    is_print[0] = 0
+    kd = max(int(round(2 * config.print_guard_mm / mm_per_px)) | 1, 3)
+    guard = cv2.dilate(is_print[lab], cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kd, kd)))
+    return bright_line * (1 - guard)
+
+
+def _stroke_normals(mask: np.ndarray, xs: np.ndarray, ys: np.ndarray, mm_per_px: float
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Unit normals (x, y components, each shape (n,)) of thin strokes at their pixels ``xs, ys``: the
+    dominant gradient direction of the smoothed mask (structure tensor over about 2 mm)."""
+    b = cv2.GaussianBlur(mask.astype(np.float32), (0, 0), 1.5 / mm_per_px)
+    gx = cv2.Sobel(b, cv2.CV_32F, 1, 0)
+    gy = cv2.Sobel(b, cv2.CV_32F, 0, 1)
+    sig = 2.0 / mm_per_px
+    jxx = cv2.GaussianBlur(gx * gx, (0, 0), sig)[ys, xs]
+    jxy = cv2.GaussianBlur(gx * gy, (0, 0), sig)[ys, xs]
+    jyy = cv2.GaussianBlur(gy * gy, (0, 0), sig)[ys, xs]
+    ang = 0.5 * np.arctan2(2.0 * jxy, jxx - jyy)
+    return np.cos(ang), np.sin(ang)
+
+
+def _median_per_label(ids: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    """Median of ``values`` per label 0..n-1 (labels without values: +inf), shape (n,)."""
+    order = np.lexsort((values, ids))
+    ids, values = ids[order], values[order]
+    first = np.searchsorted(ids, np.arange(n))
+    count = np.diff(np.r_[first, len(ids)])
+    out = np.full(n, np.inf)
+    has = count > 0
+    out[has] = values[first[has] + (count[has] - 1) // 2]
+    return out
 
 def dimming_map(level: np.ndarray, mm_per_px: float, config: AcrylicConfig = AcrylicConfig()) -> np.ndarray:
     """Level relative to the bare mat around it (1 = bare mat, < 1 = dimmed, e.g. under acrylic).
@@ -344,6 +522,8 @@ class _Evidence:
         self.r = _Sampler(ratio, origin_mm, mm_per_px)
         self.l = _Sampler(line, origin_mm, mm_per_px) if line is not None else None
         self.w = line_weight if line is not None else 0.0
+        lmap = line if line is not None else np.zeros_like(ratio)
+        self.stack = np.dstack([ratio, lmap]).astype(np.float32)
 
     def outline_terms(self, P: np.ndarray, N: np.ndarray, d: float) -> tuple[np.ndarray, np.ndarray]:
         """Mean signed step (outside - inside) and mean line strength along outlines (..., n, 2)."""
@@ -360,6 +540,164 @@ class _Evidence:
         return (np.abs(c) if sign == 0 else sign * c) + self.w * ln
 
 
+@dataclass(frozen=True)
+class _Shape:
+    """One board outline (or its mirror image) prepared for matching.
+
+    ``pts``/``nrm`` are outline samples and outward normals relative to ``cen`` (the centre of the
+    outline's largest inscribed disc, the point a pose puts on a seed); ``polar`` is the outline's
+    radius seen from ``cen`` as soft weights over the polar grid's radius bins, shape (n_r, n_phi).
+    """
+
+    id: str
+    mirrored: bool
+    outline: np.ndarray
+    pts: np.ndarray
+    nrm: np.ndarray
+    cen: np.ndarray
+    polar_fft: np.ndarray
+    fine_pts: np.ndarray
+    fine_nrm: np.ndarray
+    interior: np.ndarray
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    score: float
+    shape: int
+    theta: float
+    xy: np.ndarray
+    sign: float
+
+
+_SHAPE_CACHE: dict = {}
+
+
+def _polar_radii(config: AcrylicConfig, r_lo: float, r_hi: float) -> np.ndarray:
+    step = config.polar_r_step_mm
+    return np.arange(max(r_lo - config.polar_r_margin_mm, step), r_hi + config.polar_r_margin_mm + step, step)
+
+
+def _interior_grid(outline: np.ndarray, config: AcrylicConfig) -> np.ndarray:
+    """Grid points (``interior_step_mm``) at least ``interior_inset_mm`` inside an outline, shape (n, 2)."""
+    poly = Polygon(outline).buffer(-config.interior_inset_mm)
+    if poly.is_empty:
+        return np.zeros((0, 2))
+    x0, y0, x1, y1 = poly.bounds
+    gx, gy = np.meshgrid(np.arange(x0, x1, config.interior_step_mm), np.arange(y0, y1, config.interior_step_mm))
+    g = np.column_stack([gx.ravel(), gy.ravel()])
+    return g[contains_xy(poly, g[:, 0], g[:, 1])]
+
+
+def _prepare_shapes(outlines_mm: dict[str, np.ndarray], config: AcrylicConfig) -> tuple[list[_Shape], np.ndarray]:
+    """Every outline and its mirror image, with outline samples and polar profiles (cached per outline set).
+
+    Returns
+    -------
+    shapes : list[_Shape]
+    radii : ndarray, shape (n_r,)
+        Radius bins of the polar grid (mm), spanning every shape's outline radii.
+    """
+    key = (tuple((k, np.asarray(v, dtype=np.float64).tobytes()) for k, v in sorted(outlines_mm.items())), config)
+    if key in _SHAPE_CACHE:
+        return _SHAPE_CACHE[key]
+    n_phi = config.polar_n_phi
+    raw = []
+    for bid, o in sorted(outlines_mm.items()):
+        o = np.asarray(o, dtype=np.float64)
+        for mir in (False, True):
+            lo = o[::-1] * [-1.0, 1.0] if mir else o
+            pts, nrm = _resample(lo, config.sample_step_mm)
+            cen = np.asarray(Polygon(lo).centroid.coords[0])
+            dense, _ = _resample(lo, config.polar_r_step_mm / 4.0)
+            rel = dense - cen
+            ang = np.arctan2(rel[:, 1], rel[:, 0])
+            rad = np.hypot(rel[:, 0], rel[:, 1])
+            j = np.round(ang / (2 * np.pi) * n_phi).astype(int) % n_phi
+            r_phi = np.zeros(n_phi)
+            np.maximum.at(r_phi, j, rad)
+            filled = r_phi > 0
+            if not filled.all():  # bins without a sample: interpolate around the circle
+                idx = np.arange(n_phi)
+                r_phi = np.interp(idx, idx[filled], r_phi[filled], period=n_phi)
+            raw.append((bid, mir, lo, pts, nrm, cen, r_phi))
+    radii = _polar_radii(config, min(r.min() for *_, r in raw), max(r.max() for *_, r in raw))
+    shapes = []
+    for bid, mir, lo, pts, nrm, cen, r_phi in raw:
+        # linear weights of each angle's outline radius onto the two nearest radius bins
+        f = np.clip((r_phi - radii[0]) / config.polar_r_step_mm, 0, len(radii) - 1.001)
+        i0 = np.floor(f).astype(int)
+        w1 = f - i0
+        m = np.zeros((len(radii), n_phi))
+        m[i0, np.arange(n_phi)] = 1 - w1
+        m[i0 + 1, np.arange(n_phi)] += w1
+        fine_pts, fine_nrm = _resample(lo, config.sample_step_mm / 2.0)
+        shapes.append(_Shape(bid, mir, lo, pts - cen, nrm, cen, np.conj(np.fft.rfft(m, axis=1)), fine_pts, fine_nrm,
+                             _interior_grid(lo, config)))
+    _SHAPE_CACHE.clear()
+    _SHAPE_CACHE[key] = (shapes, radii)
+    _dft_matrices(n_phi)
+    _SHAPE_CACHE[("bank", id(shapes))] = np.stack([sh.polar_fft for sh in shapes], axis=-1).transpose(
+        1, 0, 2).astype(np.complex64)
+    return shapes, radii
+
+
+def _dft_matrices(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Real-input DFT as real and imaginary matrices (n, n//2+1), float32, and its inverse to the mean
+    (n//2+1, n), complex64."""
+    key = ("dft", n)
+    if key not in _SHAPE_CACHE:
+        f = np.arange(n // 2 + 1)
+        j = np.arange(n)
+        ang = 2 * np.pi * np.outer(j, f) / n
+        c = np.full(len(f), 2.0)
+        c[0] = 1.0
+        if n % 2 == 0:
+            c[-1] = 1.0
+        inv = c[:, None] * np.exp(2j * np.pi * np.outer(f, j) / n) / (n * n)
+        _SHAPE_CACHE[key] = (np.cos(ang).astype(np.float32), (-np.sin(ang)).astype(np.float32),
+                             inv.astype(np.complex64))
+    return _SHAPE_CACHE[key]
+
+
+def _polar_offsets(config: AcrylicConfig) -> np.ndarray:
+    """Seed offsets tried by the polar stage (mm), shape (O, 2)."""
+    g = np.arange(-config.polar_offset_mm, config.polar_offset_mm + 1e-9, config.polar_offset_step_mm)
+    return np.array([(x, y) for y in g for x in g])
+
+
+def _polar_grid(radii: np.ndarray, config: AcrylicConfig, mm_per_px: float) -> tuple[np.ndarray, int, int]:
+    """Polar sample positions around every seed offset, in px relative to the seed (cached).
+
+    Returns
+    -------
+    grid : ndarray, shape (O * (I + 2k), J, 2), float32
+        Radii extended by ``k`` bins either side (for the radial step), angles ``polar_n_phi``.
+    n_offsets, k : int
+    """
+    key = ("grid", radii.tobytes(), config, mm_per_px)
+    if key not in _SHAPE_CACHE:
+        n_phi = config.polar_n_phi
+        phi = np.arange(n_phi) * 2 * np.pi / n_phi
+        k = max(int(round(config.coarse_offset_mm / config.polar_r_step_mm)), 1)
+        step = config.polar_r_step_mm
+        r_ext = np.concatenate([radii[0] - np.arange(k, 0, -1) * step, radii, radii[-1] + np.arange(1, k + 1) * step])
+        ray = np.stack([np.cos(phi), np.sin(phi)], -1)
+        offs = _polar_offsets(config)
+        P = offs[:, None, None, :] + r_ext[None, :, None, None] * ray[None, None]
+        _SHAPE_CACHE[key] = ((P / mm_per_px).reshape(-1, n_phi, 2).astype(np.float32), len(offs), k)
+    grid, n_o, k = _SHAPE_CACHE[key]
+    return grid, n_o, k
+
+
+def _shape_bank(shapes: list[_Shape]) -> np.ndarray:
+    """The shapes' conjugate polar spectra stacked for one matrix product, shape (F, I, S), complex64."""
+    key = ("bank", id(shapes))
+    if key not in _SHAPE_CACHE:
+        _SHAPE_CACHE[key] = np.stack([sh.polar_fft for sh in shapes], axis=-1).transpose(1, 0, 2).astype(np.complex64)
+    return _SHAPE_CACHE[key]
+
+
 def find_boards(
     ratio: np.ndarray,
     origin_mm: tuple[float, float],
@@ -371,6 +709,12 @@ def find_boards(
     printed: np.ndarray | None = None,
 ) -> list[BoardFit]:
     """Match the known board outlines to the dimmed regions and edge lines of ``board_maps``.
+
+    Evidence-driven: seeds (print clusters, the dimmed regions' inscribed-disc centres) propose
+    where a board lies; around each seed a polar correlation scores every shape at every rotation
+    at once (an FFT over the angle); the best few poses per seed are polished on a small grid at
+    full resolution and refined by point-to-edge least squares; the fits are then suppressed to one
+    per region (a second board over an accepted one only where its own edge shows inside it).
 
     Parameters
     ----------
@@ -394,108 +738,156 @@ def find_boards(
     -------
     list[BoardFit], best first; each id at most once.
     """
-    s = mm_per_px
-    ev = _Evidence(ratio, line, origin_mm, s, config.line_weight)
-    seeds = _seeds(ratio, printed, origin_mm, s, outlines_mm, config)
+    ev = _Evidence(ratio, line, origin_mm, mm_per_px, config.line_weight)
+    seeds = _seeds(ratio, printed, origin_mm, mm_per_px, outlines_mm, config)
     if not seeds:
         return []
+    shapes, radii = _prepare_shapes(outlines_mm, config)
+    ev_coarse = _coarse_evidence(ratio, line, origin_mm, mm_per_px, config)
+    done: list[_Candidate] = []
+    ok = _fits_at(seeds, ev, ev_coarse, shapes, radii, done, config, bottom_shift)
+    fits = _suppress(ok, ev, config)
+    # a loose fit marks where a board lies, not always its pose: search again from its middle
+    again = [np.asarray(Polygon(f.outline_mm).centroid.coords[0]) for f in fits
+             if f.chamfer_mm > config.reseed_chamfer_mm]
+    if again:
+        ok += _fits_at(again, ev, ev_coarse, shapes, radii, done, config, bottom_shift)
+        fits = _suppress(ok, ev, config)
+    return _with_ambiguity(fits, ok, config)
 
-    shapes = []  # (id, mirrored, local outline, local samples, local normals, reference point)
-    for bid, o in outlines_mm.items():
-        o = np.asarray(o, dtype=np.float64)
-        for mir in (False, True):
-            lo = o * [-1.0, 1.0] if mir else o
-            lo = lo[::-1] if mir else lo
-            pts, nrm = _resample(lo, config.sample_step_mm)
-            # the centre of the outline's largest inscribed disc goes on the seed
-            cen = np.asarray(polylabel(Polygon(lo), tolerance=1.0).coords[0])
-            shapes.append((bid, mir, lo, pts, nrm, cen))
-    thetas = np.radians(np.arange(0, 360, config.search_theta_step_deg))
-    d = config.contrast_offset_mm
-    # the coarse stage looks at blurred maps with a wider step across the outline: a wide basin
-    blur = cv2.GaussianBlur(np.nan_to_num(ratio, nan=1.0), (0, 0), config.coarse_blur_mm / s)
-    blur[np.isnan(ratio)] = np.nan
-    lblur = None
-    if line is not None:
-        lblur = cv2.GaussianBlur(np.nan_to_num(line, nan=0.0), (0, 0), config.coarse_line_blur_mm / s)
-    ev_coarse = _Evidence(blur, lblur, origin_mm, s, config.line_weight)
 
-    def grid(half, step):
-        g = np.arange(-half, half + 1e-9, step)
-        gx, gy = np.meshgrid(g, g)
-        return np.column_stack([gx.ravel(), gy.ravel()])
+def find_boards_in(
+    areas_mm: list[np.ndarray],
+    fits: list[BoardFit],
+    ratio: np.ndarray,
+    origin_mm: tuple[float, float],
+    mm_per_px: float,
+    outlines_mm: dict[str, np.ndarray],
+    config: AcrylicConfig = AcrylicConfig(),
+    bottom_shift=None,
+    line: np.ndarray | None = None,
+    printed: np.ndarray | None = None,
+) -> list[BoardFit]:
+    """Fallback search where boards are still needed: the exhaustive coarse pose grid.
 
-    dxy = grid(config.search_xy_mm, config.search_step_mm)
-    fits_all: list[BoardFit] = []
+    Seeds are the clusters of printed strokes and the inscribed-disc peaks of the dimmed regions
+    (within ``grid_area_margin_mm`` of an area, not inside a board already fitted); around each,
+    every shape at every ``grid_theta_step_deg`` rotation and every centre of a +-``grid_xy_mm``
+    grid is scored, the best poses go through two finer grids and the same least-squares refinement
+    and acceptance as ``find_boards``; the new fits and ``fits`` are then suppressed together.
+
+    Parameters
+    ----------
+    areas_mm : list of ndarray, shape (N, 2)
+        Table-mm polygons where a board is needed but none (or too few) was found.
+    fits : list[BoardFit]
+        The boards ``find_boards`` found.
+    ratio, origin_mm, mm_per_px, outlines_mm, config, bottom_shift, line, printed
+        As for ``find_boards``.
+
+    Returns
+    -------
+    list[BoardFit], best first; each id at most once.
+    """
+    zone = Polygon()
+    for a in areas_mm:
+        if len(a) >= 3:
+            zone = zone.union(Polygon(a).buffer(config.grid_area_margin_mm))
+    explained = [Polygon(f.outline_mm).buffer(-config.explained_inset_mm) for f in fits]
+    seeds = [p for p in _grid_seeds(ratio, printed, origin_mm, mm_per_px, outlines_mm, config)
+             if zone.contains(Point(p)) and not any(contains_xy(e, p[0], p[1]) for e in explained)]
+    if not seeds:
+        return fits
+    ev = _Evidence(ratio, line, origin_mm, mm_per_px, config.line_weight)
+    ev_coarse = _coarse_evidence(ratio, line, origin_mm, mm_per_px, config)
+    shapes, _ = _prepare_shapes(outlines_mm, config)
+    ok = list(fits)
     for seed in seeds:
-        per_shape = []
-        for bid, mir, lo, pts, nrm, cen in shapes:
-            for sc, c, th, xy in _grid_top(ev_coarse, pts - cen, nrm, thetas, seed + dxy, config.coarse_offset_mm,
-                                           config.coarse_per_shape, np.radians(config.coarse_min_separation_deg)):
-                per_shape.append((sc, bid, mir, lo, pts, nrm, cen, th, xy, float(np.sign(c)) or 1.0))
-        # every coarse candidate gets the first finer grid (full-resolution evidence); the best of
-        # those get the second grid and the least-squares refinement
-        dth = np.radians(config.search_theta_step_deg)
-        stage_b = []
-        for sc0, bid, mir, lo, pts, nrm, cen, th, xy, sign in per_shape:
-            if sc0 < config.min_contrast:
-                continue
-            th_f = th + np.arange(-4, 4.5) * dth / 4
-            sc1, th, xy = _grid_best(ev, pts - cen, nrm, th_f, xy + grid(config.search_step_mm,
-                                                                            config.search_step_mm / 3), d, sign)
-            stage_b.append((sc1, bid, mir, lo, pts, nrm, cen, th, xy, sign))
-        stage_b.sort(key=lambda c: -c[0])
-        for _, bid, mir, lo, pts, nrm, cen, th, xy, sign in stage_b[: config.refine_top]:
-            th_f = th + np.arange(-4, 4.5) * dth / 16
-            _, th, xy = _grid_best(ev, pts - cen, nrm, th_f, xy + grid(config.search_step_mm / 3,
-                                                                       config.search_step_mm / 12), d, sign)
-            t = xy - _rot(np.array(th)) @ cen
-            fit = _refine(ev, bid, mir, lo, th, t, sign, config, bottom_shift)
-            if fit is not None:
-                fits_all.append(fit)
+        ok += _grid_fits(seed, ev, ev_coarse, shapes, config, bottom_shift)
+    return _with_ambiguity(_suppress(ok, ev, config), ok, config)
 
-    ok = [f for f in fits_all if f.chamfer_mm <= config.max_chamfer_mm
-          and (f.contrast >= config.min_accept_contrast or f.inside_dimming >= config.min_inside_dimming
-               or f.line_strength >= config.min_line_strength)]
-    fits: list[BoardFit] = []
-    for fit in sorted(ok, key=lambda f: f.chamfer_mm):
-        if any(f.id == fit.id for f in fits):
-            continue
-        poly = Polygon(fit.outline_mm)
-        if any(poly.intersection(Polygon(f.outline_mm)).area > config.max_overlap * poly.area for f in fits):
-            continue
-        fits.append(fit)
-    # competing shapes that fit the same region almost as well: the footprint is that uncertain
+
+def _square_grid(half: float, step: float) -> np.ndarray:
+    """Offsets (x, y) of a square grid, +-``half`` at ``step``, shape (n, 2)."""
+    g = np.arange(-half, half + 1e-9, step)
+    gx, gy = np.meshgrid(g, g)
+    return np.column_stack([gx.ravel(), gy.ravel()])
+
+
+def _grid_fits(seed: np.ndarray, ev: _Evidence, ev_coarse: _Evidence, shapes: list[_Shape], config: AcrylicConfig,
+               bottom_shift=None) -> list[BoardFit]:
+    """Acceptable fits around one seed by the exhaustive grid: coarse candidates of every shape, each
+    on a finer grid at full resolution, the best on a finer one still, then least squares."""
+    coarse = _grid_candidates(seed, ev_coarse, shapes, config)
+    step = config.grid_step_mm
+    finer = sorted((_grid_step(ev, shapes[c.shape], c, config, 4.0, step, step / 3.0) for c in coarse
+                    if c.score >= config.min_contrast), key=lambda c: -c.score)
     out = []
-    for fit in fits:
-        poly = Polygon(fit.outline_mm)
-        alt = 0.0
-        for g in ok:
-            if g is fit or g.chamfer_mm > fit.chamfer_mm + config.ambiguity_mm:
-                continue
-            if poly.intersection(Polygon(g.outline_mm)).area < 0.5 * poly.area:
-                continue
-            alt = max(alt, float(np.mean(distance(Polygon(g.outline_mm).exterior, points(fit.outline_mm)))))
-        sigma = min(max(fit.pose_sigma_mm, alt / 2.0), config.max_sigma_mm)
-        out.append(replace(fit, pose_sigma_mm=sigma, alternative_mm=alt))
+    for c in finer[: config.grid_refine_top]:
+        c = _grid_step(ev, shapes[c.shape], c, config, 16.0, step / 3.0, step / 12.0)
+        sh = shapes[c.shape]
+        fit = _refine(ev, sh, c.theta, c.xy - _rot(np.array(c.theta)) @ sh.cen, c.sign, config, bottom_shift)
+        if fit is not None and _acceptable(fit, config):
+            out.append(fit)
     return out
 
 
-def _seeds(ratio, printed, origin_mm, s, outlines_mm, config: AcrylicConfig) -> list[np.ndarray]:
-    """Candidate board positions: centres of clusters of printed strokes, and centres of the largest
-    discs inside the dimmed regions (one per board even where two boards' regions touch, and still
-    inside a board cut by the view's edge)."""
+def _grid_candidates(seed: np.ndarray, ev: _Evidence, shapes: list[_Shape], config: AcrylicConfig) -> list[_Candidate]:
+    """Per shape, the ``coarse_per_shape`` best poses on the coarse grid (rotations x centres around the
+    seed), at rotations at least ``coarse_min_separation_deg`` apart, either polarity."""
+    thetas = np.radians(np.arange(0.0, 360.0, config.grid_theta_step_deg))
+    centres = seed + _square_grid(config.grid_xy_mm, config.grid_step_mm)
+    min_sep = np.radians(config.coarse_min_separation_deg)
+    out: list[_Candidate] = []
+    for i, sh in enumerate(shapes):
+        c, sc = _grid_scores(ev, sh.pts, sh.nrm, thetas, centres, config.coarse_offset_mm, 0.0)
+        best_d = np.argmax(sc, axis=1)
+        ar = np.arange(len(thetas))
+        kept: list[_Candidate] = []
+        for ti in np.argsort(-sc[ar, best_d]):
+            th = float(thetas[ti])
+            if all(abs((th - o.theta + np.pi) % (2 * np.pi) - np.pi) >= min_sep for o in kept):
+                di = best_d[ti]
+                kept.append(_Candidate(float(sc[ti, di]), i, th, centres[di].copy(), float(np.sign(c[ti, di])) or 1.0))
+            if len(kept) >= config.coarse_per_shape:
+                break
+        out += kept
+    return out
+
+
+def _grid_step(ev: _Evidence, sh: _Shape, c: _Candidate, config: AcrylicConfig, theta_div: float, half_mm: float,
+               step_mm: float) -> _Candidate:
+    """One finer grid around a candidate at full resolution: rotations +-4 steps of
+    ``grid_theta_step_deg / theta_div``, centres within +-``half_mm`` at ``step_mm``."""
+    th = c.theta + np.arange(-4, 4.5) * np.radians(config.grid_theta_step_deg) / theta_div
+    dxy = _square_grid(half_mm, step_mm)
+    sc, th_b, xy = _grid_best(ev, sh.pts, sh.nrm, th, c.xy + dxy, config.contrast_offset_mm, c.sign)
+    return _Candidate(sc, c.shape, th_b, xy, c.sign)
+
+
+def _grid_scores(ev: _Evidence, pts: np.ndarray, nrm: np.ndarray, thetas: np.ndarray, centres: np.ndarray, d: float,
+                 sign: float) -> tuple[np.ndarray, np.ndarray]:
+    """Signed dimming step and score of one shape at every (rotation, centre), shapes (T, D)."""
+    Rs = _rot(thetas)
+    P = np.einsum("tij,nj->tni", Rs, pts)[:, None] + centres[None, :, None, :]  # (T, D, n, 2)
+    Nn = np.broadcast_to(np.einsum("tij,nj->tni", Rs, nrm)[:, None], P.shape)
+    c, ln = ev.outline_terms(P, Nn, d)
+    return c, ev.score(c, ln, sign)
+
+
+def _grid_seeds(ratio, printed, origin_mm, s, outlines_mm, config: AcrylicConfig) -> list[np.ndarray]:
+    """Seeds of the fallback grid: centres of clusters of printed strokes (``grid_print_cluster_mm``), and
+    the centres of the largest discs inside the dimmed regions (one per board even where two boards'
+    regions touch, and still inside a board cut by the view's edge)."""
     seeds: list[np.ndarray] = []
     if printed is not None and printed.any():
-        kc = max(int(round(config.print_cluster_mm / s)) | 1, 3)
+        kc = max(int(round(config.grid_print_cluster_mm / s)) | 1, 3)
         grown = cv2.dilate(printed, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kc, kc)))
         n, lab = cv2.connectedComponents(grown, connectivity=8)
         for i in range(1, n):
             ys, xs = np.nonzero((lab == i) & (printed > 0))
-            if len(ys) * s * s < config.print_min_area_mm2:
-                continue
-            p = np.asarray(origin_mm) + np.array([xs.mean(), ys.mean()]) * s
-            seeds.append(p)
+            if len(ys) * s * s >= config.print_min_area_mm2:
+                seeds.append(np.asarray(origin_mm) + np.array([xs.mean(), ys.mean()]) * s)
     r = np.nan_to_num(ratio, nan=1.0)
     dark = (np.abs(r - 1.0) > 1.0 - config.dark_ratio).astype(np.uint8)
     k = max(int(round(6.0 / s)) | 1, 3)
@@ -517,23 +909,370 @@ def _seeds(ratio, printed, origin_mm, s, outlines_mm, config: AcrylicConfig) -> 
     return seeds
 
 
-def _grid_top(ev: _Evidence, pts: np.ndarray, nrm: np.ndarray, thetas: np.ndarray, centres: np.ndarray, d: float,
-              k: int, min_sep_rad: float) -> list[tuple[float, float, float, np.ndarray]]:
-    """The ``k`` best (score, signed step, theta, centre) with rotations at least ``min_sep_rad`` apart."""
-    Rs = _rot(thetas)
-    P = np.einsum("tij,nj->tni", Rs, pts)[:, None] + centres[None, :, None, :]  # (T, D, n, 2)
-    Nn = np.broadcast_to(np.einsum("tij,nj->tni", Rs, nrm)[:, None], P.shape)
-    c, ln = ev.outline_terms(P, Nn, d)  # (T, D)
-    sc = ev.score(c, ln, 0.0)
-    best_d = np.argmax(sc, axis=1)
-    ar = np.arange(len(thetas))
-    out: list[tuple[float, float, float, np.ndarray]] = []
-    for ti in np.argsort(-sc[ar, best_d]):
-        th = float(thetas[ti])
-        if all(abs((th - o[2] + np.pi) % (2 * np.pi) - np.pi) >= min_sep_rad for o in out):
-            out.append((float(sc[ti, best_d[ti]]), float(c[ti, best_d[ti]]), th, centres[best_d[ti]].copy()))
-        if len(out) >= k:
+def _fits_at(seeds: list[np.ndarray], ev: _Evidence, ev_coarse: _Evidence, shapes: list[_Shape], radii: np.ndarray,
+             done: list[_Candidate], config: AcrylicConfig, bottom_shift=None) -> list[BoardFit]:
+    """Acceptable refined fits of the best candidates around each seed (``done``: poses refined so far)."""
+    out: list[BoardFit] = []
+    explained: list[Polygon] = []  # inner parts of boards fitted (a loose one is searched again later)
+    for seed in seeds:
+        if any(contains_xy(p, seed[0], seed[1]) for p in explained):
+            continue
+        cands = _polar_candidates(ev_coarse, seed, shapes, radii, config)
+        polished = sorted((_polish(ev, shapes[c.shape], c, config) for c in cands), key=lambda c: -c.score)
+        for c in polished[: config.refine_top]:
+            if c.score < config.refine_min_relative * polished[0].score or any(_same_pose(c, o, config) for o in done):
+                continue
+            done.append(c)
+            sh = shapes[c.shape]
+            fit = _refine(ev, sh, c.theta, c.xy - _rot(np.array(c.theta)) @ sh.cen, c.sign, config, bottom_shift)
+            if fit is not None and _acceptable(fit, config):
+                out.append(fit)
+                explained.append(Polygon(fit.outline_mm).buffer(-config.explained_inset_mm))
+    return out
+
+
+def unexplained_regions(ratio: np.ndarray, printed: np.ndarray | None, fits: list[BoardFit], origin_mm,
+                        mm_per_px: float, config: AcrylicConfig = AcrylicConfig(), line: np.ndarray | None = None,
+                        outlines_mm: dict[str, np.ndarray] | None = None) -> list[np.ndarray]:
+    """Acrylic-looking regions that no fitted board explains: where a board may lie unread.
+
+    Two kinds of evidence: a cluster of printed constellation strokes (only boards carry print)
+    lying mostly outside every fitted board, and a strong board-sized blob of dimming whose
+    centre is outside every fitted board (grown by ``unexplained_margin_mm``) and around which
+    some board outline finds a step (polar stage score at least ``unexplained_min_outline``).
+
+    Parameters
+    ----------
+    ratio, printed, line : ndarray, shape (h, w)
+        Maps of ``board_maps`` (ratio NaN where there is no data).
+    fits : list[BoardFit]
+        The boards found.
+    outlines_mm : dict[str, ndarray (N, 2)], optional
+        The board outlines (without them, dimming blobs are not checked for an outline).
+
+    Returns
+    -------
+    list of ndarray, shape (N, 2)
+        Each region's outline in table mm (convex, around the evidence).
+    """
+    boards = [Polygon(f.outline_mm).buffer(config.unexplained_margin_mm) for f in fits]
+    o = np.asarray(origin_mm, dtype=np.float64)
+    regions: list[Polygon] = []
+    for pts in _print_clusters(printed, mm_per_px, config):
+        xy = o + pts * mm_per_px
+        inside = np.zeros(len(xy), bool)
+        for b in boards:
+            inside |= contains_xy(b, xy[:, 0], xy[:, 1])
+        if (~inside).sum() * mm_per_px ** 2 >= config.print_min_area_mm2:
+            regions.append(MultiPoint(xy[~inside]).convex_hull.buffer(config.unexplained_print_grow_mm))
+    ratio, line = _without_boards(ratio, line, boards, o, mm_per_px)
+    blobs = [(p, hull) for p, hull in _dimmed_blobs(ratio, origin_mm, mm_per_px, config)
+             if not any(contains_xy(b, p[0], p[1]) for b in boards) and not any(r.contains(Point(p)) for r in regions)]
+    if blobs and outlines_mm:
+        # a board has an outline: the dimming must step across some board-shaped contour there
+        shapes, radii = _prepare_shapes(outlines_mm, config)
+        ev = _coarse_evidence(ratio, line, origin_mm, mm_per_px, config)
+        for p, hull in blobs:
+            cands = _polar_candidates(ev, p, shapes, radii, config)
+            if cands and cands[0].score >= config.unexplained_min_outline:
+                regions.append(hull)
+    return [np.asarray(r.exterior.coords)[:-1] for r in regions if r.geom_type == "Polygon" and not r.is_empty]
+
+
+def _without_boards(ratio: np.ndarray, line: np.ndarray | None, boards: list[Polygon], origin_mm: np.ndarray,
+                    s: float) -> tuple[np.ndarray, np.ndarray | None]:
+    """The maps with the explained boards painted as bare mat (ratio 1, no line)."""
+    mask = np.zeros(ratio.shape, np.uint8)
+    for b in boards:
+        if b.geom_type == "Polygon" and not b.is_empty:
+            q = np.round((np.asarray(b.exterior.coords) - origin_mm) / s).astype(np.int32)
+            cv2.fillPoly(mask, [q], 1)
+    r = np.where(mask > 0, np.where(np.isfinite(ratio), 1.0, ratio), ratio).astype(np.float32)
+    ln = None if line is None else np.where(mask > 0, np.where(np.isfinite(line), 0.0, line), line).astype(np.float32)
+    return r, ln
+
+
+def _dimmed_blobs(ratio, origin_mm, s, config: AcrylicConfig) -> list[tuple[np.ndarray, Polygon]]:
+    """Strong board-sized blobs of dimming: (centre mm, hull of the dimmed pixels around it)."""
+    f = s / config.blob_mm_per_px
+    dim = 1.0 - np.nan_to_num(ratio, nan=1.0).astype(np.float32)
+    valid = cv2.resize(np.isfinite(ratio).astype(np.float32), None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    small = cv2.resize(dim, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    dog = cv2.GaussianBlur(small, (0, 0), config.blob_sigma_mm / config.blob_mm_per_px) - cv2.GaussianBlur(
+        small, (0, 0), config.blob_surround_sigma_mm / config.blob_mm_per_px)
+    win = max(int(round(config.seed_spacing_mm / config.blob_mm_per_px)) | 1, 3)
+    inner = cv2.erode(valid, np.ones((win, win), np.uint8), borderType=cv2.BORDER_CONSTANT, borderValue=0)
+    r = config.blob_shift_radius_mm / config.blob_mm_per_px
+    # dimmer than the mat only: a board brighter than the mat (glare) shows its print, and bright
+    # patches of mat next to dimmed areas are common
+    return _blob_hulls(small, dog, inner > 0.99, win, r, origin_mm, config)
+
+
+def _blob_hulls(small, dog, in_view, win: int, r: float, origin_mm, config: AcrylicConfig):
+    """(centre mm, hull) of the blobs of one polarity (see ``_dimmed_blobs``)."""
+    peak = (dog >= config.unexplained_blob_response) & (dog >= cv2.dilate(dog, np.ones((win, win), np.uint8)) - 1e-7)
+    peak &= in_view  # whole blob in view: not a view-edge effect
+    out = []
+    for y, x in zip(*np.nonzero(peak)):
+        c = _mean_shift(small, np.array([x, y], dtype=np.float64), config)
+        level = float(small[y, x])
+        yy, xx = np.nonzero(small > 0.5 * level)
+        near = np.hypot(xx - c[0], yy - c[1]) <= r
+        if near.sum() < 3:
+            continue
+        pts = np.asarray(origin_mm) + (np.column_stack([xx[near], yy[near]]) + 0.5) * config.blob_mm_per_px
+        out.append((np.asarray(origin_mm) + (c + 0.5) * config.blob_mm_per_px, MultiPoint(pts).convex_hull))
+    return out
+
+
+def _same_pose(a: _Candidate, b: _Candidate, config: AcrylicConfig) -> bool:
+    """Two candidates of one shape within ``same_pose_mm`` and ``same_pose_deg`` (refined once)."""
+    dth = abs((a.theta - b.theta + np.pi) % (2 * np.pi) - np.pi)
+    return (a.shape == b.shape and a.sign == b.sign and float(np.hypot(*(a.xy - b.xy))) < config.same_pose_mm
+            and dth < np.radians(config.same_pose_deg))
+
+
+def _coarse_evidence(ratio, line, origin_mm, s: float, config: AcrylicConfig) -> _Evidence:
+    """The coarse stage looks at blurred maps (a wide basin around each outline)."""
+    blur = cv2.GaussianBlur(np.nan_to_num(ratio, nan=1.0), (0, 0), config.coarse_blur_mm / s)
+    blur[np.isnan(ratio)] = np.nan
+    lblur = None
+    if line is not None:
+        lblur = cv2.GaussianBlur(np.nan_to_num(line, nan=0.0), (0, 0), config.coarse_line_blur_mm / s)
+    return _Evidence(blur, lblur, origin_mm, s, config.line_weight)
+
+
+def _polar_candidates(ev: _Evidence, seed: np.ndarray, shapes: list[_Shape], radii: np.ndarray,
+                      config: AcrylicConfig) -> list[_Candidate]:
+    """Best poses near one seed: every shape, every rotation, a few seed offsets, at once.
+
+    Around each offset seed the evidence is sampled on a polar grid (radius x angle). A shape
+    rotated by theta and centred there has its outline at radius r_s(phi - theta), so its mean
+    outline evidence over theta is a circular correlation along the angle, done by FFT. The
+    dimming step is taken radially (outside - inside at +-``coarse_offset_mm``).
+    """
+    n_phi = config.polar_n_phi
+    grid, n_o, k = _polar_grid(radii, config, ev.r.s)
+    q = grid + ((np.asarray(seed) - ev.r.o) / ev.r.s).astype(np.float32)  # (O*(I+2k), J, 2) px
+    both = cv2.remap(ev.stack, q, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    both = both.reshape(n_o, -1, n_phi, 2)
+    rv = both[..., 0]
+    maps = [rv[:, 2 * k:] - rv[:, :-2 * k]]  # outside - inside, (O, I, J)
+    if ev.l is not None:
+        maps.append(both[:, k:-k, :, 1])
+    ev_polar = np.nan_to_num(np.concatenate(maps, axis=0), nan=0.0)  # (m*O, I, J)
+    fwd_re, fwd_im, inv = _dft_matrices(n_phi)
+    f_ev = (ev_polar @ fwd_re) + 1j * (ev_polar @ fwd_im)  # (m*O, I, F): DFT along the angle
+    corr = np.matmul(f_ev.astype(np.complex64).transpose(2, 0, 1), _shape_bank(shapes))  # (F, m*O, S)
+    sc = np.real(corr.transpose(1, 2, 0) @ inv)  # (m*O, S, K): circular correlation over the rotation
+    sc_c = sc[:n_o]
+    score = np.abs(sc_c) + (ev.w * sc[n_o:] if ev.l is not None else 0.0)  # (O, S, K)
+    return _top_rotations(score, sc_c, seed, config)
+
+
+def _top_rotations(score: np.ndarray, sc_c: np.ndarray, seed: np.ndarray, config: AcrylicConfig) -> list[_Candidate]:
+    """Per shape, the best rotations (local maxima over the circle of rotations, at least
+    ``coarse_min_separation_deg`` apart, over ``min_contrast``), the ``polish_top`` best overall.
+
+    Parameters
+    ----------
+    score, sc_c : ndarray, shape (O, S, K)
+        Scores and signed dimming steps per seed offset, shape and rotation bin.
+    """
+    n_o, n_s, n_k = score.shape
+    best_o = np.argmax(score, axis=0)  # (S, K)
+    best = np.take_along_axis(score, best_o[None], axis=0)[0]
+    half = max(int(round(config.coarse_min_separation_deg / 360.0 * n_k)) - 1, 0)
+    local = best.copy()
+    for d in range(1, half + 1):
+        local = np.maximum(local, np.maximum(np.roll(best, d, axis=1), np.roll(best, -d, axis=1)))
+    peak = (best >= local) & (best >= config.min_contrast)
+    si, ki = np.nonzero(peak)
+    order = np.argsort(-best[si, ki])
+    per_shape = np.zeros(n_s, int)
+    offs = _polar_offsets(config)
+    out: list[_Candidate] = []
+    for j in order:
+        s_, k_ = int(si[j]), int(ki[j])
+        if per_shape[s_] >= config.coarse_per_shape:
+            continue
+        per_shape[s_] += 1
+        o = best_o[s_, k_]
+        out.append(_Candidate(float(best[s_, k_]), s_, float(2 * np.pi * k_ / n_k), seed + offs[o],
+                              float(np.sign(sc_c[o, s_, k_])) or 1.0))
+        if len(out) >= config.polish_top:
             break
+    return out
+
+
+def _polish(ev: _Evidence, sh: _Shape, c: _Candidate, config: AcrylicConfig) -> _Candidate:
+    """A small grid around a coarse pose on the full-resolution evidence (rotation and position)."""
+    dth = 2 * np.pi / config.polar_n_phi
+    th = c.theta + np.linspace(-1.0, 1.0, config.polish_n_theta) * dth
+    half = config.polar_offset_step_mm / 2.0
+    g = np.linspace(-half, half, config.polish_n_xy)
+    dxy = np.array([(x, y) for y in g for x in g])
+    sc, th_b, xy = _grid_best(ev, sh.pts, sh.nrm, th, c.xy + dxy, config.contrast_offset_mm, c.sign)
+    return _Candidate(sc, c.shape, th_b, xy, c.sign)
+
+
+def _acceptable(f: BoardFit, config: AcrylicConfig) -> bool:
+    """The outline follows edges (chamfer) and something marks the board: dimming, a step or an edge line."""
+    if f.chamfer_mm <= config.close_chamfer_mm and f.contrast >= config.min_contrast \
+            and f.edge_support >= config.close_min_support:
+        return True  # a faint board whose whole outline follows the edges closely
+    return f.chamfer_mm <= config.max_chamfer_mm and (
+        f.contrast >= config.min_accept_contrast or f.inside_dimming >= config.min_inside_dimming
+        or f.line_strength >= config.min_line_strength)
+
+
+def _suppress(ok: list[BoardFit], ev: _Evidence, config: AcrylicConfig) -> list[BoardFit]:
+    """One fit per board: best chamfer first; each id once; a fit overlapping an accepted one is a second
+    sheet only where its own outline shows an edge inside the accepted board (else the same board again)."""
+    fits: list[BoardFit] = []
+    for fit in sorted(ok, key=lambda f: f.chamfer_mm):
+        if any(f.id == fit.id for f in fits):
+            continue
+        poly = Polygon(fit.outline_mm)
+        if any(_overlaps_without_evidence(fit, poly, f, ev, config) for f in fits):
+            continue
+        fits.append(fit)
+    return fits
+
+
+def _overlaps_without_evidence(fit: BoardFit, poly: Polygon, other: BoardFit, ev: _Evidence,
+                               config: AcrylicConfig) -> bool:
+    """``fit`` overlaps ``other`` by more than ``stack_min_overlap_mm2`` and its outline inside ``other``
+    shows no edge of its own (fewer than ``stack_min_support`` of the samples there)."""
+    other_poly = Polygon(other.outline_mm)
+    inter = poly.intersection(other_poly).area
+    if inter <= config.stack_min_overlap_mm2:
+        return False
+    if inter > config.max_overlap * poly.area:
+        return True
+    pts, nrm = _resample(np.asarray(fit.outline_mm), config.sample_step_mm / 2.0)
+    inner = contains_xy(other_poly.buffer(-config.stack_edge_inset_mm), pts[:, 0], pts[:, 1])
+    if inner.sum() < 3:
+        return False
+    offs = np.arange(-config.stack_edge_search_mm, config.stack_edge_search_mm + 1e-9, 0.5)
+    resid_p, good_p = _edge_offsets(ev, pts[inner], nrm[inner], offs, 1.0, config)
+    resid_m, good_m = _edge_offsets(ev, pts[inner], nrm[inner], offs, -1.0, config)
+    support = max(float(good_p.mean()), float(good_m.mean()))
+    return support < config.stack_min_support
+
+
+def _with_ambiguity(fits: list[BoardFit], ok: list[BoardFit], config: AcrylicConfig) -> list[BoardFit]:
+    """Competing shapes that fit the same region almost as well: the footprint is that uncertain."""
+    out = []
+    for fit in fits:
+        poly = Polygon(fit.outline_mm)
+        alt = 0.0
+        for g in ok:
+            if g is fit or g.chamfer_mm > fit.chamfer_mm + config.ambiguity_mm:
+                continue
+            if poly.intersection(Polygon(g.outline_mm)).area < 0.5 * poly.area:
+                continue
+            alt = max(alt, float(np.mean(distance(Polygon(g.outline_mm).exterior, points(fit.outline_mm)))))
+        alt = max(alt, fit.alternative_mm)  # a fit judged before (``find_boards_in``) keeps its alternative
+        sigma = min(max(fit.pose_sigma_mm, alt / 2.0), config.max_sigma_mm)
+        out.append(replace(fit, pose_sigma_mm=sigma, alternative_mm=alt))
+    return out
+
+
+def _seeds(ratio, printed, origin_mm, s, outlines_mm, config: AcrylicConfig) -> list[np.ndarray]:
+    """Candidate board positions, best first: board-sized blobs of dimming (or brightening) and the
+    centres of clusters of printed strokes far from every blob.
+
+    A blob is a peak of a difference of Gaussians at board scale on the dimming map: it marks a
+    board's middle without a threshold on the level, also where two boards' regions touch or the
+    view's edge cuts a board.
+    """
+    seeds = _blob_seeds(ratio, origin_mm, s, config)
+    for p in _print_seeds(printed, origin_mm, s, config):
+        if all(np.hypot(*(p - q)) >= config.print_seed_spacing_mm for q in seeds):
+            seeds.append(p)
+    return seeds
+
+
+def _blob_seeds(ratio, origin_mm, s, config: AcrylicConfig) -> list[np.ndarray]:
+    """Peaks of a board-scale difference of Gaussians of the dimming, both polarities, strongest first."""
+    f = s / config.blob_mm_per_px
+    dim = 1.0 - np.nan_to_num(ratio, nan=1.0).astype(np.float32)
+    small = cv2.resize(dim, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    inner = cv2.GaussianBlur(small, (0, 0), config.blob_sigma_mm / config.blob_mm_per_px)
+    outer = cv2.GaussianBlur(small, (0, 0), config.blob_surround_sigma_mm / config.blob_mm_per_px)
+    dog = inner - outer
+    win = max(int(round(config.seed_spacing_mm / config.blob_mm_per_px)) | 1, 3)
+    found: list[tuple[float, np.ndarray, np.ndarray]] = []
+    for sign, resp in ((1.0, dog), (-1.0, -dog)):
+        peak = (resp >= config.blob_min_response) & (resp >= cv2.dilate(resp, np.ones((win, win), np.uint8)) - 1e-7)
+        ys, xs = np.nonzero(peak)
+        for y, x in zip(ys, xs):
+            p_px = np.array([x, y], dtype=np.float64)
+            found.append((float(resp[y, x]), p_px, _mean_shift(sign * small, p_px, config)))
+    to_mm = lambda p_px: np.asarray(origin_mm) + (p_px + 0.5) * config.blob_mm_per_px - 0.5 * s  # noqa: E731
+    out: list[np.ndarray] = []
+    for _, p_px, c_px in sorted(found, key=lambda t: -t[0]):
+        p, c = to_mm(p_px), to_mm(c_px)
+        if not all(np.hypot(*(p - q)) >= config.seed_spacing_mm for q in out):
+            continue
+        out.append(c)  # the centre of the dimmed area around the peak (a shape's centroid goes there) ...
+        if np.hypot(*(p - c)) > config.polar_offset_mm / 2.0:
+            out.append(p)  # ... and the peak itself, where the area runs into a neighbour's
+        if len(out) >= config.max_seeds:
+            break
+    return out
+
+
+def _mean_shift(dim: np.ndarray, p_px: np.ndarray, config: AcrylicConfig) -> np.ndarray:
+    """Move a seed to the centroid of the clearly dimmed pixels (over half the level at the seed) within
+    ``blob_shift_radius_mm`` of it, a few times: to a board's middle. ``dim`` on the blob grid."""
+    r = config.blob_shift_radius_mm / config.blob_mm_per_px
+    ri = int(np.ceil(r))
+    yy, xx = np.mgrid[-ri:ri + 1, -ri:ri + 1]
+    disc = (xx ** 2 + yy ** 2) <= r * r
+    h, w = dim.shape
+    p = p_px.copy()
+    level = float(dim[int(p[1]), int(p[0])])
+    for _ in range(config.blob_shift_iters):
+        cx, cy = int(round(p[0])), int(round(p[1]))
+        x = np.clip(cx + xx, 0, w - 1)
+        y = np.clip(cy + yy, 0, h - 1)
+        wgt = (dim[y, x] > 0.5 * level) & disc
+        if wgt.sum() == 0:
+            break
+        p = np.array([x[wgt].mean(), y[wgt].mean()])
+    return p
+
+
+def _print_seeds(printed, origin_mm, s, config: AcrylicConfig) -> list[np.ndarray]:
+    """Centres of clusters of printed strokes (a board's constellation lies inside it)."""
+    return [np.asarray(origin_mm) + pts.mean(axis=0) * s for pts in _print_clusters(printed, s, config)]
+
+
+def _print_clusters(printed, s, config: AcrylicConfig) -> list[np.ndarray]:
+    """Clusters of printed strokes as their pixels (x, y), shape (n, 2): strokes closer than
+    ``print_cluster_mm``, at least ``print_min_area_mm2`` of stroke, no longer than a board."""
+    if printed is None or not printed.any():
+        return []
+    n, lab, st, _ = cv2.connectedComponentsWithStats(printed.astype(np.uint8), connectivity=8)
+    keep = np.maximum(st[:, 2], st[:, 3]) * s <= config.print_max_stroke_mm  # not the mat's edge, a ruler
+    keep[0] = False
+    printed = keep[lab].astype(np.uint8)
+    kc = max(int(round(config.print_cluster_mm / s)) | 1, 3)
+    grown = cv2.dilate(printed, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kc, kc)))
+    n, lab = cv2.connectedComponents(grown, connectivity=8)
+    ys, xs = np.nonzero(printed > 0)
+    ids = lab[ys, xs]
+    out = []
+    for i in range(1, n):
+        m = ids == i
+        if not m.any():
+            continue
+        px, py = xs[m], ys[m]
+        extent = max(np.ptp(px), np.ptp(py)) * s
+        if m.sum() * s * s >= config.print_min_area_mm2 and extent <= config.print_max_extent_mm:
+            out.append(np.column_stack([px, py]).astype(np.float64))
     return out
 
 
@@ -554,24 +1293,34 @@ def _grid_best(ev: _Evidence, pts: np.ndarray, nrm: np.ndarray, thetas: np.ndarr
     return float(sc[ti, di]), float(thetas[ti]), centres[di].copy()
 
 
-def _refine(ev: _Evidence, bid, mir, lo, theta, t, sign: float, config: AcrylicConfig,
+def _refine(ev: _Evidence, sh: _Shape, theta, t, sign: float, config: AcrylicConfig,
             bottom_shift=None) -> BoardFit | None:
-    """Point-to-edge least squares on (dx, dy, dtheta) from a pose found on the grids."""
-    pts, nrm = _resample(lo, config.sample_step_mm / 2.0)
-    offs = np.arange(-config.edge_search_mm, config.edge_search_mm + 1e-9, 0.5)
-    d = config.contrast_offset_mm
-    t = np.asarray(t, dtype=np.float64)
+    """Point-to-edge least squares on (dx, dy, dtheta) from a pose found on the grids (``t``: where the
+    shape's own origin goes), then the fit's quality measures."""
+    pose = _least_squares_pose(ev, sh, float(theta), np.asarray(t, dtype=np.float64), sign, config, bottom_shift)
+    return None if pose is None else _measure_fit(ev, sh, pose[0], pose[1], sign, config, bottom_shift)
+
+
+def _edge_search_offsets(config: AcrylicConfig) -> np.ndarray:
+    return np.arange(-config.edge_search_mm, config.edge_search_mm + 1e-9, config.edge_search_step_mm)
+
+
+def _least_squares_pose(ev: _Evidence, sh: _Shape, theta: float, t: np.ndarray, sign: float, config: AcrylicConfig,
+                        bottom_shift=None) -> tuple[float, np.ndarray] | None:
+    """Iterated robust least squares of the outline onto the strongest edge along each normal."""
+    pts, nrm = sh.fine_pts, sh.fine_nrm
+    offs = _edge_search_offsets(config)
     for _ in range(config.refine_iters):
         R = _rot(np.array(theta))
         P = pts @ R.T + t
         N = nrm @ R.T
         resid, good = _edge_offsets(ev, P, N, offs, sign, config)
         resid = resid - _wall_offset(P, N, bottom_shift)
-        if good.sum() < 6:
+        if good.sum() < config.refine_min_edges:
             return None
         med = np.median(resid[good])
-        mad = 1.4826 * np.median(np.abs(resid[good] - med)) + 0.3
-        use = good & (np.abs(resid - med) < 3 * mad)
+        mad = MAD_TO_SIGMA * np.median(np.abs(resid[good] - med)) + config.refine_mad_floor_mm
+        use = good & (np.abs(resid - med) < config.refine_outlier_sigmas * mad)
         # linearised: resid_i = n_i . (dt + dtheta * perp(p_i - t))
         rel = P[use] - t
         perp = np.column_stack([-rel[:, 1], rel[:, 0]])
@@ -579,14 +1328,21 @@ def _refine(ev: _Evidence, bid, mir, lo, theta, t, sign: float, config: AcrylicC
         sol, *_ = np.linalg.lstsq(A, resid[use], rcond=None)
         t = t + sol[:2]
         theta = theta + sol[2]
-        if np.hypot(*sol[:2]) < 0.05 and abs(sol[2]) < 1e-4:
+        if np.hypot(*sol[:2]) < config.refine_converged_mm and abs(sol[2]) < config.refine_converged_rad:
             break
+    return theta, t
+
+
+def _measure_fit(ev: _Evidence, sh: _Shape, theta: float, t: np.ndarray, sign: float, config: AcrylicConfig,
+                 bottom_shift=None) -> BoardFit:
+    """Contrast, edge-line strength, chamfer, residual, support, pose sigma and inside dimming of a pose."""
+    pts, nrm = sh.fine_pts, sh.fine_nrm
     R = _rot(np.array(theta))
     P = pts @ R.T + t
     N = nrm @ R.T
     wall = _wall_offset(P, N, bottom_shift)
     Pw = P + wall[:, None] * N
-    c, _ = ev.outline_terms(Pw, N, d)
+    c, _ = ev.outline_terms(Pw, N, config.contrast_offset_mm)
     contrast = float(sign * c)
     line_strength = 0.0
     if ev.l is not None:
@@ -595,30 +1351,24 @@ def _refine(ev: _Evidence, bid, mir, lo, theta, t, sign: float, config: AcrylicC
             on = np.nanmean(ev.l(Pw))
             off = 0.5 * (np.nanmean(ev.l(Pw + config.line_off_mm * N)) + np.nanmean(ev.l(Pw - config.line_off_mm * N)))
         line_strength = float(np.nan_to_num(on - off))
-    resid, good = _edge_offsets(ev, P, N, offs, sign, config)
+    resid, good = _edge_offsets(ev, P, N, _edge_search_offsets(config), sign, config)
     resid = resid - wall
     cap = config.chamfer_cap_mm
     chamfer = float(np.mean(np.where(good, np.minimum(np.abs(resid), cap), cap)))
     inl = good & (np.abs(resid) < cap)
     rms = float(np.sqrt(np.mean(resid[inl] ** 2))) if inl.any() else cap
-    n_eff = max(inl.sum() / 4.0, 1.0)
-    sigma = float(np.hypot(config.base_sigma_mm, rms / np.sqrt(n_eff) * 3.0))
+    n_eff = max(inl.sum() / config.samples_per_independent, 1.0)
+    sigma = float(np.hypot(config.base_sigma_mm, rms / np.sqrt(n_eff) * config.sigma_scale))
     support = float(inl.mean())
-    sigma = min(sigma / max(min(support / 0.6, 1.0), 0.25), config.max_sigma_mm)
-    poly = Polygon(lo).buffer(-config.interior_inset_mm)
+    sigma = min(sigma / max(min(support / config.full_support, 1.0), config.min_support_factor), config.max_sigma_mm)
     inside_dim = 0.0
-    if not poly.is_empty:
-        x0, y0, x1, y1 = poly.bounds
-        gx, gy = np.meshgrid(np.arange(x0, x1, config.interior_step_mm), np.arange(y0, y1, config.interior_step_mm))
-        g = np.column_stack([gx.ravel(), gy.ravel()])
-        g = g[contains_xy(poly, g[:, 0], g[:, 1])]
-        if len(g):
-            v = ev.r(g @ R.T + t)
-            if np.isfinite(v).any():
-                inside_dim = float(sign * (1.0 - np.nanmedian(v)))
-    outline = lo @ R.T + t
-    return BoardFit(bid, bool(mir), (float(t[0]), float(t[1])), float(np.degrees(theta) % 360), outline, contrast,
-                    rms, sigma, support, chamfer, inside_dim, 0.0, line_strength)
+    if len(sh.interior):
+        v = ev.r(sh.interior @ R.T + t)
+        if np.isfinite(v).any():
+            inside_dim = float(sign * (1.0 - np.nanmedian(v)))
+    outline = sh.outline @ R.T + t
+    return BoardFit(sh.id, bool(sh.mirrored), (float(t[0]), float(t[1])), float(np.degrees(theta) % 360), outline,
+                    contrast, rms, sigma, support, chamfer, inside_dim, 0.0, line_strength)
 
 
 def _wall_offset(P: np.ndarray, N: np.ndarray, bottom_shift) -> np.ndarray:

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import cv2
 import numpy as np
-from shapely.geometry import Point, Polygon
+from shapely.geometry import MultiPoint, Point, Polygon
 
 from calibration.markers import MarkerLayout
 from components import load_components
 from core.timing import StageTimer
 from scoring.carrotain_state import BoardReading, CarrotainState, ChipReading
 from scoring.flags import Flag
-from vision.acrylic import AcrylicConfig, board_maps, find_boards
+from vision.acrylic import AcrylicConfig, board_maps, find_boards, find_boards_in, unexplained_regions
 from vision.carrotain_view import (
     DEFAULT_HFOV_DEG,
     colour_reference,
@@ -26,7 +27,7 @@ from vision.carrotain_view import (
     px_to_mm,
     top_view,
 )
-from vision.chips import ChipConfig, ChipDetection, detect_chips
+from vision.chips import ChipConfig, ChipDetection, find_chips
 from vision.colour import palette_to_normalised
 
 
@@ -46,6 +47,10 @@ class CarrotainVisionConfig:
         Refractive index of the boards (chips seen through them look raised).
     board_walls : bool
         Model the boards' side walls (seen on the side facing the camera) when matching outlines.
+    wall_grid_mm : float
+        Grid step of the precomputed wall parallax field.
+    print_edge_guard_mm : float
+        Print strokes this close to the view's edge or a masked area are ignored.
     marker_margin_mm : float
         Half size of the square ignored around each calibration marker centre.
     touched_mm : float
@@ -56,6 +61,9 @@ class CarrotainVisionConfig:
         Chip/board sigmas grow by this times the calibration's reprojection error.
     low_confidence : float
         Chips under this confidence are flagged.
+    field_grow_diameters, min_field_overlap_mm2 : float
+        The chip field is the convex hull of the chip centres grown by this many chip diameters; a
+        board covering no chip is a challenge board only if it overlaps the field by more than this.
     chips : ChipConfig
     boards : AcrylicConfig
     """
@@ -68,11 +76,15 @@ class CarrotainVisionConfig:
     board_thickness_mm: float = 3.0
     acrylic_index: float = 1.49
     board_walls: bool = True
+    wall_grid_mm: float = 10.0
+    print_edge_guard_mm: float = 4.0
     marker_margin_mm: float = 40.0
     touched_mm: float = 3.0
     match_before_mm: float = 12.0
     sigma_per_reproj: float = 1.0
     low_confidence: float = 0.35
+    field_grow_diameters: float = 1.0
+    min_field_overlap_mm2: float = 500.0
     chips: ChipConfig = field(default_factory=ChipConfig)
     boards: AcrylicConfig = field(default_factory=AcrylicConfig)
 
@@ -109,13 +121,20 @@ def _height_spread_mm(cal, xy_mm: np.ndarray, z_mm: float) -> np.ndarray:
 def detect_chip_readings(image_rgb: np.ndarray, cal, ref, config: CarrotainVisionConfig, components: dict,
                          layout: MarkerLayout) -> list[ChipReading]:
     """Chips of one photo as ``ChipReading`` (table mm, sigma, confidence)."""
+    return read_chips(image_rgb, cal, ref, config, components, layout)[0]
+
+
+def read_chips(image_rgb: np.ndarray, cal, ref, config: CarrotainVisionConfig, components: dict,
+               layout: MarkerLayout) -> tuple[list[ChipReading], list[tuple[float, float]]]:
+    """Chips of one photo as ``ChipReading`` (table mm, sigma, confidence), and the chip-like blobs that
+    could not be read (table mm)."""
     dots, faces, hole = _palettes(components)
     tv = top_view(cal, image_rgb, config.region_mm, config.chip_mm_per_px, config.chip_face_z_mm)
     norm = ref.normalise(tv.image).astype(np.float32)
-    dets: list[ChipDetection] = detect_chips(norm, tv.origin_mm, tv.mm_per_px, dots, faces, hole,
-                                             _exclusions(config, layout), config.chips)
+    found = find_chips(norm, tv.origin_mm, tv.mm_per_px, dots, faces, hole, _exclusions(config, layout), config.chips)
+    dets: list[ChipDetection] = found.chips
     if not dets:
-        return []
+        return [], found.unread_xy_mm
     xy = np.array([d.xy_mm for d in dets])
     spread = _height_spread_mm(cal, xy, config.chip_face_z_mm)
     extra = config.sigma_per_reproj * float(getattr(cal, "reprojection_error_mm", 0.0))
@@ -123,12 +142,36 @@ def detect_chip_readings(image_rgb: np.ndarray, cal, ref, config: CarrotainVisio
     for d, sp in zip(dets, spread):
         sigma = float(np.sqrt(d.centre_sigma_mm ** 2 + extra ** 2 + sp ** 2))
         out.append(ChipReading(d.kind, d.colour, d.xy_mm, sigma, d.colour_confidence))
-    return out
+    return out, found.unread_xy_mm
 
 
-def detect_board_readings(image_rgb: np.ndarray, cal, ref, chips: list[ChipReading], config: CarrotainVisionConfig,
-                          components: dict, layout: MarkerLayout) -> list[BoardReading]:
-    """Boards of one photo as ``BoardReading``; the two covering most chips are the challenge boards."""
+@dataclass(frozen=True)
+class BoardEvidence:
+    """The maps boards are matched on (a top view at the board tops), see ``vision.acrylic.board_maps``.
+
+    Attributes
+    ----------
+    ratio, line : ndarray, shape (h, w), float32
+        Dimming ratio and edge-line strength; NaN outside the photo and around the markers.
+    printed : ndarray, shape (h, w), uint8
+        Print strokes, well inside the view.
+    origin_mm : (float, float)
+    mm_per_px : float
+    bottom_shift : callable or None
+        Wall parallax of the boards (None: walls not modelled).
+    """
+
+    ratio: np.ndarray
+    line: np.ndarray
+    printed: np.ndarray
+    origin_mm: tuple[float, float]
+    mm_per_px: float
+    bottom_shift: object = None
+
+
+def board_evidence(image_rgb: np.ndarray, cal, ref, config: CarrotainVisionConfig,
+                   layout: MarkerLayout) -> BoardEvidence:
+    """Top view at the board tops -> dimming, edge-line and print maps, markers masked out."""
     tv = top_view(cal, image_rgb, config.region_mm, config.board_mm_per_px, config.board_top_z_mm)
     level = ref.normalise(tv.image).mean(axis=2)
     valid = tv.image.reshape(-1, tv.image.shape[-1]).any(axis=1).reshape(level.shape)
@@ -140,34 +183,115 @@ def detect_board_readings(image_rgb: np.ndarray, cal, ref, chips: list[ChipReadi
         c1, r1 = np.ceil(tv.mm_to_px([[x1, y1]])[0]).astype(int)
         ratio[max(r0, 0):max(r1, 0), max(c0, 0):max(c1, 0)] = np.nan
         line[max(r0, 0):max(r1, 0), max(c0, 0):max(c1, 0)] = np.nan
-    outlines = {k: np.asarray(v, dtype=np.float64) for k, v in components["carrotain"]["board"]["outlines_mm"].items()}
+    # print strokes only well inside the view (the mat's and the view's edges make long bright lines)
+    k = max(int(round(2 * config.print_edge_guard_mm / tv.mm_per_px)) | 1, 3)
+    inner = cv2.erode(np.pad(np.isfinite(ratio).astype(np.uint8), 1), np.ones((k, k), np.uint8))[1:-1, 1:-1]
+    printed = (printed * inner).astype(np.uint8)
     z_top, z_bottom = config.board_top_z_mm, config.board_top_z_mm - config.board_thickness_mm
+    shift = _shift_field(cal, config.region_mm, z_bottom, z_top, config.wall_grid_mm) if config.board_walls else None
+    return BoardEvidence(ratio, line, printed, tv.origin_mm, tv.mm_per_px, shift)
 
-    def bottom_shift(p_mm: np.ndarray) -> np.ndarray:
-        return px_to_mm(cal, mm_to_px(cal, p_mm, z_bottom), z_top) - p_mm
 
-    fits = find_boards(ratio, tv.origin_mm, tv.mm_per_px, outlines, config.boards,
-                       bottom_shift if config.board_walls else None, line,
-                       printed)
+def board_outlines(components: dict) -> dict[str, np.ndarray]:
+    """Board id -> outline (N, 2) in the board's own frame, mm."""
+    return {k: np.asarray(v, dtype=np.float64) for k, v in components["carrotain"]["board"]["outlines_mm"].items()}
+
+
+def detect_board_readings(image_rgb: np.ndarray, cal, ref, chips: list[ChipReading], config: CarrotainVisionConfig,
+                          components: dict, layout: MarkerLayout) -> list[BoardReading]:
+    """Boards of one photo as ``BoardReading``: the fitted boards (the two over the chip field are the
+    challenge boards, the rest "other") and the acrylic-looking regions no board explains ("unread")."""
+    ev = board_evidence(image_rgb, cal, ref, config, layout)
+    outlines = board_outlines(components)
+    maps = (ev.ratio, ev.origin_mm, ev.mm_per_px, outlines, config.boards, ev.bottom_shift, ev.line, ev.printed)
+    fits = find_boards(*maps)
+    chips_xy = [c.xy_mm for c in chips]
+    challenge = _challenge_boards([f.outline_mm for f in fits], chips_xy, config)
+    unread = unexplained_regions(ev.ratio, ev.printed, fits, ev.origin_mm, ev.mm_per_px, config.boards, ev.line,
+                                 outlines)
+    needed = _areas_needing_boards(unread, len(challenge), chips_xy, config)
+    if needed:  # the evidence-driven search left boards unfound: the exhaustive grid there
+        fits = find_boards_in(needed, fits, *maps)
+        challenge = _challenge_boards([f.outline_mm for f in fits], chips_xy, config)
+        unread = unexplained_regions(ev.ratio, ev.printed, fits, ev.origin_mm, ev.mm_per_px, config.boards, ev.line,
+                                     outlines)
     extra = config.sigma_per_reproj * float(getattr(cal, "reprojection_error_mm", 0.0))
-    # the challenge boards are the two lying over the chip field: most chip centres within reach
-    # (a board's outline grown by a chip radius), then nearest to the chips' centroid
-    counts, dists = [], []
-    field_xy = np.mean([c.xy_mm for c in chips], axis=0) if chips else np.zeros(2)
-    for f in fits:
-        poly = Polygon(f.outline_mm)
-        reach = poly.buffer(config.chips.diameter_mm / 2.0)
-        counts.append(sum(reach.contains(Point(c.xy_mm)) for c in chips))
-        dists.append(poly.distance(Point(field_xy)))
-    order = sorted(range(len(fits)), key=lambda i: (-counts[i], dists[i]))
-    challenge = {i for i in order[:2] if counts[i] > 0}  # a board near no chip is not laid over the field
     out = []
     for i, f in enumerate(fits):
         spread = float(np.max(_height_spread_mm(cal, f.outline_mm[::6], config.board_top_z_mm)))
         sigma = float(np.sqrt(f.pose_sigma_mm ** 2 + extra ** 2 + spread ** 2))
         out.append(BoardReading(f.id, np.asarray(f.outline_mm), sigma, f.fit_residual_mm,
                                 "challenge" if i in challenge else "other"))
+    for region in unread:
+        out.append(BoardReading("?", region, config.boards.max_sigma_mm, 0.0, "unread"))
     return out
+
+
+def _shift_field(cal, region_mm, z_from: float, z_to: float, grid_mm: float):
+    """Where a point at height ``z_from`` appears in a view rectified at ``z_to``, relative to the point
+    (mm), as a callable on (N, 2) table mm: computed on a grid and interpolated (the shift is smooth)."""
+    x0, y0, x1, y1 = region_mm
+    xs = np.arange(x0 - grid_mm, x1 + 2 * grid_mm, grid_mm)
+    ys = np.arange(y0 - grid_mm, y1 + 2 * grid_mm, grid_mm)
+    gx, gy = np.meshgrid(xs, ys)
+    g = np.column_stack([gx.ravel(), gy.ravel()])
+    field = (px_to_mm(cal, mm_to_px(cal, g, z_from), z_to) - g).reshape(len(ys), len(xs), 2).astype(np.float32)
+    origin = np.array([xs[0], ys[0]], dtype=np.float32)
+
+    def shift(p_mm: np.ndarray) -> np.ndarray:
+        q = ((np.asarray(p_mm, dtype=np.float32).reshape(-1, 1, 2) - origin) / grid_mm).astype(np.float32)
+        v = cv2.remap(field, q, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        return v.reshape(np.shape(p_mm)).astype(np.float64)
+
+    return shift
+
+
+def _areas_needing_boards(unread: list[np.ndarray], n_challenge: int, chips_xy_mm: list,
+                          config: CarrotainVisionConfig) -> list[np.ndarray]:
+    """Where boards are still needed: every unexplained acrylic-looking region, and the chip field
+    while fewer than two challenge boards lie over it (table-mm polygons, shape (N, 2))."""
+    areas = list(unread)
+    if n_challenge < 2 and chips_xy_mm:
+        field_area = _chip_field(chips_xy_mm, config)
+        if field_area.geom_type == "Polygon" and not field_area.is_empty:
+            areas.append(np.asarray(field_area.exterior.coords)[:-1])
+    return areas
+
+
+def _chip_field(chips_xy_mm: list, config: CarrotainVisionConfig) -> Polygon:
+    """The chip field: the convex hull of the chip centres grown by ``field_grow_diameters`` chip diameters."""
+    pts = MultiPoint([tuple(p) for p in chips_xy_mm])
+    return pts.convex_hull.buffer(config.chips.diameter_mm * config.field_grow_diameters)
+
+
+def _challenge_boards(outlines_mm: list[np.ndarray], chips_xy_mm: list, config: CarrotainVisionConfig) -> set[int]:
+    """Indices of the (at most two) boards lying over the chip field.
+
+    A board lies over the field when it covers chip centres (within a chip radius of its outline) or,
+    covering none, overlaps the chip field (the convex hull of the chip centres grown by a chip
+    diameter). Ranked by chips covered, then by the area over the field; a board that neither covers a
+    chip nor overlaps the field is never a challenge board.
+
+    Parameters
+    ----------
+    outlines_mm : list of ndarray, shape (N, 2)
+    chips_xy_mm : list of (float, float)
+
+    Returns
+    -------
+    set[int]
+    """
+    if not outlines_mm or not chips_xy_mm:
+        return set()
+    field_area = _chip_field(chips_xy_mm, config)
+    keys = []
+    for o in outlines_mm:
+        poly = Polygon(o)
+        reach = poly.buffer(config.chips.diameter_mm / 2.0)
+        covered = sum(reach.contains(Point(p)) for p in chips_xy_mm)
+        keys.append((covered, poly.intersection(field_area).area))
+    order = sorted(range(len(outlines_mm)), key=lambda i: (-keys[i][0], -keys[i][1]))
+    return {i for i in order[:2] if keys[i][0] > 0 or keys[i][1] > config.min_field_overlap_mm2}
 
 
 def recognise(
@@ -205,7 +329,10 @@ def recognise(
         flags.append(Flag("no_camera_pose", "calibration has no camera pose: heights corrected from the homography "
                           f"(field of view assumed {DEFAULT_HFOV_DEG:.0f} deg when it cannot be measured)"))
     with timer.stage("chips"):
-        chips = detect_chip_readings(challenge_rgb, cal, ref, config, comp, layout)
+        chips, unread_blobs = read_chips(challenge_rgb, cal, ref, config, comp, layout)
+    if unread_blobs:
+        flags.append(Flag("unread_chip_blobs", f"{len(unread_blobs)} chip-like blob(s) could not be read as chips",
+                          {"xy_mm": [[round(x, 1), round(y, 1)] for x, y in unread_blobs]}))
     if before is not None:
         with timer.stage("before"):
             b_img, b_cal = before
@@ -221,6 +348,13 @@ def recognise(
     if low:
         flags.append(Flag("low_confidence_chips", f"{len(low)} chip(s) read with low confidence (kind/colour unsure)",
                           {"chips": low}))
+    unread = [i for i, b in enumerate(boards) if b.role == "unread"]
+    if unread:
+        flags.append(Flag("unread_acrylic", f"{len(unread)} acrylic-looking region(s) (print or dimming) not matched "
+                          "to any board: a board may lie there unread", {
+                              "boards": unread,
+                              "centres_mm": [np.round(np.mean(boards[i].outline_mm, axis=0), 1).tolist()
+                                             for i in unread]}))
     n_ch = sum(b.role == "challenge" for b in boards)
     if n_ch != 2:
         flags.append(Flag("boards_not_found", f"found {n_ch} challenge board(s) over the chips, expected 2",

@@ -56,10 +56,22 @@ class ChipConfig:
         Fraction of rays with a good crossing needed to accept a chip.
     rim_outlier_mm : float
         Crossings further than this from the first circle fit are dropped before the refit.
-    fallback_peak_fraction, fallback_sigma_mm, fallback_confidence : float
-        A chip-sized bright blob (distance peak >= this fraction of the radius) whose rim cannot be
-        fitted (print lines, glare, bevel shading) is kept with its blob centre, this sigma and
-        its confidence scaled by this factor.
+    fallback_peak_fraction, fallback_sigma_mm, fallback_confidence, fallback_max_area : float
+        A chip-sized bright blob (distance peak >= this fraction of the radius, its component at most
+        this many chip areas) whose rim cannot be fitted (print lines, glare, bevel shading) is kept
+        with its blob centre, this sigma and its confidence scaled by this factor.
+    rim_smooth_mm, ray_step_mm : float
+        Smoothing of the level before the rays are sampled; radius step along a ray.
+    rim_face_band_mm : (float, float)
+        Radii where the face level is measured for the rim threshold.
+    rim_outside_gap_mm : float
+        The outside level is measured beyond the nominal radius plus this.
+    rim_sigma_factor : float
+        Centre sigma = this x the rim RMS / sqrt(rays used) (with the floor).
+    rim_converged_mm : float
+        The rim fit stops early once the centre moves less than this.
+    patch_mm : float
+        Half size of the patch read for the colours.
     face_annulus_mm : (float, float)
         Radii sampled for the face colour.
     centre_radius_mm : float
@@ -95,6 +107,14 @@ class ChipConfig:
     fallback_peak_fraction: float = 0.75
     fallback_sigma_mm: float = 1.5
     fallback_confidence: float = 0.5
+    fallback_max_area: float = 2.0
+    rim_smooth_mm: float = 0.5
+    ray_step_mm: float = 0.25
+    rim_face_band_mm: tuple[float, float] = (7.0, 10.0)
+    rim_outside_gap_mm: float = 3.0
+    rim_sigma_factor: float = 2.0
+    rim_converged_mm: float = 0.02
+    patch_mm: float = 12.0
     face_annulus_mm: tuple[float, float] = (5.5, 10.0)
     centre_radius_mm: float = 2.0
     radius_tolerance: float = 0.2
@@ -156,6 +176,31 @@ def _fit_circle(pts: np.ndarray) -> tuple[np.ndarray, float]:
     return c, r
 
 
+@dataclass(frozen=True)
+class ChipFinding:
+    """What the chip detector saw.
+
+    Attributes
+    ----------
+    chips : list[ChipDetection]
+    unread_xy_mm : list[(float, float)]
+        Chip-like bright blobs (a chip-sized peak in the bright mask) that could be read neither by a
+        rim fit nor as a blob chip, nor explained by a chip found: flagged, never dropped silently.
+    """
+
+    chips: list[ChipDetection]
+    unread_xy_mm: list[tuple[float, float]]
+
+
+@dataclass(frozen=True)
+class _Rim:
+    centre_px: np.ndarray
+    radius_px: float
+    rms_mm: float
+    n_good: int
+    fallback: bool
+
+
 def detect_chips(
     rgb_norm: np.ndarray,
     origin_mm: tuple[float, float],
@@ -167,7 +212,32 @@ def detect_chips(
     config: ChipConfig = ChipConfig(),
     colour_config: ColourConfig = ColourConfig(lightness_weight=0.8),
 ) -> list[ChipDetection]:
+    """Find the chips in a normalised top view of the chip-face plane (see ``find_chips``).
+
+    Returns
+    -------
+    list[ChipDetection]
+    """
+    return find_chips(rgb_norm, origin_mm, mm_per_px, palette, face_palette, hole_rgb, exclude_mm, config,
+                      colour_config).chips
+
+
+def find_chips(
+    rgb_norm: np.ndarray,
+    origin_mm: tuple[float, float],
+    mm_per_px: float,
+    palette: dict[str, np.ndarray],
+    face_palette: dict[str, np.ndarray],
+    hole_rgb: np.ndarray,
+    exclude_mm: list[tuple[float, float, float, float]] | None = None,
+    config: ChipConfig = ChipConfig(),
+    colour_config: ColourConfig = ColourConfig(lightness_weight=0.8),
+) -> ChipFinding:
     """Find the chips in a normalised top view of the chip-face plane.
+
+    Steps: a bright mask (brighter than the surroundings), chip-sized distance-transform peaks as
+    candidates, a rim circle fit per candidate (or the blob's centre where the rim cannot be fitted),
+    the face and centre colours read, one chip per place.
 
     Parameters
     ----------
@@ -188,14 +258,44 @@ def detect_chips(
 
     Returns
     -------
-    list[ChipDetection]
+    ChipFinding
     """
     s = mm_per_px
     img = rgb_norm.astype(np.float32)
-    level = img.mean(axis=2)
+    level = cv2.transform(img, np.full((1, 3), 1.0 / 3.0, np.float32)).reshape(img.shape[:2])  # the mean of RGB
+    mask = _bright_mask(level, origin_mm, s, exclude_mm, config)
+    dist = cv2.distanceTransform(mask, cv2.DIST_L2, 5) * s  # mm
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    smooth = cv2.GaussianBlur(level, (0, 0), config.rim_smooth_mm / s)
+    found: list[tuple[float, ChipDetection]] = []
+    fitted: list[np.ndarray] = []
+    failed: list[np.ndarray] = []
+    for c in _candidates(dist, s, config):
+        if any(np.hypot(*(c - q)) * s < config.skip_near_fit_mm for q in fitted):
+            continue
+        rim = _fit_rim(smooth, c, s, config) or _blob_centre(mask, dist, labels, stats, c, s, config)
+        if rim is None:
+            failed.append(c)
+            continue
+        det = _read_chip(img, rim, origin_mm, s, palette, face_palette, hole_rgb, config, colour_config)
+        if not rim.fallback:
+            fitted.append(rim.centre_px)
+        found.append((-1.0 if rim.fallback else rim.n_good / config.n_rays - rim.rms_mm, det))
+    chips = _one_per_place(found, config)
+    unread = []
+    for c in failed:
+        xy = np.asarray(origin_mm) + c * s
+        if all(np.hypot(xy[0] - d.xy_mm[0], xy[1] - d.xy_mm[1]) >= config.nms_mm for d in chips) and \
+                all(np.hypot(*(xy - u)) >= config.nms_mm for u in unread):
+            unread.append(xy)
+    return ChipFinding(chips, [(float(u[0]), float(u[1])) for u in unread])
+
+
+def _bright_mask(level: np.ndarray, origin_mm, s: float, exclude_mm, config: ChipConfig) -> np.ndarray:
+    """Chip-bright pixels (brighter than a grey opening wider than a chip, on a coarse grid: chips stand
+    out on the dark mat, under dimming acrylic and under a board lit by glare alike), holes filled,
+    thin print removed, uint8 (h, w)."""
     mat_level = float(np.median(level))
-    # brighter than the surroundings (a grey opening wider than a chip, on a coarse grid): chips
-    # stand out on the dark mat, under dimming acrylic and under a board lit by glare alike
     f = s / config.background_mm_per_px
     small = cv2.resize(level, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
     kb = max(int(round(config.background_kernel_mm / config.background_mm_per_px)) | 1, 3)
@@ -216,125 +316,134 @@ def detect_chips(
         holes = [c for c, h in zip(contours, hier[0]) if h[3] >= 0 and cv2.contourArea(c) < max_hole_px]
         cv2.drawContours(mask, holes, -1, 1, -1)
     k = max(int(round(config.open_mm / s)) | 1, 3)
-    ker = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, ker)
-    dist = cv2.distanceTransform(mask, cv2.DIST_L2, 5) * s  # mm
-    n_lab, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    chip_area_px = np.pi * (config.diameter_mm / 2.0) ** 2 / s ** 2
+    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+
+
+def _candidates(dist: np.ndarray, s: float, config: ChipConfig) -> list[np.ndarray]:
+    """Distance-transform peaks at least ``min_peak_fraction`` of a chip radius deep (px), deepest first."""
     R = config.diameter_mm / 2.0
     win = max(int(round(config.peak_window_mm / s)) | 1, 3)
     peaks = (dist >= config.min_peak_fraction * R) & (dist >= cv2.dilate(dist, np.ones((win, win), np.uint8)) - 1e-6)
     ys, xs = np.nonzero(peaks)
-    order = np.argsort(-dist[ys, xs])
     cands: list[np.ndarray] = []
-    for i in order:
+    for i in np.argsort(-dist[ys, xs]):
         p = np.array([xs[i], ys[i]], dtype=np.float64)
         if all(np.hypot(*(p - q)) * s >= config.peak_window_mm for q in cands):
             cands.append(p)
-    found: list[tuple[float, ChipDetection]] = []
-    fitted: list[np.ndarray] = []
+    return cands
 
+
+def _fit_rim(smooth: np.ndarray, c: np.ndarray, s: float, config: ChipConfig) -> _Rim | None:
+    """Circle fit to the rim: half-level crossings along rays from the centre, re-cast a few times."""
+    R = config.diameter_mm / 2.0
     ang = np.linspace(0, 2 * np.pi, config.n_rays, endpoint=False)
-    radii = np.arange(config.ray_range_mm[0], config.ray_range_mm[1], 0.25)
-    smooth = cv2.GaussianBlur(level, (0, 0), 0.5 / s)
-    for c in cands:
-        if any(np.hypot(*(c - q)) * s < config.skip_near_fit_mm for q in fitted):
-            continue
-        centre = c.copy()
-        ok = False
-        for _it in range(config.fit_iters):
-            rx = centre[0] + np.cos(ang)[:, None] * radii[None, :] / s
-            ry = centre[1] + np.sin(ang)[:, None] * radii[None, :] / s
-            prof = _bilinear(smooth, rx, ry)  # (n_rays, n_r)
-            face = float(np.median(prof[:, (radii > 7.0) & (radii < 10.0)]))
-            outside = float(np.median(prof[:, radii > R + 3.0]))
-            if face - outside < config.min_rim_contrast:
-                break
-            half = 0.5 * (face + outside)
-            # last radius inside the rim where the profile is still above half
-            above = prof > half
-            crossing = np.full(config.n_rays, np.nan)
-            for r_i in range(config.n_rays):
-                idx = np.nonzero(above[r_i, :-1] & ~above[r_i, 1:])[0]
-                idx = idx[np.abs(radii[idx] - R) < config.rim_tolerance_mm + 1.0]
-                if len(idx):
-                    j = idx[np.argmin(np.abs(radii[idx] - R))]
-                    a, b = prof[r_i, j], prof[r_i, j + 1]
-                    crossing[r_i] = radii[j] + 0.25 * (a - half) / max(a - b, 1e-6)
-            good = np.isfinite(crossing) & (np.abs(crossing - R) < config.rim_tolerance_mm)
-            if good.mean() < config.min_rim_rays:
-                break
-            pts = np.column_stack([np.cos(ang[good]) * crossing[good], np.sin(ang[good]) * crossing[good]]) / s
-            pts = pts + centre
+    step = config.ray_step_mm
+    radii = np.arange(config.ray_range_mm[0], config.ray_range_mm[1], step)
+    face_band = (radii > config.rim_face_band_mm[0]) & (radii < config.rim_face_band_mm[1])
+    centre = c.copy()
+    rim = None
+    ar = np.arange(config.n_rays)
+    for _it in range(config.fit_iters):
+        rx = centre[0] + np.cos(ang)[:, None] * radii[None, :] / s
+        ry = centre[1] + np.sin(ang)[:, None] * radii[None, :] / s
+        prof = _bilinear(smooth, rx, ry)  # (n_rays, n_r)
+        face = float(np.median(prof[:, face_band]))
+        outside = float(np.median(prof[:, radii > R + config.rim_outside_gap_mm]))
+        if face - outside < config.min_rim_contrast:
+            break
+        half = 0.5 * (face + outside)
+        # per ray, the face -> outside crossing nearest the nominal radius
+        above = prof > half
+        trans = above[:, :-1] & ~above[:, 1:] & (np.abs(radii[:-1] - R) < config.rim_tolerance_mm + 1.0)[None, :]
+        cost = np.where(trans, np.abs(radii[:-1] - R)[None, :], np.inf)
+        j = np.argmin(cost, axis=1)
+        a, b = prof[ar, j], prof[ar, j + 1]
+        crossing = np.where(np.isfinite(cost[ar, j]), radii[j] + step * (a - half) / np.maximum(a - b, 1e-6), np.nan)
+        good = np.isfinite(crossing) & (np.abs(crossing - R) < config.rim_tolerance_mm)
+        if good.mean() < config.min_rim_rays:
+            break
+        pts = np.column_stack([np.cos(ang[good]) * crossing[good], np.sin(ang[good]) * crossing[good]]) / s
+        pts = pts + centre
+        cc, rr = _fit_circle(pts)
+        resid = np.hypot(*(pts - cc).T) - rr
+        keep = np.abs(resid) * s < config.rim_outlier_mm
+        if keep.sum() >= config.min_rim_rays * config.n_rays and not keep.all():
+            pts = pts[keep]
             cc, rr = _fit_circle(pts)
             resid = np.hypot(*(pts - cc).T) - rr
-            keep = np.abs(resid) * s < config.rim_outlier_mm
-            if keep.sum() >= config.min_rim_rays * config.n_rays and not keep.all():
-                pts = pts[keep]
-                cc, rr = _fit_circle(pts)
-                resid = np.hypot(*(pts - cc).T) - rr
-            centre = cc
-            ok = abs(rr * s - R) < config.radius_tolerance * R
-            n_good = len(pts)
-            rms = float(np.sqrt(np.mean(resid ** 2))) * s
-        fallback = False
-        if not ok:
-            peak = float(dist[int(c[1]), int(c[0])])
-            st = stats[labels[int(c[1]), int(c[0])]]
-            touches_border = (st[0] == 0 or st[1] == 0 or st[0] + st[2] >= mask.shape[1]
-                              or st[1] + st[3] >= mask.shape[0])
-            if peak < config.fallback_peak_fraction * R or touches_border or st[4] > 2.0 * chip_area_px:
-                continue
-            # blob centre: centroid of the mask within the chip radius of the peak
-            yy0, xx0 = np.mgrid[-int(R / s):int(R / s) + 1, -int(R / s):int(R / s) + 1]
-            inside = np.hypot(xx0, yy0) * s <= R
-            qx = np.clip(int(c[0]) + xx0[inside], 0, mask.shape[1] - 1)
-            qy = np.clip(int(c[1]) + yy0[inside], 0, mask.shape[0] - 1)
-            m = mask[qy, qx] > 0
-            centre = np.array([qx[m].mean(), qy[m].mean()])
-            rr, rms, n_good, fallback = R / s, config.fallback_sigma_mm, 1, True
-        # colours
-        yy, xx = np.mgrid[-int(12 / s):int(12 / s) + 1, -int(12 / s):int(12 / s) + 1]
-        rr_mm = np.hypot(xx, yy) * s
-        px = np.clip(np.round(centre[0]) + xx, 0, img.shape[1] - 1).astype(int)
-        py = np.clip(np.round(centre[1]) + yy, 0, img.shape[0] - 1).astype(int)
-        patch = img[py, px]
-        ring = (rr_mm > config.face_annulus_mm[0]) & (rr_mm < config.face_annulus_mm[1])
-        core = rr_mm < config.centre_radius_mm
-        face_rgb = np.median(patch[ring], axis=0)
-        centre_rgb = np.median(patch[core], axis=0)
-        face_names, face_conf = classify(face_rgb[None], face_palette, colour_config)
-        face_name = face_names[0]
-        nominal_face = face_palette[face_name]
-        rel = centre_rgb / np.maximum(face_rgb, 1e-3) * nominal_face
-        # hole or dot: a hole shows the dark mat, every dot colour is much lighter
-        ratio = float(rel.mean() / max(nominal_face.mean(), 1e-3))
-        hole_ratio = float(np.mean(hole_rgb) / max(nominal_face.mean(), 1e-3))
-        dark_dot = min(float(np.mean(v)) for v in palette.values()) / max(nominal_face.mean(), 1e-3)
-        split = 0.5 * (hole_ratio + dark_dot)
-        hole_conf = float(np.clip(abs(ratio - split) / max(0.5 * (dark_dot - hole_ratio), 1e-3), 0.0, 1.0))
-        if ratio < split:
-            kind, colour = ("first_star" if face_name == "yellow" else "colourless"), None
-            confidence = float(min(hole_conf, face_conf[0]))
-        else:
-            names, conf = classify(rel[None], palette, colour_config)
-            kind, colour = "star", names[0]
-            confidence = float(min(hole_conf, conf[0]))
-        sigma = float(np.hypot(config.base_sigma_mm, 2.0 * rms / np.sqrt(max(n_good, 1))))
-        if fallback:
-            sigma = max(sigma, config.fallback_sigma_mm)
-            confidence *= config.fallback_confidence
-        xy = np.asarray(origin_mm) + centre * s
-        if not fallback:
-            fitted.append(centre)
-        quality = -1.0 if fallback else n_good / config.n_rays - rms
-        found.append((quality,
-            ChipDetection(
-                xy_mm=(float(xy[0]), float(xy[1])), radius_mm=float(rr * s), kind=kind, colour=colour,
-                colour_confidence=confidence, centre_sigma_mm=sigma, rim_residual_mm=rms,
-                face_level=float(face_rgb.mean()), face_rgb=face_rgb, centre_rgb=centre_rgb,
-            )))
-    # one chip per place: the best fit wins (real chips are a diameter apart)
+        moved = float(np.hypot(*(cc - centre))) * s
+        centre = cc
+        ok = abs(rr * s - R) < config.radius_tolerance * R
+        rim = _Rim(cc, rr, float(np.sqrt(np.mean(resid ** 2))) * s, len(pts), False) if ok else None
+        if moved < config.rim_converged_mm:
+            break
+    return rim
+
+
+def _blob_centre(mask, dist, labels, stats, c: np.ndarray, s: float, config: ChipConfig) -> _Rim | None:
+    """A chip-sized bright blob whose rim cannot be fitted (print lines, glare, bevel shading): its
+    centre is the mask's centroid within a chip radius of the peak; None if not chip-like."""
+    R = config.diameter_mm / 2.0
+    chip_area_px = np.pi * R ** 2 / s ** 2
+    peak = float(dist[int(c[1]), int(c[0])])
+    st = stats[labels[int(c[1]), int(c[0])]]
+    touches_border = (st[0] == 0 or st[1] == 0 or st[0] + st[2] >= mask.shape[1] or st[1] + st[3] >= mask.shape[0])
+    if peak < config.fallback_peak_fraction * R or touches_border or st[4] > config.fallback_max_area * chip_area_px:
+        return None
+    yy0, xx0 = np.mgrid[-int(R / s):int(R / s) + 1, -int(R / s):int(R / s) + 1]
+    inside = np.hypot(xx0, yy0) * s <= R
+    qx = np.clip(int(c[0]) + xx0[inside], 0, mask.shape[1] - 1)
+    qy = np.clip(int(c[1]) + yy0[inside], 0, mask.shape[0] - 1)
+    m = mask[qy, qx] > 0
+    return _Rim(np.array([qx[m].mean(), qy[m].mean()]), R / s, config.fallback_sigma_mm, 1, True)
+
+
+def _read_chip(img, rim: _Rim, origin_mm, s: float, palette, face_palette, hole_rgb, config: ChipConfig,
+               colour_config: ColourConfig) -> ChipDetection:
+    """Face colour (annulus) -> white or yellow face; centre colour relative to the face -> hole or dot
+    (and the dot's colour); confidence the least sure of these decisions."""
+    centre = rim.centre_px
+    half = int(config.patch_mm / s)
+    yy, xx = np.mgrid[-half:half + 1, -half:half + 1]
+    rr_mm = np.hypot(xx, yy) * s
+    px = np.clip(np.round(centre[0]) + xx, 0, img.shape[1] - 1).astype(int)
+    py = np.clip(np.round(centre[1]) + yy, 0, img.shape[0] - 1).astype(int)
+    patch = img[py, px]
+    ring = (rr_mm > config.face_annulus_mm[0]) & (rr_mm < config.face_annulus_mm[1])
+    core = rr_mm < config.centre_radius_mm
+    face_rgb = np.median(patch[ring], axis=0)
+    centre_rgb = np.median(patch[core], axis=0)
+    face_names, face_conf = classify(face_rgb[None], face_palette, colour_config)
+    face_name = face_names[0]
+    nominal_face = face_palette[face_name]
+    rel = centre_rgb / np.maximum(face_rgb, 1e-3) * nominal_face
+    # hole or dot: a hole shows the dark mat, every dot colour is much lighter
+    ratio = float(rel.mean() / max(nominal_face.mean(), 1e-3))
+    hole_ratio = float(np.mean(hole_rgb) / max(nominal_face.mean(), 1e-3))
+    dark_dot = min(float(np.mean(v)) for v in palette.values()) / max(nominal_face.mean(), 1e-3)
+    split = 0.5 * (hole_ratio + dark_dot)
+    hole_conf = float(np.clip(abs(ratio - split) / max(0.5 * (dark_dot - hole_ratio), 1e-3), 0.0, 1.0))
+    if ratio < split:
+        kind, colour = ("first_star" if face_name == "yellow" else "colourless"), None
+        confidence = float(min(hole_conf, face_conf[0]))
+    else:
+        names, conf = classify(rel[None], palette, colour_config)
+        kind, colour = "star", names[0]
+        confidence = float(min(hole_conf, conf[0]))
+    sigma = float(np.hypot(config.base_sigma_mm, config.rim_sigma_factor * rim.rms_mm / np.sqrt(max(rim.n_good, 1))))
+    if rim.fallback:
+        sigma = max(sigma, config.fallback_sigma_mm)
+        confidence *= config.fallback_confidence
+    xy = np.asarray(origin_mm) + centre * s
+    return ChipDetection(
+        xy_mm=(float(xy[0]), float(xy[1])), radius_mm=float(rim.radius_px * s), kind=kind, colour=colour,
+        colour_confidence=confidence, centre_sigma_mm=sigma, rim_residual_mm=rim.rms_mm,
+        face_level=float(face_rgb.mean()), face_rgb=face_rgb, centre_rgb=centre_rgb,
+    )
+
+
+def _one_per_place(found: list[tuple[float, ChipDetection]], config: ChipConfig) -> list[ChipDetection]:
+    """One chip per place: the best fit wins (real chips are a diameter apart)."""
     out: list[ChipDetection] = []
     for _, det in sorted(found, key=lambda f: -f[0]):
         if all(np.hypot(det.xy_mm[0] - o.xy_mm[0], det.xy_mm[1] - o.xy_mm[1]) >= config.nms_mm for o in out):

@@ -164,6 +164,10 @@ def adjudication_from_json(obj: dict) -> CarrotainAdjudication:
     return CarrotainAdjudication.from_json(obj)
 
 
+#: Overlay colour of what was seen but not understood (unread acrylic, unread chip-like blobs).
+UNREAD_COLOUR = (255, 0, 255)
+
+
 def annotate(frame: Frame, state: CarrotainState, adj: CarrotainAdjudication) -> np.ndarray:
     """Boards, chip centres (green hidden / red not hidden / amber borderline with margin) and a verdict banner,
     all as the adjudication judged them."""
@@ -175,7 +179,7 @@ def annotate(frame: Frame, state: CarrotainState, adj: CarrotainAdjudication) ->
         return img
     for b in state.boards:
         pts = project_outline_px(cal, b.outline_mm, 2.0)
-        col = (120, 200, 255) if b.role == "challenge" else (160, 160, 160)
+        col = {"challenge": (120, 200, 255), "unread": UNREAD_COLOUR}.get(b.role, (160, 160, 160))
         cv2.polylines(img, [np.round(pts * 16).astype(np.int32)], True, col, 2, cv2.LINE_AA, 4)
         c = pts.mean(axis=0)
         cv2.putText(img, b.id, (int(c[0]), int(c[1])), cv2.FONT_HERSHEY_SIMPLEX, 0.8, col, 2, cv2.LINE_AA)
@@ -189,6 +193,12 @@ def annotate(frame: Frame, state: CarrotainState, adj: CarrotainAdjudication) ->
         if key == "borderline" and r is not None:
             cv2.putText(img, f"{r.margin_mm:.1f}mm", (int(p[0]) + 8, int(p[1]) - 8), cv2.FONT_HERSHEY_SIMPLEX,
                         0.5, col, 1, cv2.LINE_AA)
+    for f in state.flags:  # chip-like blobs that could not be read: shown, not dropped
+        for xy in (f.data or {}).get("xy_mm", []) if f.code == "unread_chip_blobs" else []:
+            p = chip_px(cal, np.array([xy]), 2.0)[0]
+            cv2.circle(img, (int(round(p[0])), int(round(p[1]))), 14, UNREAD_COLOUR, 2, cv2.LINE_AA)
+            cv2.putText(img, "?", (int(p[0]) + 12, int(p[1]) - 12), cv2.FONT_HERSHEY_SIMPLEX, 0.6, UNREAD_COLOUR, 2,
+                        cv2.LINE_AA)
     verdict = adj.verdict.upper()
     text = f"{verdict}{' (CONTESTED)' if adj.contested else ''}  hidden {adj.hidden}  not hidden {adj.not_hidden}"
     cv2.rectangle(img, (0, 0), (img.shape[1], 40), (0, 0, 0), -1)
