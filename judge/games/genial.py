@@ -14,7 +14,7 @@ from components import load_components
 from core.errors import BadInput, CannotJudge
 from core.timing import StageTimer
 from geometry.hexgrid import HexBoardPose, hexagon_board_mm
-from judge.plugin import Frame, GamePlugin
+from judge.plugin import Frame, FrameMemo, GamePlugin, LiveSupport
 from judge.session import Outcome, RoundAction, SessionRules, SessionView, Standings
 from scoring.flags import Flag
 from scoring.genial import SYMBOLS, Tower
@@ -137,9 +137,13 @@ def detect(frames: list[Frame], ctx: GenialContext, timer: StageTimer,
 
 
 def detect_warm(frames: list[Frame], ctx: GenialContext, timer: StageTimer, carry: HexBoardPose | None,
-                config: GenialVisionConfig = GenialVisionConfig()) -> tuple[GenialState, HexBoardPose]:
+                config: GenialVisionConfig = GenialVisionConfig(), memo: FrameMemo | None = None
+                ) -> tuple[GenialState, HexBoardPose]:
     """``detect`` for a camera that keeps still (live video): the board pose of an earlier frame (``carry``) is only
     refined, and its turn kept, instead of searched again. Returns the state and the pose to carry on.
+
+    ``memo``: readings of photos already read (the same :class:`Frame` object): a first photo found there is not
+    read again (live video: the "before" photo is the same frame in every reading frame of a still scene).
 
     Raises
     ------
@@ -160,12 +164,24 @@ def detect_warm(frames: list[Frame], ctx: GenialContext, timer: StageTimer, carr
             raise CannotJudge(f"{frame.source or 'photo'}: no table frame from the markers "
                               f"({frame.calibration_error})")
         with timer.stage(f"board_{k + 1}" if len(frames) > 1 else "board"):
-            ph = read_photo(frame.image_rgb, frame.calibration, board(), len(ctx.players), expected, prior, config,
-                            photos[0] if photos else None)
+            known = memo.get(frame) if memo is not None and k == 0 else None  # a later photo: the first one's pose
+            ph = known if known is not None else read_photo(frame.image_rgb, frame.calibration, board(),
+                                                            len(ctx.players), expected, prior, config,
+                                                            photos[0] if photos else None)
         photos.append(ph)
         prior = ph.pose
     state = GenialState(after=photos[-1], before=photos[0] if len(photos) == 2 else None)
     return state, photos[-1].pose
+
+
+def live_detect(frames: list[Frame], ctx: GenialContext, timer: StageTimer,
+                carry: tuple[HexBoardPose, FrameMemo] | None) -> tuple[GenialState, tuple[HexBoardPose, FrameMemo]]:
+    """``LiveSupport.detect_warm``: :func:`detect_warm` with the pose carried from the previous reading frame of the
+    still scene and the "before" photo's reading kept (read once per still scene, not once per frame)."""
+    pose, memo = carry if carry is not None else (None, FrameMemo())
+    state, pose = detect_warm(frames, ctx, timer, pose, memo=memo)
+    first = state.before if state.before is not None else state.after
+    return state, (pose, memo.keep(frames[:1], [first]))
 
 
 def state_from_json(obj: dict) -> GenialState:
@@ -391,6 +407,31 @@ def summary(result: dict) -> str:
     return f"{placed}: {pts}"
 
 
+#: Flags that say the placement itself is not known for sure (its cells, or whose): live play cannot carry it on.
+PLACEMENT_UNSURE = ("placement_invalid", "tile_moved_or_missing", "board_disagrees_with_replay", "board_pose")
+
+
+def live_next_context(context: dict | None, result: dict) -> dict | None:
+    """Live play (``LiveSupport.next_context``): the context of the placement after this one - this placement
+    appended to ``moves_before`` (with the bonus symbol named for it), the next player in turn order to place,
+    the symbol scores after it as ``scores_before`` when the context gave scores. None when the placement is
+    not known for sure (``PLACEMENT_UNSURE``) or was not a tile of two hexes."""
+    placed = [h.get("qr") for h in result.get("placed", [])]
+    if context is None or len(placed) != 2 or any(f.get("code") in PLACEMENT_UNSURE for f in result.get("flags", [])):
+        return None
+    players = list(context["players"])
+    mover = context["mover"]
+    move = {"player": mover, "cells": placed}
+    if context.get("bonus_symbol"):
+        move["bonus_symbol"] = context["bonus_symbol"]
+    out = {k: v for k, v in context.items() if k not in ("placed", "bonus_symbol")}
+    out.update(mover=players[(players.index(mover) + 1) % len(players)],
+               moves_before=list(context.get("moves_before", [])) + [move])
+    if "scores_before" in context and isinstance(result.get("symbol_scores"), dict):
+        out["scores_before"] = result["symbol_scores"]
+    return out
+
+
 def headline(result: dict) -> dict:
     """The fields two judgements of the same pair must agree on."""
     return {
@@ -521,5 +562,7 @@ PLUGIN = GamePlugin(
     camera_resolution="1080p",
     order=50,
     marker_layout=marker_layout,
+    live=LiveSupport(before="previous", change_codes=("tile_moved_or_missing",), detect_warm=live_detect,  # live2
+                     next_context=live_next_context, vote_ignores=("towers",)),
 )
 SPEC = PLUGIN
