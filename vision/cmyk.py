@@ -443,7 +443,7 @@ def _read_bands(image_rgb, mapper, frame, cands, inks: _InkTables, config) -> _B
     occ = [k for k in range(len(cands)) if ink_frac[k] >= config.occupancy_min_ink
            and order_share[k] >= config.occupancy_min_order_share]
     counts = all_counts[occ]
-    rot_ll = np.array([rd.rotation_loglik(c) for c in counts]).reshape(-1, 3)
+    rot_ll = np.array([rd.rotation_loglik(c, config.read) for c in counts]).reshape(-1, 3)
     rots = np.argmax(rot_ll, axis=1)
     # registration: share of each band's samples in the ink the rotation gives it (misplaced
     # sampling, e.g. from an unmodelled lens, mixes neighbouring bands and ground in)

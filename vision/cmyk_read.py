@@ -66,6 +66,12 @@ class ReadConfig:
     ground_band_min_expected: float = 0.3
     ground_albedo_max: float = 1.5
     ground_dark_percentile: float = 30.0
+    #: Votes each ink gets before counting (Laplace prior) in a rotation's log-likelihood.
+    rotation_prior_votes: float = 1.0
+    #: A printed dot's diameter in Gaussian sigmas (its darkness profile's model).
+    dot_diameter_sigmas: float = 2.6
+    #: An ink with fewer calibration residuals than this takes the pooled median bias.
+    calib_min_per_ink: int = 3
 
 
 def tile_types() -> list[tuple[int, int, int]]:
@@ -155,19 +161,21 @@ def classify_table(rgb: np.ndarray, table: np.ndarray) -> np.ndarray:
     return table[q[..., 0], q[..., 1], q[..., 2]]
 
 
-def rotation_loglik(ink_counts: np.ndarray) -> np.ndarray:
+def rotation_loglik(ink_counts: np.ndarray, config: ReadConfig = ReadConfig()) -> np.ndarray:
     """Log-likelihood of each allowed rotation from per-edge ink votes.
 
     Parameters
     ----------
     ink_counts : ndarray, shape (3, 3)
         Row = edge direction (H, P, N), column = ink (C, M, Y): band samples voting for that ink.
+    config : ReadConfig
 
     Returns
     -------
     ndarray, shape (3,)
     """
-    p = (ink_counts + 1.0) / (ink_counts.sum(axis=1, keepdims=True) + 3.0)
+    a = config.rotation_prior_votes
+    p = (ink_counts + a) / (ink_counts.sum(axis=1, keepdims=True) + len(INKS) * a)
     lp = np.log(p)
     return np.array([sum(lp[d, INKS.index(rot[d])] for d in range(3)) for rot in ROTATIONS])
 
@@ -183,7 +191,7 @@ def mark_templates(s_mm: np.ndarray, blur_mm: float,
     shifts_mm : ndarray, shape (S,)
     """
     shifts = np.arange(-config.mark_shift_max_mm, config.mark_shift_max_mm + 1e-9, config.mark_shift_step_mm)
-    sig = np.hypot(config.dot_diameter_mm / 2.6, blur_mm)
+    sig = np.hypot(config.dot_diameter_mm / config.dot_diameter_sigmas, blur_mm)
     out = np.zeros((6, len(shifts), len(s_mm)))
     for si, sh in enumerate(shifts):
         x = s_mm - sh
@@ -338,7 +346,7 @@ def calibrate_ground(evidence: list[TileEvidence], config: ReadConfig = ReadConf
     if n < config.calib_min_residuals:
         return np.zeros(3), config.ground_sigma_levels, 0
     allr = np.concatenate([np.array(r) for r in res if r])
-    bias = np.array([np.median(r) if len(r) >= 3 else np.median(allr) for r in res])
+    bias = np.array([np.median(r) if len(r) >= config.calib_min_per_ink else np.median(allr) for r in res])
     centred = np.concatenate([np.array(r) - bias[k] for k, r in enumerate(res) if r])
     mad = 1.4826 * float(np.median(np.abs(centred - np.median(centred))))
     sigma = float(np.clip(mad, config.ground_sigma_min, config.ground_sigma_max))

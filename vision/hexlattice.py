@@ -49,6 +49,8 @@ class LatticeFitConfig:
         Distance inside a side taken as the cell's own texture level, mm.
     along_step_mm : float
         Sampling step of the side-evidence maps along the lines, mm (across them: the view's own).
+    refine_fine_div : float
+        The hexagon search's second pass steps at its first step divided by this.
     """
 
     blur_sigma_px: float = 0.8
@@ -62,6 +64,7 @@ class LatticeFitConfig:
     side_inset_mm: tuple[float, float] = (1.0, 4.0)
     interior_inset_mm: float = 8.0
     along_step_mm: float = 3.0
+    refine_fine_div: float = 3.0
 
 
 @dataclass(frozen=True)
@@ -435,7 +438,8 @@ def refine_hexagons(
     maps : SideMaps
     edge_mm : float
     search_mm, step_mm : float
-        Square search window half-width and step, mm (a second pass refines at step/3).
+        Square search window half-width and step, mm (a second pass refines at
+        step / ``maps.config.refine_fine_div``).
 
     Returns
     -------
@@ -464,7 +468,7 @@ def refine_hexagons(
                 image = maps.inward_plus[m] if plus else maps.inward_minus[m]
                 groups.append((np.array(cols), A, image))
     best = np.zeros((len(c), 2))
-    for step, half in ((step_mm, search_mm), (step_mm / 3.0, step_mm)):
+    for step, half in ((step_mm, search_mm), (step_mm / maps.config.refine_fine_div, step_mm)):
         g = np.arange(-half, half + 1e-9, step)
         sx, sy = np.meshgrid(g, g, indexing="ij")
         shifts = np.stack([sx.ravel(), sy.ravel()], axis=1)  # (K, 2)

@@ -124,6 +124,14 @@ class KaleidoVisionConfig:
         Bare-table triangles are sampled within this many board steps of the boards.
     fallback_black_pct, fallback_white_pct : float
         Without a colour reference, these percentiles of the view stand for black and white.
+    coarse_vote_min : float
+        A coarse (lattice-fit) pixel votes when at least this share of its fine pixels does.
+    off_lattice_bins_per_window : float
+        Position bins per window half-side when the dense edge windows are counted.
+    probe_seen_min : float
+        A candidate's probe point is seen when the interpolated vote mask there reaches this.
+    table_sample_slack_mm : float
+        Added to the bare-table sampling distance (vertices exactly at it are kept).
     lattice : LatticeFitConfig
     cells : CellConfig
     palette_rgb : tuple[tuple[str, tuple[float, float, float]], ...] or None
@@ -164,6 +172,10 @@ class KaleidoVisionConfig:
     table_sample_steps: float = 2.0
     fallback_black_pct: float = 1.0
     fallback_white_pct: float = 99.5
+    coarse_vote_min: float = 0.999
+    off_lattice_bins_per_window: float = 1.5
+    probe_seen_min: float = 0.5
+    table_sample_slack_mm: float = 1.0
     lattice: LatticeFitConfig = LatticeFitConfig()
     cells: CellConfig = CellConfig()
     palette_rgb: tuple[tuple[str, tuple[float, float, float]], ...] | None = None
@@ -419,7 +431,7 @@ def fit_board_lattice(view: TopView, config: KaleidoVisionConfig) -> LatticeFit:
         size = (norm.shape[1] // f, norm.shape[0] // f)
         norm = cv2.resize(norm[: size[1] * f, : size[0] * f], size, interpolation=cv2.INTER_AREA)
         vote = cv2.resize(vote[: size[1] * f, : size[0] * f].astype(np.float32), size,
-                          interpolation=cv2.INTER_AREA) > 0.999
+                          interpolation=cv2.INTER_AREA) > config.coarse_vote_min
     s = view.mm_per_px * f
     origin = (view.origin_mm[0] + 0.5 * (f - 1) * view.mm_per_px, view.origin_mm[1] + 0.5 * (f - 1) * view.mm_per_px)
     grad = gradients(norm, config.lattice, s)
@@ -516,7 +528,7 @@ def _dense_windows(pts_mm: np.ndarray, angle: np.ndarray, min_count: float,
     """
     import cv2
 
-    bin_mm = config.off_lattice_window_mm / 1.5
+    bin_mm = config.off_lattice_window_mm / config.off_lattice_bins_per_window
     n_ang = config.off_lattice_angle_bins  # over 180 degrees; a multiple of 3
     lo = pts_mm.min(axis=0)
     idx = np.floor((pts_mm - lo) / bin_mm).astype(int)
@@ -567,7 +579,8 @@ def find_boards(view: TopView, lattice: TriangleLattice, maps, config: KaleidoVi
                                axis=1)  # (N, 7, 2)
         col, row = (probe[..., 0] - region[0]) / s, (probe[..., 1] - region[1]) / s
         h, w = view.vote.shape
-        seen = (sample(view.vote.astype(np.float32), np.stack([col, row], axis=-1), exact=False) > 0.5) \
+        seen = (sample(view.vote.astype(np.float32), np.stack([col, row], axis=-1), exact=False)
+                > config.probe_seen_min) \
             & (col >= 0) & (col <= w - 1) \
             & (row >= 0) & (row <= h - 1)
         inside = seen.any(axis=1)
@@ -714,7 +727,7 @@ def _table_cells(V, shift, coset, best, accepted, present, lattice: TriangleLatt
     if len(others) == 0:
         return np.zeros((0, 3, 2))
     d = np.linalg.norm(V[others][:, None] - V[board_idx][None], axis=2).min(axis=1)
-    near = others[d <= config.table_sample_steps * config.edge_mm * np.sqrt(3.0) + 1.0]
+    near = others[d <= config.table_sample_steps * config.edge_mm * np.sqrt(3.0) + config.table_sample_slack_mm]
     tris = hexagon_cells(V[near], lattice.rotation_deg, config.edge_mm)  # (M, 6, 3, 2)
     keep = ~present[near]
     return tris[keep]
