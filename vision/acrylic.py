@@ -353,12 +353,13 @@ class _Sampler:
     def __call__(self, xy_mm: np.ndarray) -> np.ndarray:
         sh = xy_mm.shape[:-1]
         n = int(np.prod(sh))
-        cols = 4096
+        if n == 0:
+            return np.zeros(sh, np.float32)
+        cols = min(n, 4096)  # remap takes a 2-D map: rows of at most 4096 points
         rows = -(-n // cols)
-        q = np.zeros((rows * cols, 2), np.float32)
-        q[:n] = np.asarray(xy_mm, dtype=np.float32).reshape(-1, 2)
-        q -= self.o
-        q /= self.s
+        q = (np.asarray(xy_mm, dtype=np.float32).reshape(-1, 2) - self.o) / self.s
+        if rows * cols > n:
+            q = np.concatenate([q, np.zeros((rows * cols - n, 2), np.float32)])
         q = q.reshape(rows, cols, 2)
         v = cv2.remap(self.img, q, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=float("nan"))
         return v.ravel()[:n].reshape(sh)
@@ -1061,9 +1062,9 @@ def _polar_candidates(ev: _Evidence, seed: np.ndarray, shapes: list[_Shape], rad
     if ev.l is not None:
         maps.append(both[:, k:-k, :, 1])
     ev_polar = np.nan_to_num(np.concatenate(maps, axis=0), nan=0.0)  # (m*O, I, J)
-    fwd_re, fwd_im, inv = _dft_matrices(n_phi)
-    f_ev = (ev_polar @ fwd_re) + 1j * (ev_polar @ fwd_im)  # (m*O, I, F): DFT along the angle
-    corr = np.matmul(f_ev.astype(np.complex64).transpose(2, 0, 1), _shape_bank(shapes))  # (F, m*O, S)
+    inv = _dft_matrices(n_phi)[2]
+    f_ev = np.fft.rfft(ev_polar.astype(np.float32), axis=-1)  # (m*O, I, F): DFT along the angle, complex64
+    corr = np.matmul(f_ev.transpose(2, 0, 1), _shape_bank(shapes))  # (F, m*O, S)
     sc = np.real(corr.transpose(1, 2, 0) @ inv)  # (m*O, S, K): circular correlation over the rotation
     sc_c = sc[:n_o]
     score = np.abs(sc_c) + (ev.w * sc[n_o:] if ev.l is not None else 0.0)  # (O, S, K)

@@ -130,7 +130,7 @@ def read_chips(image_rgb: np.ndarray, cal, ref, config: CarrotainVisionConfig, c
     could not be read (table mm)."""
     dots, faces, hole = _palettes(components)
     tv = top_view(cal, image_rgb, config.region_mm, config.chip_mm_per_px, config.chip_face_z_mm)
-    norm = ref.normalise(tv.image).astype(np.float32)
+    norm = np.asarray(ref.normalise(tv.image), dtype=np.float32)
     found = find_chips(norm, tv.origin_mm, tv.mm_per_px, dots, faces, hole, _exclusions(config, layout), config.chips)
     dets: list[ChipDetection] = found.chips
     if not dets:
@@ -248,13 +248,16 @@ def _shift_field(cal, region_mm, z_from: float, z_to: float, grid_mm: float):
 
 def _areas_needing_boards(unread: list[np.ndarray], n_challenge: int, chips_xy_mm: list,
                           config: CarrotainVisionConfig) -> list[np.ndarray]:
-    """Where boards are still needed: every unexplained acrylic-looking region, and the chip field
-    while fewer than two challenge boards lie over it (table-mm polygons, shape (N, 2))."""
-    areas = list(unread)
-    if n_challenge < 2 and chips_xy_mm:
-        field_area = _chip_field(chips_xy_mm, config)
-        if field_area.geom_type == "Polygon" and not field_area.is_empty:
-            areas.append(np.asarray(field_area.exterior.coords)[:-1])
+    """Where a board still needed for the judgement may lie unfound (table-mm polygons, shape (N, 2)): the
+    chip field while fewer than two challenge boards lie over it, and every unexplained acrylic-looking
+    region over the chip field (a board there may hide chips). Unread regions away from the chips change
+    nothing in the judgement: they are flagged and drawn, not searched again."""
+    if not chips_xy_mm:
+        return []
+    field_area = _chip_field(chips_xy_mm, config)
+    areas = [u for u in unread if len(u) >= 3 and Polygon(u).intersects(field_area)]
+    if n_challenge < 2 and field_area.geom_type == "Polygon" and not field_area.is_empty:
+        areas.append(np.asarray(field_area.exterior.coords)[:-1])
     return areas
 
 

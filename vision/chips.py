@@ -265,7 +265,7 @@ def find_chips(
     level = cv2.transform(img, np.full((1, 3), 1.0 / 3.0, np.float32)).reshape(img.shape[:2])  # the mean of RGB
     mask = _bright_mask(level, origin_mm, s, exclude_mm, config)
     dist = cv2.distanceTransform(mask, cv2.DIST_L2, 5) * s  # mm
-    _, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    components: list = []  # the mask's connected components (labels, stats), computed when first needed
     smooth = cv2.GaussianBlur(level, (0, 0), config.rim_smooth_mm / s)
     found: list[tuple[float, ChipDetection]] = []
     fitted: list[np.ndarray] = []
@@ -273,7 +273,11 @@ def find_chips(
     for c in _candidates(dist, s, config):
         if any(np.hypot(*(c - q)) * s < config.skip_near_fit_mm for q in fitted):
             continue
-        rim = _fit_rim(smooth, c, s, config) or _blob_centre(mask, dist, labels, stats, c, s, config)
+        rim = _fit_rim(smooth, c, s, config)
+        if rim is None:
+            if not components:
+                components.extend(cv2.connectedComponentsWithStats(mask, connectivity=8)[1:3])
+            rim = _blob_centre(mask, dist, components[0], components[1], c, s, config)
         if rim is None:
             failed.append(c)
             continue
