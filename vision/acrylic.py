@@ -86,7 +86,8 @@ class AcrylicConfig:
     blob_shift_radius_mm, blob_shift_iters : float, int
         Each blob peak moves to the centroid of the dimming within this radius, this many times.
     max_seeds : int
-        Most blob seeds searched (strongest first).
+        Most blob seeds searched (strongest first): as many as the box holds boards (7); every board's
+        print cluster seeds the search as well.
     unexplained_margin_mm, unexplained_print_grow_mm, unexplained_blob_response : float
         Evidence of acrylic (print strokes, a blob centre) further than this outside every fitted
         board is unexplained; a print cluster's region is its hull grown this much; a dimming blob
@@ -206,7 +207,7 @@ class AcrylicConfig:
     blob_min_response: float = 0.015
     blob_shift_radius_mm: float = 70.0
     blob_shift_iters: int = 4
-    max_seeds: int = 10
+    max_seeds: int = 7
     unexplained_margin_mm: float = 5.0
     unexplained_print_grow_mm: float = 30.0
     unexplained_blob_response: float = 0.04
