@@ -510,8 +510,10 @@ def _local_mode(img: np.ndarray, window_px: int, bin_width: float) -> np.ndarray
     edges = np.arange(lo, hi + bin_width, bin_width)
     nb = len(edges)
     idx = np.clip(((img - lo) / bin_width).astype(int), 0, nb - 1)
-    counts = np.stack([cv2.boxFilter((idx == b).astype(np.float32), -1, (window_px, window_px), normalize=False,
-                                     borderType=cv2.BORDER_REFLECT) for b in range(nb)], axis=0)
+    counts = np.zeros((nb,) + img.shape, np.float32)
+    for b in np.flatnonzero(np.bincount(idx.ravel(), minlength=nb)):  # a bin no pixel falls in counts 0 everywhere
+        counts[b] = cv2.boxFilter((idx == b).astype(np.float32), -1, (window_px, window_px), normalize=False,
+                                  borderType=cv2.BORDER_REFLECT)
     counts = counts + 0.5 * (np.roll(counts, 1, axis=0) + np.roll(counts, -1, axis=0))
     k = np.argmax(counts, axis=0)
     return (lo + (k + 0.5) * bin_width).astype(np.float32)
