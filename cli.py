@@ -274,7 +274,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
                 path, scene, _ = render_clip(args.game, args.seed, "place", Path(tmp) / "clip.avi")
                 video, context, source = str(path), context or scene.context, f"rendered clip seed {args.seed}"
-            vreport = run_video_bench(args.game, video, context, source)
+            vreport = run_video_bench(args.game, video, context, source, warm=not args.cold)
         sys.stderr.write(vreport.table() + "\n")
         _emit(vreport.to_json())
         return 0
@@ -413,11 +413,14 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("bench", help="per-stage milliseconds and peak memory")
     game_arg(sp)
     sp.add_argument("--frames", type=int, default=10, help="rendered 1280x960 frames to time")
-    sp.add_argument("--image", help="time this photo instead (e.g. a 12 MP phone photo)")
+    sp.add_argument("--image", nargs="+", help="time this photo instead (e.g. a 12 MP phone photo; a pair game: "
+                    "before and after)")
     sp.add_argument("--context", help="context JSON for --image or --video (players, cards)")
     sp.add_argument("--video", help="time live judging of this video, per frame, with the floor")
     sp.add_argument("--clip", action="store_true", help="time live judging of a rendered clip (hand places pieces)")
     sp.add_argument("--seed", type=int, default=1, help="seed of the --clip")
+    sp.add_argument("--cold", action="store_true",
+                    help="--video/--clip: every reading frame detected from scratch (no warm carry), to compare")
     sp.set_defaults(func=cmd_bench)
 
     sp = sub.add_parser("live", help="a webcam or video file -> one JSON line per settled judgement")

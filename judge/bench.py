@@ -1,7 +1,9 @@
 """``cli.py bench``: per-stage milliseconds and peak memory of judging, measured, not guessed.
 
 Frames are rendered first (not timed), then each is judged once through the same pipeline as
-``cli.py judge``; a real photo can be timed instead (``--image``), e.g. a 12 MP phone photo.
+``cli.py judge``; a real photo can be timed instead (``--image``, two for a pair game's before and after),
+e.g. a 12 MP phone photo. Besides the wall-clock stages, each judgement's CPU time on one core is measured
+(OpenCV's threads set to one while timing; decoding the photo included), with the process's peak memory.
 """
 
 from __future__ import annotations
@@ -44,6 +46,10 @@ class BenchReport:
         Exceptions raised by frames that could not be judged, by message.
     floor_ms : float
         JPEG decode + ArUco + top view at 2 px/mm on the same photo, same run (:mod:`judge.floor`).
+    cpu_ms : tuple[float, float, float]
+        CPU time of one judgement on one core, decoding the photo(s) included -> (mean, p50, max) ms.
+    floor_cpu_ms : float
+        The floor in CPU time.
     """
 
     game: str
@@ -56,6 +62,8 @@ class BenchReport:
     baseline_rss_mb: float
     failures: dict[str, int] = field(default_factory=dict)
     floor_ms: float = 0.0
+    cpu_ms: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    floor_cpu_ms: float = 0.0
 
     def to_json(self) -> dict:
         def trio(t: tuple[float, float, float]) -> dict:
@@ -73,6 +81,9 @@ class BenchReport:
             "failures": self.failures,
             "floor_ms": round(self.floor_ms, 2),
             "ratio_to_floor": round(self.total_ms[0] / self.floor_ms, 2) if self.floor_ms else None,
+            "cpu_ms": trio(self.cpu_ms),
+            "floor_cpu_ms": round(self.floor_cpu_ms, 2),
+            "cpu_ratio_to_floor": round(self.cpu_ms[0] / self.floor_cpu_ms, 2) if self.floor_cpu_ms else None,
         }
 
     def table(self) -> str:
@@ -87,6 +98,10 @@ class BenchReport:
         if self.floor_ms:
             lines.append(f"floor (JPEG decode + ArUco + top view at 2 px/mm, same photo): {self.floor_ms:.1f} ms; "
                          f"total = {m / self.floor_ms:.1f}x the floor")
+        m, p, x = self.cpu_ms
+        lines.append(f"{'CPU, one core':<16}{m:>10.1f}{p:>10.1f}{x:>10.1f}   (decoding the photo included)")
+        if self.floor_cpu_ms:
+            lines.append(f"floor in CPU time: {self.floor_cpu_ms:.1f} ms; CPU = {m / self.floor_cpu_ms:.1f}x the floor")
         if self.load_ms:
             lines.append(f"decode photo: {self.load_ms:.1f} ms")
         lines.append(f"peak memory: {self.peak_rss_mb:.0f} MB (before judging: {self.baseline_rss_mb:.0f} MB)")
@@ -104,7 +119,8 @@ def _stats(values: list[float]) -> tuple[float, float, float]:
     return (float(a.mean()), float(np.median(a)), float(a.max()))
 
 
-def run_bench(game_name: str, frames: int = 10, image_path: str | None = None, context: dict | None = None,
+def run_bench(game_name: str, frames: int = 10, image_path: str | list[str] | None = None,
+              context: dict | None = None,
               render: Callable[[int], tuple[np.ndarray, dict]] | None = None) -> BenchReport:
     """Judge rendered frames (or one photo, repeated) and collect per-stage timings.
 
@@ -113,8 +129,8 @@ def run_bench(game_name: str, frames: int = 10, image_path: str | None = None, c
     game_name : str
     frames : int
         How many rendered frames (or repetitions of ``image_path``).
-    image_path : str, optional
-        A photo to time instead of rendered frames.
+    image_path : str or list of str, optional
+        A photo to time instead of rendered frames (several: judged together, e.g. before and after).
     context : dict, optional
         The context JSON for ``image_path`` (rendered frames bring their own).
     render : callable(seed) -> (image_rgb, truth), optional
@@ -123,43 +139,58 @@ def run_bench(game_name: str, frames: int = 10, image_path: str | None = None, c
     """
     if frames < 1:
         raise BadInput("--frames must be at least 1")
+    import cv2
+
     game = get_game(game_name)
     load_ms = 0.0
-    if image_path:
+    paths = [image_path] if isinstance(image_path, str) else list(image_path or [])
+    if paths:
         t0 = time.perf_counter()
-        image = load_image(image_path)
+        images = [(load_image(p), Path(p).name) for p in paths]
         load_ms = (time.perf_counter() - t0) * 1000.0
-        work = [(image, Path(image_path).name, context)] * frames
+        work = [(images, context)] * frames
     else:
         if render is None:
             raise BadInput("bench: give a photo (--image) or a renderer")
         work = []
         for seed in range(frames):
             image, truth = render(seed)
-            work.append((image, f"render:{seed}", truth.get("context")))
+            work.append(([(image, f"render:{seed}")], truth.get("context")))
     baseline = _peak_rss_mb()
     per_stage: dict[str, list[float]] = {}
     totals: list[float] = []
+    cpu: list[float] = []
     failures: dict[str, int] = {}
-    for image, source, ctx in work:
-        t0 = time.perf_counter()
-        try:
-            j = judge_images(game, [(image, source)], ctx)
-        except Exception as exc:  # counted and reported; a bench never stops on one frame
-            key = f"{exc.__class__.__name__}: {exc}"[:160]
-            failures[key] = failures.get(key, 0) + 1
-            continue
-        totals.append((time.perf_counter() - t0) * 1000.0)
-        for k, v in j.result.get("timings_ms", {}).items():
-            per_stage.setdefault(k, []).append(float(v))
-    if not totals:
-        raise BadInput(f"no frame could be judged: {next(iter(failures))}")
-    from judge.floor import encode_jpeg, measure_floor
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        for photos, ctx in work:
+            c0, t0 = time.process_time(), time.perf_counter()
+            try:
+                if paths:  # decoding is part of judging a photo file
+                    photos = [(load_image(p), Path(p).name) for p in paths]
+                j = judge_images(game, photos, ctx)
+            except Exception as exc:  # counted and reported; a bench never stops on one frame
+                key = f"{exc.__class__.__name__}: {exc}"[:160]
+                failures[key] = failures.get(key, 0) + 1
+                continue
+            totals.append((time.perf_counter() - t0) * 1000.0)
+            cpu.append((time.process_time() - c0) * 1000.0)
+            for k, v in j.result.get("timings_ms", {}).items():
+                per_stage.setdefault(k, []).append(float(v))
+        if not totals:
+            raise BadInput(f"no frame could be judged: {next(iter(failures))}")
+        from judge.floor import FloorConfig, encode_jpeg, measure_floor
 
-    jpeg = Path(image_path).read_bytes() if image_path and Path(image_path).suffix.lower() in (".jpg", ".jpeg") \
-        else encode_jpeg(work[0][0])
-    floor_ms, _ = measure_floor(jpeg)
-    h, w = work[-1][0].shape[:2]
+        last = paths[-1] if paths else None
+        jpeg = Path(last).read_bytes() if last and Path(last).suffix.lower() in (".jpg", ".jpeg") \
+            else encode_jpeg(work[0][0][-1][0])
+        layout = game.marker_layout() if game.marker_layout is not None else None
+        floor_ms, _ = measure_floor(jpeg, layout=layout)
+        floor_cpu_ms, _ = measure_floor(jpeg, FloorConfig(cpu=True), layout)
+    finally:
+        cv2.setNumThreads(threads)
+    h, w = work[-1][0][-1][0].shape[:2]
     return BenchReport(
         game=game.name,
         frames=len(totals),
@@ -171,4 +202,6 @@ def run_bench(game_name: str, frames: int = 10, image_path: str | None = None, c
         baseline_rss_mb=baseline,
         failures=failures,
         floor_ms=floor_ms,
+        cpu_ms=_stats(cpu),
+        floor_cpu_ms=floor_cpu_ms,
     )

@@ -98,7 +98,9 @@ class LiveEvent:
     ----------
     kind : str
         ``"moving"`` (the scene changed after being still or settled), ``"settled"`` (all readings agreed),
-        ``"contested"`` (readings disagreed), ``"unchanged"`` (settled back to the reading already settled).
+        ``"contested"`` (readings disagreed), ``"unchanged"`` (settled back to the reading already settled);
+        the live driver adds ``"baseline"`` (a pair game's first still scene, kept as the next "before") and
+        ``"baseline_contested"`` (its frames disagreed: not kept, read again).
     frame : int
         Index of the frame that caused it.
     votes : tuple[Vote, ...]
@@ -111,8 +113,9 @@ class LiveEvent:
 
     @property
     def reading(self) -> Reading | None:
-        """The agreed reading (settled, or unchanged after settled), else None."""
-        return self.votes[0].reading if self.kind in ("settled", "unchanged") and len(self.votes) == 1 else None
+        """The agreed reading (settled, baseline, or unchanged after settled), else None."""
+        agreed = self.kind in ("settled", "unchanged", "baseline") and len(self.votes) == 1
+        return self.votes[0].reading if agreed else None
 
 
 @dataclass

@@ -110,7 +110,7 @@ def run_live(game: Any, source: str, context: dict | None, profile: Any = None, 
                 err.write(describe(ev) + "\n")
                 if ev.kind not in ("settled", "contested"):
                     continue
-                line = event_json(ev, game.name, fps, live.before_frame)
+                line = event_json(ev, game.name, fps)
                 if ev.kind == "settled" and not ev.votes[0].reading.ok:
                     continue  # a still table that cannot be judged: said on stderr, nothing to record
                 if ledger is not None and ev.kind == "settled":

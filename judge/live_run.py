@@ -6,22 +6,32 @@ and returns the settling events (:mod:`judge.live`). Costs per frame:
 - every frame: the motion measure (:mod:`judge.motion`: a shrunk top view, a few ms);
 - a frame that must be read (the vote window after the scene became still): the game's detection and
   rules; the markers are found again only on the first read after motion (the camera or a marker may
-  have been bumped), later reads in the window reuse that calibration;
+  have been bumped), later reads in the window reuse that calibration, and a game with a warm detection
+  (``LiveSupport.detect_warm``) carries what its first read found (board poses, a lattice) to the next;
 - once settled, frames cost the motion measure alone until something moves.
 
-Carrotain: the last scene that settled with chips and no boards is kept as the "before" photo of the
-next challenge (judged as ``[before, challenge]``).
+"Before" photos (``GamePlugin.live.before``): Carrotain keeps the last scene that settled with chips and
+no boards as the "before" photo of the next challenge (judged as ``[before, challenge]``). Pair games
+(Ingenious, Genial Spezial) keep the previous settled scene: the first still scene is the baseline (judged
+as the pair ``[scene, scene]``, which checks that its board can be read, and reported as ``baseline``);
+every later still scene is judged as ``[before, now]``. A pair that shows a change settles (one judgement
+per placement) and becomes the next "before"; a pair that shows none (a hand passed over the table)
+reports ``unchanged``; a scene that cannot be judged or is contested leaves the "before" as it was. After a
+placement the game's ``LiveSupport.next_context`` gives the next placement's context (the turn passed on,
+the scores after it); a game without one judges later placements with the context as given, flagged
+``live_context_stale`` (the mover and scores before may be out of date).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from core.errors import BadInput, CannotJudge
 from core.timing import StageTimer
+from judge.images import ImageLimits
 from judge.live import LiveConfig, LiveEvent, Reading, Settler, cannot_key, reading_key
 from judge.motion import MotionConfig, MotionMeter, MotionSample
 from judge.pipeline import add_calibration_notes, adjudicate, make_frame, parse_context
@@ -36,24 +46,27 @@ class LiveRunConfig:
     ----------
     settle : LiveConfig
     motion : MotionConfig
-    before_games : tuple[str, ...]
-        Games whose last settled scene without boards is kept as the "before" photo.
-    before_reason : str
-        Text of the could-not-judge reason that marks a scene without boards (chips only).
+    warm : bool
+        Use the game's warm detection across the reading frames of one still scene, when it has one.
+    work_long_side_px : int
+        Frames larger than this (a 4K camera) are shrunk to it first, as photos are (``judge.images``).
     """
 
     settle: LiveConfig = field(default_factory=LiveConfig)
     motion: MotionConfig = field(default_factory=MotionConfig)
-    before_games: tuple[str, ...] = ("carrotain",)
-    before_reason: str = "boards seen: none"
+    warm: bool = True
+    work_long_side_px: int = ImageLimits().work_long_side_px
 
 
 @dataclass(frozen=True)
 class ReadPayload:
-    """What a reading keeps for the caller: the frame read and, when judged, its state (for the overlay)."""
+    """What a reading keeps for the caller: the frame read, when judged its state (for the overlay), the
+    index of the frame judged as its "before" photo (None: none), and a pair game's context it was judged with."""
 
     frame: Frame
     state: Any = None
+    before_frame: int | None = None
+    context: dict | None = None
 
 
 class LiveJudge:
@@ -79,7 +92,15 @@ class LiveJudge:
     settled : LiveEvent or None
         The last ``settled``/``contested`` event.
     before : Frame or None
-        Carrotain's kept "before" photo.
+        The kept "before" photo (Carrotain's chips alone; a pair game's previous settled scene).
+    context_json : dict or None
+        The context judged with now (a pair game's advances after each placement).
+    placements : int
+        A pair game's placements settled so far.
+    stale : str or None
+        Why the context may be out of date (a pair game whose next context could not be told), else None.
+    reads : int
+        Frames read (detection run) so far; ``warm_reads`` of them with what an earlier frame found.
     """
 
     def __init__(self, game: GamePlugin, context: dict | None, profile: Any = None,
@@ -89,18 +110,26 @@ class LiveJudge:
         self.game = game
         self.context_json = context
         self.ctx = parse_context(game, context)
+        self.placements = 0
+        self.stale: str | None = None
         self.profile = profile
         self.config = config
         self.source = source
-        layout = profile.layout if profile is not None else MarkerLayout.from_components()
-        self.motion = MotionMeter(config.motion, layout.centres_mm)
+        self.layout = game.marker_layout() if game.marker_layout is not None else MarkerLayout.from_components()
+        if profile is not None:
+            self.layout = profile.layout
+        self.motion = MotionMeter(config.motion, self.layout.centres_mm)
         self.settler = Settler(config.settle)
+        self._vote = replace(config.settle, ignore_keys=config.settle.ignore_keys + game.live.vote_ignores)
         self.frame_index = 0
         self.last_sample: MotionSample | None = None
         self.last_timings_ms: dict[str, float] = {}
         self.settled: LiveEvent | None = None
         self.before: Frame | None = None
         self.before_frame: int | None = None  # index of the frame kept as ``before``
+        self.reads = 0
+        self.warm_reads = 0
+        self._carry: Any = None  # the game's warm-detection carry, for the still scene being read
         self._calibration: Any = None  # TableCalibration, reused while the scene is still
         self._fresh = False  # the calibration was found after the last motion
         self._shape: tuple[int, ...] | None = None
@@ -113,6 +142,7 @@ class LiveJudge:
     def feed(self, image_rgb: np.ndarray) -> list[LiveEvent]:
         """One frame (RGB uint8, (H, W, 3)) -> the events it caused (usually none)."""
         timer = StageTimer()
+        image_rgb = self._working(image_rgb, timer)
         i = self.frame_index
         self.frame_index += 1
         resized = self._shape is not None and image_rgb.shape != self._shape
@@ -125,9 +155,11 @@ class LiveJudge:
         self.last_sample = sample
         if sample.moving or resized:
             self._fresh = False
+            self._carry = None
         events = self.settler.step(i, sample.moving or resized, lambda: self._read(image_rgb, timer))
+        events = [self._pair_event(ev) for ev in events]
         for ev in events:
-            if ev.kind in ("settled", "contested", "unchanged"):
+            if ev.kind in ("settled", "contested", "unchanged", "baseline", "baseline_contested"):
                 self.motion.mark_still()
                 self._keep_before(ev)
             if ev.kind in ("settled", "contested"):
@@ -135,48 +167,121 @@ class LiveJudge:
         self.last_timings_ms = timer.rounded()
         return events
 
+    def _working(self, image_rgb: np.ndarray, timer: StageTimer) -> np.ndarray:
+        """The frame at the working size (shrunk by area averaging when larger)."""
+        h, w = image_rgb.shape[:2]
+        k = self.config.work_long_side_px / max(h, w)
+        if k >= 1.0:
+            return image_rgb
+        import cv2
+
+        with timer.stage("resize"):
+            return cv2.resize(image_rgb, (max(1, round(w * k)), max(1, round(h * k))), interpolation=cv2.INTER_AREA)
+
     def _frame(self, image_rgb: np.ndarray, timer: StageTimer) -> Frame:
         if self._fresh and self._calibration is not None:
             return Frame(image_rgb=image_rgb, calibration=self._calibration, source=self.source,
                          profile=self.profile)
         with timer.stage("markers"):
-            frame = make_frame(image_rgb, self.source, self.profile)
+            frame = make_frame(image_rgb, self.source, self.profile, self.layout)
         if frame.calibration is not None:
             self._calibration = frame.calibration
             self._fresh = True
+            self._carry = None
             self.motion.track(frame.calibration)
         return frame
 
+    @property
+    def pairs(self) -> bool:
+        """The game is judged on photo pairs, the previous settled scene as "before"."""
+        return self.game.live.before == "previous"
+
     def _read(self, image_rgb: np.ndarray, timer: StageTimer) -> Reading:
         frame = self._frame(image_rgb, timer)
-        frames = [self.before, frame] if self.before is not None else [frame]
+        if self.before is not None:
+            frames = [self.before, frame]
+        else:  # a pair game's baseline is judged against itself: its board must be readable
+            frames = [frame, frame] if self.pairs else [frame]
+        before = self.before_frame if self.before is not None else None
         try:
             with timer.stage("reading"):
-                state = self.game.detect(frames, self.ctx, timer)
+                state = self._detect(frames, timer)
                 result = adjudicate(self.game, state, self.ctx)
         except CannotJudge as exc:
-            return Reading(cannot_key(str(exc)), False, str(exc), ReadPayload(frame))
+            return Reading(cannot_key(str(exc)), False, str(exc), ReadPayload(frame, None, before))
         except BadInput as exc:  # e.g. a context that does not fit what is on the table
-            return Reading(cannot_key(str(exc)), False, str(exc), ReadPayload(frame))
+            return Reading(cannot_key(str(exc)), False, str(exc), ReadPayload(frame, None, before))
         add_calibration_notes(result, (frame,))
-        return Reading(reading_key(result, self.config.settle), True, result, ReadPayload(frame, state))
+        if self.stale and self.before is not None:
+            result.setdefault("flags", []).append({"code": "live_context_stale", "message": self.stale})
+        payload = ReadPayload(frame, state, before, self.context_json if self.pairs else None)
+        return Reading(reading_key(result, self._vote), True, result, payload)
+
+    def _detect(self, frames: list[Frame], timer: StageTimer) -> Any:
+        """The game's detection; warm (carrying what earlier reads of this still scene found) when it can."""
+        warm = self.game.live.detect_warm if self.config.warm else None
+        self.reads += 1
+        if warm is None:
+            return self.game.detect(frames, self.ctx, timer)
+        self.warm_reads += self._carry is not None
+        state, self._carry = warm(frames, self.ctx, timer, self._carry)
+        return state
+
+    def _pair_event(self, ev: LiveEvent) -> LiveEvent:
+        """Pair games: an agreed reading with no change is ``baseline`` (nothing kept yet) or ``unchanged``; a
+        first board whose frames disagree is ``baseline_contested`` (nothing kept, no placement to report)."""
+        if self.pairs and self.before is None and ev.kind in ("contested", "unchanged") and ev.reading is None:
+            return LiveEvent("baseline_contested", ev.frame, ev.votes)
+        if not self.pairs or ev.kind not in ("settled", "unchanged") or ev.reading is None or not ev.reading.ok:
+            return ev
+        if self.before is None:
+            return LiveEvent("baseline", ev.frame, ev.votes)
+        if ev.kind == "settled" and not self._changed(ev.reading.value):
+            return LiveEvent("unchanged", ev.frame, ev.votes)
+        return ev
+
+    def _changed(self, result: dict) -> bool:
+        codes = {f.get("code") for f in result.get("flags", []) if isinstance(f, dict)}
+        return bool(result.get("placed")) or bool(codes & set(self.game.live.change_codes))
 
     def _keep_before(self, ev: LiveEvent) -> None:
-        if self.game.name not in self.config.before_games or len(ev.votes) != 1:
+        live = self.game.live
+        r = ev.reading
+        if r is None:
             return
-        r = ev.votes[0].reading
-        if not r.ok and self.config.before_reason in str(r.value):
-            self.before = r.payload.frame
-            self.before_frame = ev.frame
+        if live.before == "cannot_judge" and not r.ok and live.before_reason and live.before_reason in str(r.value):
+            self.before, self.before_frame = r.payload.frame, ev.frame
+        elif live.before == "previous" and r.ok:  # baseline, placement, or the same board again (fresher)
+            self.before, self.before_frame = r.payload.frame, ev.frame
+            if ev.kind == "settled":
+                self._advance_context(r.value)
+
+    def _advance_context(self, result: dict) -> None:
+        """After a settled placement: the next placement's context, or the reason it may be stale."""
+        self.placements += 1
+        hook = self.game.live.next_context
+        nxt = hook(self.context_json, result) if hook is not None and not self.stale else None
+        if nxt is not None:
+            try:
+                self.ctx, self.context_json = parse_context(self.game, nxt), nxt
+                return
+            except BadInput:
+                pass
+        if not self.stale:
+            self.stale = (f"judged with the context given before placement {self.placements} (live could not "
+                          "carry the turn and scores on): the mover and the scores before may be out of date; "
+                          "check them, or judge the photo pair with the right context")
 
     def overlay(self, image_rgb: np.ndarray) -> np.ndarray | None:
         """The settled judgement's evidence drawn on this frame (None before anything settled or when contested).
 
-        The calibration of the settled reading is reused: right while the camera has not moved.
+        The calibration of the settled reading is reused: right while the camera has not moved. A frame larger
+        than the working size is drawn on shrunk to it (the size the calibration belongs to).
         """
         ev = self.settled
         if ev is None or ev.reading is None or not ev.reading.ok:
             return None
+        image_rgb = self._working(image_rgb, StageTimer())
         payload: ReadPayload = ev.reading.payload
         frame = Frame(image_rgb=image_rgb, calibration=payload.frame.calibration, source=self.source,
                       profile=self.profile)
@@ -186,11 +291,19 @@ class LiveJudge:
 def event_json(ev: LiveEvent, game: str, fps: float | None, before_frame: int | None = None) -> dict:
     """A settled or contested event as the CLI's JSON line: the judgement plus a ``live`` field.
 
-    ``live``: ``frame``, ``status``, ``time_s`` (when the frame rate is known), ``before_frame`` (Carrotain:
-    the settled frame judged as the "before" photo). Contested: ``contested`` true, every distinct reading with
-    its frame count under ``live.readings``, a ``contested_reading`` flag, no scores picked.
+    ``live``: ``frame``, ``status``, ``time_s`` (when the frame rate is known), ``before_frame`` (the settled
+    frame judged as the "before" photo: Carrotain's chips alone, a pair game's previous settled board; by
+    default the one the event's reading was judged against), ``context`` (a pair game: the context this
+    placement was judged with, which advances from placement to placement). Contested: ``contested`` true,
+    every distinct reading with its frame count under ``live.readings``, a ``contested_reading`` flag, no
+    scores picked.
     """
+    payload = ev.votes[0].reading.payload if ev.votes else None
+    if before_frame is None and isinstance(payload, ReadPayload):
+        before_frame = payload.before_frame
     live: dict[str, Any] = {"frame": ev.frame, "status": ev.kind}
+    if isinstance(payload, ReadPayload) and payload.context is not None:
+        live["context"] = payload.context  # a pair game's context as it stood for this placement
     if fps:
         live["time_s"] = round(ev.frame / fps, 3)
     if before_frame is not None:
@@ -242,6 +355,11 @@ def describe(ev: LiveEvent) -> str:
     """One line for stderr."""
     if ev.kind == "moving":
         return f"frame {ev.frame}: pieces moving; waiting for the table to be still"
+    if ev.kind == "baseline":
+        return f"frame {ev.frame}: the board read; kept as the 'before' of the next placement"
+    if ev.kind == "baseline_contested":
+        return (f"frame {ev.frame}: the board reads differently from frame to frame ({len(ev.votes)} readings); "
+                "not kept as the 'before' yet, reading it again")
     if ev.kind == "contested":
         return f"frame {ev.frame}: settled as CONTESTED ({len(ev.votes)} different readings)"
     r = ev.votes[0].reading

@@ -85,6 +85,75 @@ class Registration:
 
 
 @dataclass(frozen=True)
+class LiveSupport:
+    """How live video (``judge/live_run.py``) judges a game; the default judges every still scene alone.
+
+    Attributes
+    ----------
+    before : str
+        Which earlier scene is the "before" photo of a still scene: ``"none"`` (every still scene is judged
+        alone); ``"cannot_judge"`` (the last still scene that could not be judged for ``before_reason``, e.g.
+        Carrotain's chips before the boards are laid); ``"previous"`` (pair games: the previous settled scene;
+        the first still scene is only the baseline, and each later one is judged as ``[before, now]``).
+    before_reason : str
+        ``"cannot_judge"``: text of the could-not-judge reason that marks a "before" scene.
+    change_codes : tuple[str, ...]
+        ``"previous"``: flag codes that say a piece of the before photo moved or went missing. A pair with
+        nothing in ``placed`` and none of these flags is no change (a hand passed over the table): nothing is
+        reported and the before photo stays.
+    detect_warm : callable(list[Frame], C, StageTimer, carry) -> (S, carry), or None
+        Detection that reuses what an earlier reading frame of the same still scene found (board poses, a
+        lattice, the reading of a before photo that is the same image): ``carry`` is what the previous call
+        returned for this still scene (None on its first reading frame; opaque to the caller). It must
+        read the pieces of every frame again (the frames are voted on) and give the same state as
+        ``detect`` would. None: every reading frame runs ``detect``.
+    next_context : callable(context JSON or None, judgement JSON) -> context JSON or None, or None
+        ``"previous"``: the context of the next placement after this settled one (the turn passed on, the
+        scores after it), or None when the game cannot tell. Without it (or after a None) every later
+        placement is judged with the context as it was and flagged ``live_context_stale``.
+    vote_ignores : tuple[str, ...]
+        Judgement fields left out when the frames of a still scene are compared (besides the live config's:
+        flags, prose, measurements), e.g. a readout of every piece whose frame-to-frame doubt the scores and
+        flags already carry; what is scored is always compared.
+    """
+
+    before: str = "none"
+    before_reason: str = ""
+    change_codes: tuple[str, ...] = ()
+    detect_warm: Callable[[list[Frame], Any, StageTimer, Any], tuple[Any, Any]] | None = None
+    next_context: Callable[[dict | None, dict], dict | None] | None = None
+    vote_ignores: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class FrameMemo:
+    """Per-photo readings already made, for a warm detection (``LiveSupport.detect_warm``) to reuse.
+
+    A pair game's "before" photo is the same :class:`Frame` object in every reading frame of a still scene
+    (and a baseline is judged as ``[frame, frame]``): its reading is looked up by identity, never recomputed.
+    The memo holds the frames, so an identity is never reused for another frame while it is kept.
+
+    Attributes
+    ----------
+    items : tuple of (Frame, reading)
+    """
+
+    items: tuple[tuple[Frame, Any], ...] = ()
+
+    def get(self, frame: Frame) -> Any:
+        """The reading of this very frame object, or None."""
+        return next((r for f, r in self.items if f is frame), None)
+
+    def keep(self, frames: list[Frame], readings: list[Any], limit: int = 4) -> FrameMemo:
+        """A memo with these frames' readings added (the newest ``limit`` kept)."""
+        items = list(self.items)
+        for f, r in zip(frames, readings, strict=True):
+            if not any(g is f for g, _ in items):
+                items.append((f, r))
+        return FrameMemo(tuple(items[-limit:]))
+
+
+@dataclass(frozen=True)
 class GamePlugin(Generic[C, S, A]):
     """One game, as the shared pipeline, CLI, page and ledger see it.
 
@@ -136,6 +205,9 @@ class GamePlugin(Generic[C, S, A]):
     marker_layout : callable() -> MarkerLayout, optional
         The game's own calibration marker layout (default: the components' common layout; a user's
         profile layout wins over both).
+    live : LiveSupport
+        How live video judges the game (a "before" scene kept, detection warm across the frames of a still
+        scene).
     """
 
     name: str
@@ -156,6 +228,7 @@ class GamePlugin(Generic[C, S, A]):
     camera_resolution: str = "1080p"
     order: int = 100
     marker_layout: Callable[[], Any] | None = None
+    live: LiveSupport = LiveSupport()
 
     # ------------------------------------------------------------------ conveniences over the fields
     @property

@@ -293,6 +293,11 @@ def unread_cells(mosaic: MosaicState) -> tuple[tuple[int, int], ...]:
     return tuple(sorted(out - read))
 
 
+def unexplained_regions(mosaic: MosaicState) -> int:
+    """Tile-coloured regions off the lattice cells that the detector could not read (``mosaic_incomplete``)."""
+    return sum(int(f.data.get("unexplained_regions", 0)) for f in mosaic.flags if f.code == "mosaic_incomplete")
+
+
 def _with_unknown_tiles(mosaic: MosaicState, cells: Sequence[tuple[int, int]], k_left: bool) -> MosaicState:
     """The mosaic with a tile of unknown marks in each cell (a K tile when the set still has one unread)."""
     extra = tuple(TileReading(cell=c, kind="k" if k_left else "normal", edges={}, confidence=0.0) for c in cells)
@@ -307,13 +312,16 @@ def _unread_totals(k: int, players: Sequence[CmykPlayer], mosaics: Sequence[Mosa
     Every subset of k's unread cells holds tiles of unknown marks (counting for nothing and for everything,
     and as a K tile where one is left); the other players' unread cells only change tile counts
     (``use_many``): none filled, or all. With more than ``o.incomplete_max_cells`` cells, only none, all
-    and each single cell are tried (not exhaustive).
+    and each single cell are tried (not exhaustive); with tile-coloured regions off the lattice cells
+    (``unexplained_regions`` of ``mosaic_incomplete``) the cells tried are not all there is (not exhaustive).
     """
     name = players[k].name
     mine = list(unread[name])
     others_max = {n: c + (len(unread[n]) if n != name else 0) for n, c in counts.items()}
-    exhaustive = len(mine) <= o.incomplete_max_cells
-    if exhaustive:
+    enumerable = len(mine) <= o.incomplete_max_cells
+    # tile-coloured regions off the lattice cells may hold tiles no cell enumerates: then no bound is exhaustive
+    exhaustive = enumerable and not unexplained_regions(mosaics[k])
+    if enumerable:
         subsets = [list(s) for r in range(len(mine) + 1) for s in combinations(mine, r)]
     else:
         subsets = [[], mine] + [[c] for c in mine]
@@ -392,9 +400,11 @@ def score_game(players: Sequence[CmykPlayer], mosaics: Sequence[MosaicState], pu
                                   f"cell(s) empty or holding any tile, and the doubtful readings",
                                   {"player": name, "range": [lo, hi], "cells": [list(c) for c in unread[name]]}))
             else:
+                off = unexplained_regions(mosaic)
                 flags.append(Flag("score_open", f"{name}: cannot judge the total exactly: {n_unread} lattice cells "
-                                  f"of the "
-                                  f"mosaic were not read; {s.total} as read, {lo}..{hi} over the readings tried, "
+                                  f"of the mosaic were not read"
+                                  + (f" and {off} tile-coloured region(s) lie off them" if off else "")
+                                  + f"; {s.total} as read, {lo}..{hi} over the readings tried, "
                                   "possibly beyond; retake the photo with the whole mosaic clear",
                                   {"player": name, "range": [lo, hi], "cells": [list(c) for c in unread[name]]}))
         elif lo != hi:

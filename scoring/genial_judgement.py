@@ -23,7 +23,7 @@ from scoring.genial import (
     Tower,
     rank_by_lowest,
 )
-from scoring.genial_board import Cell, GenialBoard, cells_of
+from scoring.genial_board import Cell, GenialBoard, cells_of, neighbours
 
 
 @dataclass(frozen=True)
@@ -131,16 +131,28 @@ class GenialReading:
         Every tower read, with its token as it shows (value, side).
     unreadable : frozenset of (int, int)
         Cells the photo cannot show (hidden behind a tower, under a hand, doubtful): never guessed.
+    unseen : frozenset of (int, int)
+        Towers in ``towers`` the photo did not show, taken from the set-up the players gave: their token's side
+        was not seen, so it is not checked against the replay.
+    hidden : frozenset of (int, int)
+        The cells of ``unreadable`` a tower hides from the camera (not those of a doubtful colour).
     """
 
     tiles: dict[Cell, str]
     towers: tuple[Tower, ...] = ()
     unreadable: frozenset[Cell] = frozenset()
+    unseen: frozenset[Cell] = frozenset()
+    hidden: frozenset[Cell] = frozenset()
 
     def to_json(self) -> dict:
-        return {"tiles": [{"qr": list(c), "colour": col} for c, col in sorted(self.tiles.items())],
-                "towers": [t.to_json() for t in self.towers],
-                "unreadable": [list(c) for c in sorted(self.unreadable)]}
+        out = {"tiles": [{"qr": list(c), "colour": col} for c, col in sorted(self.tiles.items())],
+               "towers": [t.to_json() for t in self.towers],
+               "unreadable": [list(c) for c in sorted(self.unreadable)]}
+        if self.unseen:
+            out["unseen"] = [list(c) for c in sorted(self.unseen)]
+        if self.hidden:
+            out["hidden"] = [list(c) for c in sorted(self.hidden)]
+        return out
 
     @classmethod
     def from_json(cls, obj: Mapping) -> GenialReading:
@@ -151,7 +163,8 @@ class GenialReading:
                 raise ValueError(f"tile colour must be one of {', '.join(PLAYER_COLOURS)}")
             tiles[c] = str(t["colour"])
         towers = tuple(Tower.from_json(t) for t in obj.get("towers", []))
-        return cls(tiles, towers, frozenset(cells_of(obj.get("unreadable", []))))
+        return cls(tiles, towers, frozenset(cells_of(obj.get("unreadable", []))),
+                   frozenset(cells_of(obj.get("unseen", []))), frozenset(cells_of(obj.get("hidden", []))))
 
 
 @dataclass(frozen=True)
@@ -199,12 +212,14 @@ class GenialAdjudication:
 
 
 def initial_towers(board: GenialBoard, n_players: int, read: tuple[Tower, ...],
-                   scored_before: frozenset[Cell] | None) -> tuple[tuple[Tower, ...], list[Flag]]:
+                   scored_before: frozenset[Cell] | None,
+                   unseen: frozenset[Cell] = frozenset()) -> tuple[tuple[Tower, ...], list[Flag]]:
     """The towers as they stood at the start of the game, from a photo's reading.
 
     A token read dark was light at the start with one less; every tower the set-up puts on the board must be
     read (a tower missing or standing where none belongs is flagged). With ``scored_before`` (the towers the
-    replayed game has scored, when ``read`` is the before photo) a token on the other side is flagged.
+    replayed game has scored, when ``read`` is the before photo) a token on the other side is flagged, unless the
+    photo did not show it (``unseen``: taken from the players' set-up, read light).
     """
     layout = board.tower_layout(n_players)
     flags = []
@@ -224,7 +239,7 @@ def initial_towers(board: GenialBoard, n_players: int, read: tuple[Tower, ...],
     towers = tuple(Tower(c, layout[c], by_cell[c].symbol, by_cell[c].light_value, False)
                    for c in sorted(layout) if c in by_cell)
     side = [] if scored_before is None else sorted(
-        c for c in by_cell if c in layout and by_cell[c].dark != (c in scored_before))
+        c for c in by_cell if c in layout and c not in unseen and by_cell[c].dark != (c in scored_before))
     if side:
         flags.append(Flag("token_side_disagrees", "a token shows the side the replayed game does not give it",
                           {"cells": [list(c) for c in side]}))
@@ -257,17 +272,22 @@ def judge_placement(board: GenialBoard, context: GenialContext, after: GenialRea
     """
     flags: list[Flag] = []
     names = list(context.players)
-    towers_seen = before.towers if before is not None and before.towers else after.towers
-    from_before = towers_seen is not after.towers
-    game, history_flags = _replay(board, context, towers_seen, from_before, config)
+    first = before if before is not None and before.towers else after
+    from_before = first is not after
+    game, history_flags = _replay(board, context, first.towers, from_before, config, first.unseen)
     flags += history_flags
     base = _scores_before(game, context, flags, unsure_values)
     placed, placement_flags = _find_placement(board, game, context, before, after)
     flags += placement_flags
     move = None
-    # a cell hidden from the camera is flagged, but the replay (not the photo) says what lies there: it does not
-    # stop the placement from being scored
-    if not [f for f in placement_flags if f.code != "cells_unreadable"]:
+    # a cell hidden from the camera is flagged, but the replay (not the photo) says what lies there, and a new hex
+    # hidden from it is known when it is the only one it can be: neither stops the placement from being scored;
+    # nor does a photo that disagrees with the replay only away from the mover's chain (flagged, cells drawn)
+    placement_flags = _disagreements_elsewhere(game, context, placed, placement_flags)
+    flags = [f for f in flags if f.code != "board_disagrees_with_replay"] + [
+        f for f in placement_flags if f.code in ("board_disagrees_with_replay", "board_disagrees_elsewhere")]
+    if not [f for f in placement_flags if f.code not in ("cells_unreadable", "placement_inferred",
+                                                         "board_disagrees_elsewhere")]:
         game.scores = {p: dict(s) for p, s in base.items()}
         move = game.play(Placement(context.mover, placed, context.bonus_symbol))
         flags += _after_checks(game, after)
@@ -278,7 +298,7 @@ def judge_placement(board: GenialBoard, context: GenialContext, after: GenialRea
 
 
 def _replay(board: GenialBoard, context: GenialContext, towers_seen: tuple[Tower, ...], seen_before: bool,
-            config: GenialRulesConfig) -> tuple[GenialReplay, list[Flag]]:
+            config: GenialRulesConfig, unseen: frozenset[Cell] = frozenset()) -> tuple[GenialReplay, list[Flag]]:
     names = list(context.players)
     # first pass without tokens: which towers the earlier placements scored (their tokens are dark now)
     layout = board.tower_layout(len(names))
@@ -293,7 +313,8 @@ def _replay(board: GenialBoard, context: GenialContext, towers_seen: tuple[Tower
             break
         dry.play(m)
     scored_before = frozenset(t.qr for t in dry.tower_list() if t.dark)
-    towers, tower_flags = initial_towers(board, len(names), towers_seen, scored_before if seen_before else None)
+    towers, tower_flags = initial_towers(board, len(names), towers_seen, scored_before if seen_before else None,
+                                         unseen)
     flags += tower_flags
     game = GenialReplay(board, names, towers, config)
     for m in context.moves_before:
@@ -353,7 +374,18 @@ def _find_placement(board: GenialBoard, game: GenialReplay, context: GenialConte
         if removed:
             flags.append(Flag("tile_moved_or_missing", f"{len(removed)} hex(es) of the before photo are missing or "
                               "changed in the after photo", {"cells": [list(c) for c in removed]}))
-        new = tuple(sorted(c for c in after_owner if c not in before_owner and c not in before.unreadable))
+        # a hex the before photo could not read is new when the replay says it was free
+        new = tuple(sorted(c for c in after_owner if c not in before_owner
+                           and (c not in before.unreadable or c not in game.owner)))
+        if len(new) == 1 and context.placed is None and after_owner[new[0]] == context.mover:
+            seen = new[0]
+            partner = _hidden_partner(board, game, seen, after)
+            if partner is not None:
+                new = tuple(sorted((seen, partner)))
+                flags.append(Flag("placement_inferred",
+                                  f"the new tile's second hex {list(partner)} cannot be seen from this camera; it is "
+                                  f"the only free neighbour of {list(seen)} the camera cannot see, so the tile lies "
+                                  "there", {"cells": [list(partner)]}))
     else:
         new = tuple(sorted(c for c in after_owner if c not in game.owner))
     if context.placed is not None:
@@ -369,6 +401,42 @@ def _find_placement(board: GenialBoard, game: GenialReplay, context: GenialConte
         flags.append(Flag("cells_unreadable", f"{len(hidden)} cell(s) cannot be seen from this camera; not guessed",
                           {"cells": [list(c) for c in hidden]}))
     return new, flags
+
+
+def _disagreements_elsewhere(game: GenialReplay, context: GenialContext, placed: tuple[Cell, ...],
+                             flags: list[Flag]) -> list[Flag]:
+    """``flags`` with each ``board_disagrees_with_replay`` whose cells all lie away from the mover's chain (its
+    hexes after this placement and their neighbours) renamed ``board_disagrees_elsewhere``: the points come from
+    the replay and the new tile, which such a misread or stray tile does not touch."""
+    if len(placed) != 2:
+        return flags
+    chain, todo = set(placed), list(placed)
+    while todo:   # the mover's hexes joined to the new tile in the replayed game
+        for n in neighbours(todo.pop()):
+            if n not in chain and game.owner.get(n) == context.mover:
+                chain.add(n)
+                todo.append(n)
+    near = chain | {n for c in chain for n in neighbours(c)}
+    out = []
+    for f in flags:
+        cells = {(int(c[0]), int(c[1])) for c in f.data.get("cells", [])}
+        if f.code == "board_disagrees_with_replay" and cells and not cells & near:
+            f = Flag("board_disagrees_elsewhere", f.message + "; away from the mover's chain, so the placement is "
+                     "scored from the replayed game", f.data)
+        out.append(f)
+    return out
+
+
+def _hidden_partner(board: GenialBoard, game: GenialReplay, seen: Cell, after: GenialReading) -> Cell | None:
+    """The second hex of a tile of which only ``seen`` is visible: the one neighbour of it that is on the board,
+    not a tower space, free in the replayed game and hidden by a tower in the after photo; None when there is not
+    exactly one, or another neighbour is unreadable for its colour (every other neighbour was read, none new)."""
+    spaces = board.space_cells()
+    free = [n for n in neighbours(seen) if board.on_board(n) and n not in spaces and n not in game.owner]
+    if any(n in after.unreadable and n not in after.hidden for n in free):
+        return None
+    hidden = [n for n in free if n in after.hidden]
+    return hidden[0] if len(hidden) == 1 else None
 
 
 def _board_vs_replay(expected: Mapping[Cell, str], read: Mapping[Cell, str], which: str,
@@ -397,7 +465,7 @@ def _placement_problems(game: GenialReplay, context: GenialContext, new: tuple[C
 
 
 def _after_checks(game: GenialReplay, after: GenialReading) -> list[Flag]:
-    read = {t.qr: t for t in after.towers}
+    read = {t.qr: t for t in after.towers if t.qr not in after.unseen}
     flags = []
     unturned = sorted(t.qr for t in game.tower_list() if t.dark and t.qr in read and not read[t.qr].dark)
     if unturned:

@@ -8,7 +8,9 @@ Chromium's fake camera plays).
 
 Scenes per game (``before`` -> ``after``): Kaleido, tiles of one board missing -> placed; CMYK!, the last
 tiles of the mosaic missing -> placed; Carrotain, chips alone -> the boards laid over them (the "before"
-photo of a challenge, then the challenge). ``nudged`` (Kaleido): ``after`` with one tile moved.
+photo of a challenge, then the challenge); Ingenious and Genial Spezial, the board before the mover's
+placement (still: the live judge's baseline) -> the tile placed (``placements`` > 1: further placements, each
+with its own hand visit and still table). ``nudged`` (Kaleido): ``after`` with one tile moved.
 """
 
 from __future__ import annotations
@@ -68,6 +70,12 @@ class ClipScene:
     seed : int
     layers_nudged : list of Layer or None
         ``after`` with one piece moved (a different judgement), when the game has one.
+    marker_layout : MarkerLayout or None
+        The game's own calibration markers (None: the components' common layout).
+    starts_still : bool
+        The "place" story starts with the ``before`` table still (a "before" photo the live judge keeps).
+    layers_more : list of list of Layer
+        Pair games: the tables after further placements, in order (each judged against the one before).
     """
 
     game: str
@@ -77,6 +85,9 @@ class ClipScene:
     conditions: object
     seed: int
     layers_nudged: list | None = None
+    marker_layout: object = None
+    starts_still: bool = False
+    layers_more: tuple = ()
 
 
 def _kaleido_scene(seed: int) -> ClipScene:
@@ -147,12 +158,107 @@ def _carrotain_scene(seed: int) -> ClipScene:
     cond = sample_conditions(rng, look_at_mm=(280, 210))
     before = [layer for layer in after if not layer.name.startswith(("board", "print"))]
     return ClipScene("carrotain", before, after, {"players": scene["players"], "challenger": scene["challenger"]},
-                     cond, seed)
+                     cond, seed, starts_still=True)
 
 
-def clip_scene(game: str, seed: int) -> ClipScene:
-    """The game's scene for a clip (see the module's text for what changes)."""
-    return {"kaleido": _kaleido_scene, "cmyk": _cmyk_scene, "carrotain": _carrotain_scene}[game](seed)
+def _ingenious_scene(seed: int, placements: int = 1) -> ClipScene:
+    """A valid placement by the mover (and ``placements - 1`` more legal ones after it)."""
+    from geometry.hexgrid import HexBoardPose
+    from scoring.ingenious import Hex
+    from scoring.ingenious_game import IngeniousGame
+    from synth.ingenious import (
+        IngeniousSceneConfig,
+        _play,
+        _tile_bag,
+        after_tiles,
+        board_layer,
+        context_of,
+        sample_scene,
+        tile_layers,
+    )
+    from synth.photo import sample_conditions
+    from vision.ingenious import marker_layout
+
+    rng = np.random.default_rng(seed)
+    scene = sample_scene(rng, replace(IngeniousSceneConfig(), invalid_prob=0.0))
+    pose = HexBoardPose.from_json(scene["board"])
+    layout = marker_layout()
+    board = board_layer(pose, rng)
+    cond = sample_conditions(rng, look_at_mm=tuple(pose.centre_mm), tilt_deg=(0.0, 35.0), marker_layout=layout)
+    tiles = after_tiles(scene)
+    game = IngeniousGame.new(scene["players"], scene["team"])
+    for t in tiles:
+        game, _ = game.play(tuple(Hex(tuple(c), col) for c, col in zip(t["cells"], t["colours"], strict=True)))
+    more = []
+    bag = _tile_bag(rng)
+    for _ in range(placements - 1):
+        game, extra = _play(rng, game, bag, 1)
+        tiles = tiles + [{**t, "jitter": [0.0, 0.0, 0.0]} for t in extra]
+        more.append([board, *tile_layers(pose, tiles)])
+    return ClipScene("ingenious", [board, *tile_layers(pose, scene["tiles"])],
+                     [board, *tile_layers(pose, after_tiles(scene))], context_of(scene), cond, seed,
+                     marker_layout=layout, starts_still=True, layers_more=tuple(more))
+
+
+def _genial_scene(seed: int, placements: int = 1) -> ClipScene:
+    """The mover's placement in a seeded Genial Spezial game (as ``synth.genial.render_pair`` draws it), and
+    ``placements - 1`` more by the next players in turn (no bonus symbol named)."""
+    from components import load_components
+    from scoring.genial import GameSetup, Placement, Tower
+    from scoring.genial_board import GenialBoard
+    from synth.genial import (
+        GenialLayerConfig,
+        _random_tile,
+        board_layer,
+        marker_layout,
+        sample_game,
+        tile_layers,
+        tower_layers,
+    )
+    from synth.photo import sample_conditions
+
+    rng = np.random.default_rng(seed)
+    comp = load_components()
+    gboard = GenialBoard.from_components(comp["genial_spezial"])
+    scene = sample_game(rng, gboard)
+    setup = GameSetup(scene["players"], tuple(Tower.from_json(t) for t in scene["towers"]))
+    layout = marker_layout(comp)
+    cond = sample_conditions(rng, look_at_mm=(350.0, 280.0), marker_layout=layout, tilt_deg=(0.0, 35.0))
+    config = GenialLayerConfig()
+    board = board_layer(scene, gboard, comp, config)
+
+    def layers(moves: list) -> list:
+        game = setup.replay(gboard, [Placement.from_json(m) for m in moves])
+        tiles: dict = {p: [] for p in scene["players"]}
+        for move in game.history:
+            tiles[move.placement.player].append(move.placement.cells)
+        return [board, *tile_layers(scene, tiles, gboard, comp, config),
+                *tower_layers(scene, list(game.tower_list()), gboard, comp, config)]
+
+    context = {"players": scene["players"], "mover": scene["mover"], "moves_before": scene["moves_before"]}
+    if scene["move"].get("bonus_symbol"):
+        context["bonus_symbol"] = scene["move"]["bonus_symbol"]
+    moves = scene["moves_before"] + [scene["move"]]
+    names = list(scene["players"])
+    more = []
+    for k in range(placements - 1):
+        game = setup.replay(gboard, [Placement.from_json(m) for m in moves])
+        free = [c for c in gboard.cells() if c not in gboard.space_cells() and c not in game.owner]
+        player = names[(names.index(scene["mover"]) + 1 + k) % len(names)]
+        moves = moves + [{"player": player, "cells": [list(c) for c in _random_tile(rng, free, game.owner, player)]}]
+        more.append(layers(moves))
+    return ClipScene("genial", layers(scene["moves_before"]), layers(scene["moves_before"] + [scene["move"]]),
+                     context, cond, seed, marker_layout=layout, starts_still=True, layers_more=tuple(more))
+
+
+def clip_scene(game: str, seed: int, placements: int = 1) -> ClipScene:
+    """The game's scene for a clip (see the module's text for what changes); ``placements``: the pair games."""
+    if game == "ingenious":
+        return _ingenious_scene(seed, placements)
+    if game == "genial":
+        return _genial_scene(seed, placements)
+    scenes = {"kaleido": _kaleido_scene, "cmyk": _cmyk_scene, "carrotain": _carrotain_scene, "genial": _genial_scene}
+    return scenes[game](seed)
 
 
 def _hands(scene: ClipScene, n: int) -> list[HandSpec]:
@@ -163,8 +269,8 @@ def _hands(scene: ClipScene, n: int) -> list[HandSpec]:
     cond = scene.conditions
     out: list[HandSpec] = []
     for _ in range(n * 10):
-        h = _sample_hand(rng, cond.camera(), MarkerLayout.from_components(), np.asarray(cond.look_at_mm),
-                         SampleConfig())
+        layout = scene.marker_layout or MarkerLayout.from_components()
+        h = _sample_hand(rng, cond.camera(), layout, np.asarray(cond.look_at_mm), SampleConfig())
         if h is not None:
             out.append(h)
         if len(out) == n:
@@ -177,23 +283,28 @@ def render_key(layers: list, scene: ClipScene, hand: HandSpec | None) -> np.ndar
     from synth.photo import render_photo
 
     cond = replace(scene.conditions, hand=hand)
-    return render_photo(layers, cond, np.random.default_rng(scene.seed + 3)).image_rgb
+    rng = np.random.default_rng(scene.seed + 3)
+    return render_photo(layers, cond, rng, marker_layout=scene.marker_layout).image_rgb
 
 
 def key_frames(scene: ClipScene, story: str, config: ClipConfig = ClipConfig()) -> list[tuple[np.ndarray, int]]:
     """The clip's key frames and how many frames each lasts.
 
     ``story``: ``"place"`` (hand places the pieces and leaves: before+hand, after+hands, after; Carrotain
-    starts with the chips alone, still) or ``"nudge"`` (after, a hand nudges a piece, nudged).
+    and the pair games start with the ``before`` table still; further placements of a pair game follow, each
+    a hand visit and a still table) or ``"nudge"`` (after, a hand nudges a piece, nudged).
     """
     hands = _hands(scene, config.hands)
     if story == "place":
         keys = []
-        if scene.game == "carrotain":  # the chips lie still before the challenger lays the boards
+        if scene.starts_still:  # the chips (the board) lie still before the boards are laid (a tile is placed)
             keys.append((render_key(scene.layers_before, scene, None), config.still_frames))
         keys.append((render_key(scene.layers_before, scene, hands[0]), config.hand_frames))
         keys += [(render_key(scene.layers_after, scene, h), config.hand_frames) for h in hands[1:]]
         keys.append((render_key(scene.layers_after, scene, None), config.still_frames))
+        for layers in scene.layers_more:
+            keys.append((render_key(layers, scene, hands[0]), config.hand_frames))
+            keys.append((render_key(layers, scene, None), config.still_frames))
         return keys
     if story == "nudge":
         if scene.layers_nudged is None:

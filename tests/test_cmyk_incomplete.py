@@ -72,6 +72,19 @@ def test_too_many_unread_cells_cannot_be_judged_exactly():
     assert [f for f in got["flags"] if f["code"] == "score_open" and f["player"] == "Aki"]
 
 
+def test_tile_colour_off_the_lattice_cells_leaves_the_total_open():
+    """Few unread cells, but tile-coloured regions off them: the cells tried are not all there is."""
+    a = random_mosaic(np.random.default_rng(5))
+    cut = _outer(a.tiles, 4)
+    kept = [t for t in a.tiles if t not in cut]
+    player = [CmykPlayer("Aki", PersonalCard("cyan", 1))]
+    cells = {"unread_cells": [list(t.cell) for t in cut[:2]]}
+    for regions, code in ((0, "score_range"), (2, "score_open")):
+        flag = Flag("mosaic_incomplete", "test", {**cells, "unexplained_regions": regions})
+        got = score_game(player, [_state(kept, [flag])], CARDS).to_json()
+        assert [f["code"] for f in got["flags"] if f["code"] in ("score_range", "score_open")] == [code]
+
+
 def _covered(image, cal, tiles, how):
     """The photo with ``tiles`` partly hidden: ``"half"`` paints a grey card over the half of each tile
     by one edge (the far corner stays visible); ``"glare"`` washes each tile half-way to white."""

@@ -30,9 +30,9 @@ def context(**extra):
     return GenialContext.from_json(obj)
 
 
-def reading(cells_by_colour, dark=(), unreadable=()):
+def reading(cells_by_colour, dark=(), unreadable=(), hidden=()):
     tiles = {tuple(c): col for col, cells in cells_by_colour.items() for c in cells}
-    return GenialReading(tiles, towers(dark), frozenset(unreadable))
+    return GenialReading(tiles, towers(dark), frozenset(unreadable) | frozenset(hidden), hidden=frozenset(hidden))
 
 
 BEFORE = reading({"red": FIRST["cells"]})
@@ -84,7 +84,7 @@ def test_before_photo_disagreeing_with_replay_is_flagged_with_cells():
     before = reading({"red": FIRST["cells"] + [[5, 5]]})
     after = reading({"red": FIRST["cells"] + [[5, 5]] + SECOND})
     out = judge_placement(BOARD, context(), after, before).to_json()
-    flag = next(f for f in out["flags"] if f["code"] == "board_disagrees_with_replay")
+    flag = next(f for f in out["flags"] if f["code"].startswith("board_disagrees"))   # elsewhere: far from the chain
     assert [5, 5] in flag["cells"]
 
 
@@ -108,6 +108,52 @@ def test_unreadable_cells_are_flagged_not_guessed():
     assert out["move_points"] == judge_placement(BOARD, context(), reading(
         {"red": FIRST["cells"] + SECOND}, dark=[(-1, -1), (1, 1)]), BEFORE).to_json()["move_points"]
     assert sum(out["move_points"].values()) > 0
+
+
+def test_a_new_hex_hidden_from_the_camera_is_inferred_only_when_it_is_the_one_hidden_free_neighbour():
+    """Only (1, 0) of the new tile is seen; (2, 0) is hidden behind a tower. When (2, 0) is the only free neighbour
+    of (1, 0) the camera cannot see, the tile lies there (noted, scored as the truth); with a second hidden free
+    neighbour, or one of a colour the reader could not tell, it could lie either way: not scored, flagged."""
+    truth = judge_placement(BOARD, context(), AFTER, BEFORE).to_json()
+    one_hidden = reading({"red": FIRST["cells"] + SECOND[:1]}, dark=[(-1, -1), (1, 1)], hidden=[(2, 0)])
+    out = judge_placement(BOARD, context(), one_hidden, BEFORE).to_json()
+    assert sorted(map(tuple, (p["qr"] for p in out["placed"]))) == [(1, 0), (2, 0)]
+    assert out["move_points"] == truth["move_points"]
+    assert any(f["code"] == "placement_inferred" and [2, 0] in f["cells"] for f in out["flags"])
+    for odd in (dict(hidden=[(2, 0), (2, -1)]), dict(hidden=[(2, 0)], unreadable=[(2, -1)])):
+        # two hidden free neighbours, or another one of a doubtful colour: it could lie either way
+        out = judge_placement(BOARD, context(), reading({"red": FIRST["cells"] + SECOND[:1]}, dark=[(-1, -1), (1, 1)],
+                                                        **odd), BEFORE).to_json()
+        assert any(f["code"] == "placement_invalid" for f in out["flags"]) and not any(out["move_points"].values())
+    # a colour the reader could not tell is not a hex a tower hides: nothing is inferred from it
+    out = judge_placement(BOARD, context(), reading({"red": FIRST["cells"] + SECOND[:1]}, dark=[(-1, -1), (1, 1)],
+                                                    unreadable=[(2, 0)]), BEFORE).to_json()
+    assert any(f["code"] == "placement_invalid" for f in out["flags"])
+    # a hex the before photo could not read, but the replay knows was free, is new when the after photo shows it
+    blind_before = reading({"red": FIRST["cells"]}, unreadable=[(2, 0)])
+    out = judge_placement(BOARD, context(), AFTER, blind_before).to_json()
+    assert out["move_points"] == truth["move_points"] and not any(
+        f["code"] in ("placement_invalid", "placement_inferred") for f in out["flags"])
+
+
+def test_a_photo_disagreeing_with_the_replay_only_away_from_the_chain_is_scored_and_flagged():
+    """A stray (or misread) hex far from the mover's chain on both photos: flagged with its cell, the placement
+    scored from the replay; a stray hex touching the chain: flagged and not scored."""
+    truth = judge_placement(BOARD, context(), AFTER, BEFORE).to_json()
+    far = [[6, 6], [-6, -6]][0]
+    stray_before = reading({"red": FIRST["cells"], "blue": [far]})
+    stray_after = reading({"red": FIRST["cells"] + SECOND, "blue": [far]}, dark=[(-1, -1), (1, 1)])
+    out = judge_placement(BOARD, context(), stray_after, stray_before).to_json()
+    assert out["move_points"] == truth["move_points"] and out["symbol_scores"] == truth["symbol_scores"]
+    flag = [f for f in out["flags"] if f["code"] == "board_disagrees_elsewhere"]
+    assert flag and far in flag[0]["cells"] and not any(f["code"] == "board_disagrees_with_replay"
+                                                        for f in out["flags"])
+    near = [3, 0]   # a neighbour of the new hex (2, 0)
+    out = judge_placement(BOARD, context(), reading({"red": FIRST["cells"] + SECOND, "blue": [near]},
+                                                    dark=[(-1, -1), (1, 1)]),
+                          reading({"red": FIRST["cells"], "blue": [near]})).to_json()
+    assert any(f["code"] == "board_disagrees_with_replay" and near in f["cells"] for f in out["flags"])
+    assert not any(out["move_points"].values())
 
 
 def test_scores_before_are_used_and_checked_against_the_replay():

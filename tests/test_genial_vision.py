@@ -105,3 +105,49 @@ def test_turned_samples_are_the_samples_of_the_turned_pose():
     direct = sample_cells(view, turned(photo.pose), cells, config)
     assert np.allclose(flipped.px, direct.px, atol=1e-6)
     assert np.allclose(flipped.lab, direct.lab, atol=1e-3, equal_nan=True)
+
+
+def test_an_outline_tie_is_broken_by_the_earlier_tiles():
+    """Seed 322: the double-hexagon outline covers as many board-coloured cells one cell off as at the true pose;
+    the earlier placements' tiles read in their colours only at the true one, which is kept (no doubt left)."""
+    from vision.genial import GenialVisionConfig, _by_evidence, locate
+    from vision.view import TableView
+
+    images, truth = render_pair(322)
+    sc = truth["scene"]
+    frame = make_frame(images[0], "before", None, marker_layout())
+    view, config = TableView(images[0], frame.calibration), GenialVisionConfig()
+    expected = {c: sc["players"][p] for m in sc["moves_before"] for p in [m["player"]] for c in map(tuple, m["cells"])}
+    pose, found, runner, _, rivals = locate(view, BOARD, config)
+    assert found - runner < config.min_board_margin and rivals, "the outline alone is unsure here"
+    layout = BOARD.tower_layout(len(sc["players"]))
+    want = np.asarray(sc["board"]["centre_mm"])
+    true = min([pose, *rivals], key=lambda p: np.linalg.norm(np.subtract(p.centre_mm, want)))
+    wrong = next(p for p in [pose, *rivals] if p is not true)
+    for first in (true, wrong):
+        others = [p for p in [pose, *rivals] if p is not first]
+        got, why = _by_evidence(view, first, others, layout, expected, config)
+        assert got is true and why == ""
+    photo = read_photo(images[0], frame.calibration, BOARD, len(sc["players"]), expected)
+    assert np.linalg.norm(np.subtract(photo.pose.centre_mm, want)) < 3.0 and not photo.flags
+
+
+def test_black_cells_in_the_towers_cast_shadows_are_doubted_not_read():
+    """Cells read black on one side of every tower (a strong light's cast shadows) that no earlier tile covers:
+    every black reading in that sector is a shadow suspect, unless an earlier black tile lies there or the before
+    photo saw the cell empty (a new black tile); black cells all round the towers are no shadow pattern."""
+    from geometry.hexgrid import HexBoardPose
+    from vision.genial import GenialVisionConfig, _shadowed_black
+
+    pose, config = HexBoardPose((350.0, 280.0), 0.0, 24.0), GenialVisionConfig()
+    towers = {(-4, -4): "large", (4, 4): "large", (-1, -1): "small", (1, 1): "small"}
+    east = {(t[0] + 1, t[1]): "black" for t in towers}            # one cell to the right of every tower
+    far = {(-8, 2): "black"}                                      # a black tile nowhere near a shadow
+    got = _shadowed_black(pose, towers, east | far, {}, config)
+    assert set(got) == set(east) and all(got[c] == (c[0] - 1, c[1]) for c in got)
+    earlier_black = {(2, 1): "black"}
+    assert (2, 1) not in _shadowed_black(pose, towers, east | far, earlier_black, config)
+    assert (2, 1) not in _shadowed_black(pose, towers, east | far, {}, config, lit={(2, 1)})
+    all_round = {(t[0] + d[0], t[1] + d[1]): "black" for t, d in zip(towers, [(1, 0), (-1, 0), (0, 1), (0, -1)],
+                                                                      strict=True)}
+    assert _shadowed_black(pose, towers, all_round, {}, config) == {}

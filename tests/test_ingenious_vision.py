@@ -113,6 +113,37 @@ def test_the_board_outline_scores_the_true_centre_far_above_a_cell_off(pairs):
         assert outline_score(gray, view, off, 7, cfg) < cfg.outline_ratio * right
 
 
+def test_the_outline_settles_a_pose_a_cell_off_that_reads_as_many_symbols(pairs):
+    # tiles beside a printed symbol often share its colour: here a pose one cell off reads all six symbols
+    # too (a reader that sees each printed colour at both places); the board's outline picks the truth
+    from calibration.table import calibrate_from_markers
+    from scoring.ingenious import START_CELLS
+    from vision.hexboard import find_board
+    from vision.ingenious import IngeniousVisionConfig, marker_layout
+
+    p = pairs[1]
+    truth = HexBoardPose.from_json(p.truth["scene"]["board"])
+    cal = calibrate_from_markers(p.before_rgb, layout=marker_layout())
+    lm = np.array(list(START_CELLS), dtype=np.float64)
+    c = truth.cell_centres_mm(np.array([[1.0, 0.0]]))[0]
+    off = HexBoardPose((float(c[0]), float(c[1])), truth.rotation_deg, truth.pitch_mm)
+    seen = {**dict(zip(map(tuple, np.round(truth.cell_centres_mm(lm))), START_CELLS.values(), strict=True)),
+            **dict(zip(map(tuple, np.round(off.cell_centres_mm(lm))), START_CELLS.values(), strict=True))}
+
+    def reader(view, centres_mm):
+        out = []
+        for xy in centres_mm:
+            near = [col for k, col in seen.items() if np.hypot(k[0] - xy[0], k[1] - xy[1]) < 4.0]
+            out.append(near[0] if near else None)
+        return out
+
+    cfg = IngeniousVisionConfig()
+    fit = find_board(p.before_rgb, cal, cfg.spec(), reader, cfg.board)
+    assert np.linalg.norm(np.subtract(fit.pose.centre_mm, truth.centre_mm)) < 1.5
+    assert fit.landmarks_read == 6 and fit.runner_up == 6
+    assert not fit.flags, fit.flags
+
+
 def test_hand_over_the_board_in_a_hard_render_leaves_the_pose_sure():
     # hard seed 1: a hand over the board's near edge, a dark room; the pose used to be flagged uncertain
     from calibration.table import calibrate_from_markers

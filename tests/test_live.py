@@ -164,3 +164,108 @@ def test_contested_vote_is_retried_and_an_agreed_one_settles():
     read2, calls2 = _reader(["a", "b", "c"])
     assert [e.kind for i in range(6) for e in no_retry.step(i, False, read2)] == ["contested"]
     assert len(calls2) == 2
+
+
+def test_a_frame_larger_than_the_working_size_is_read_shrunk_and_judged_as_the_photo(photo_and_calibration):
+    import json
+
+    from judge.live_run import LiveJudge
+    from judge.pipeline import judge_images
+    from judge.registry import game as get_game
+
+    image, _ = photo_and_calibration
+    context = json.loads(sorted((ROOT / "sample_images" / "kaleido").glob("*.json"))[0].read_text())["context"]
+    big = cv2.resize(image, (image.shape[1] * 2, image.shape[0] * 2), interpolation=cv2.INTER_CUBIC)  # 2560x1920
+    live = LiveJudge(get_game("kaleido"), context)
+    assert live.config.work_long_side_px < max(big.shape[:2])
+    events = [ev for _ in range(12) for ev in live.feed(big)]
+    assert [ev.kind for ev in events] == ["settled"]
+    read = events[0].reading
+    assert max(read.payload.frame.image_rgb.shape[:2]) == live.config.work_long_side_px
+    photo = judge_images(get_game("kaleido"), [(image, "photo")], context).result
+    assert reading_key(read.value) == reading_key(photo)
+    shown = live.overlay(big)
+    assert shown is not None and shown.shape == read.payload.frame.image_rgb.shape
+
+
+class _Rec:
+    """A toy state/adjudication: a judgement dict."""
+
+    def __init__(self, d: dict) -> None:
+        self.d = d
+
+    def to_json(self) -> dict:
+        return dict(self.d)
+
+
+def _toy_pair_game(readings: list[dict], next_context=None):
+    """A pair game whose detection returns the scripted readings in order (the last one repeated)."""
+    from judge.plugin import GamePlugin, LiveSupport
+
+    calls: list[int] = []
+
+    def detect(frames, ctx, timer):
+        calls.append(len(frames))
+        return _Rec({"game": "toypair", "flags": [], **readings[min(len(calls), len(readings)) - 1]})
+
+    plugin = GamePlugin(
+        name="toypair", title="toy pair", parse_context=lambda obj: obj, detect=detect, state_from_json=_Rec,
+        adjudicate=lambda state, ctx: state, adjudication_from_json=_Rec, annotate=lambda f, s, a: f.image_rgb,
+        summary=lambda r: "", headline=lambda r: r, live=LiveSupport(before="previous", next_context=next_context))
+    return plugin, calls
+
+
+def _scene(seed: int) -> np.ndarray:
+    """A still scene: a random grey pattern (a flat picture would look unchanged under any brightness; grey
+    has no skin in it)."""
+    grey = np.random.default_rng(seed).integers(0, 255, (24, 32, 1), dtype=np.uint8).repeat(3, axis=2)
+    return cv2.resize(grey, (320, 240), interpolation=cv2.INTER_NEAREST)
+
+
+def _scenes(live, scenes: list[int]) -> list:
+    """Feed still scenes of 12 frames each (one moving frame between): the events."""
+    events = []
+    for k, seed in enumerate(scenes):
+        if k:
+            events += live.feed(_scene(1000 + k))
+        events += [ev for _ in range(12) for ev in live.feed(_scene(seed))]
+    return events
+
+
+def test_pair_game_baseline_placement_and_a_hand_that_moved_nothing():
+    from judge.live_run import LiveJudge
+
+    board = {"placed": [], "board": "A"}
+    placed = {"placed": [[0, 0]], "board": "A+x"}
+    plugin, calls = _toy_pair_game([board] * 3 + [placed] * 3 + [{"placed": [], "board": "A+x"}] * 3)
+    live = LiveJudge(plugin, {"mover": "Aki"})
+    kinds = [ev.kind for ev in _scenes(live, [100, 110, 110])]
+    assert [k for k in kinds if k != "moving"] == ["baseline", "settled", "unchanged"]
+    assert calls == [2] * 9  # every reading is a pair: [scene, scene] for the baseline, then [before, now]
+    assert live.placements == 1 and live.stale  # no next_context: later placements would be flagged
+
+
+def test_pair_game_first_board_that_flips_is_not_kept_and_is_read_again():
+    from judge.live_run import LiveJudge
+
+    a, b = {"placed": [], "board": "A"}, {"placed": [], "board": "B"}
+    plugin, calls = _toy_pair_game([a, b, a] + [a] * 3)
+    live = LiveJudge(plugin, None)
+    kinds = [ev.kind for ev in _scenes(live, [100, 100])]
+    assert kinds == ["baseline_contested", "baseline"]  # nothing printed for the first board, then it is kept
+    assert live.before is not None and len(calls) == 6
+
+
+def test_pair_game_context_advances_or_later_placements_are_flagged_stale():
+    from judge.live_run import LiveJudge
+
+    readings = [{"placed": [], "board": "A"}] * 3 + [{"placed": [[0, 0]], "board": "A1"}] * 3 \
+        + [{"placed": [[1, 0]], "board": "A12"}] * 3
+    for hook, stale in ((lambda ctx, r: {"mover": "Ben" if ctx["mover"] == "Aki" else "Aki"}, False), (None, True)):
+        plugin, _ = _toy_pair_game(readings, hook)
+        live = LiveJudge(plugin, {"mover": "Aki"})
+        got = [ev for ev in _scenes(live, [100, 110, 120]) if ev.kind == "settled"]
+        contexts = [ev.reading.payload.context["mover"] for ev in got]
+        codes = [{f["code"] for f in ev.reading.value["flags"]} for ev in got]
+        assert contexts == (["Aki", "Ben"] if not stale else ["Aki", "Aki"])
+        assert ("live_context_stale" in codes[1]) is stale and "live_context_stale" not in codes[0]

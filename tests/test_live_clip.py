@@ -141,3 +141,18 @@ def test_bench_on_a_photo_prints_the_floor_and_ratio():
     assert rep["floor_ms"] > 0
     assert rep["ratio_to_floor"] == pytest.approx(rep["total_ms"]["mean"] / rep["floor_ms"], rel=0.01)
     assert "x the floor" in proc.stderr
+    assert rep["cpu_ms"]["mean"] > 0 and rep["floor_cpu_ms"] > 0
+    assert rep["cpu_ratio_to_floor"] == pytest.approx(rep["cpu_ms"]["mean"] / rep["floor_cpu_ms"], rel=0.01)
+
+
+def test_bench_times_a_photo_pair_of_a_pair_game(tmp_path):
+    d = ROOT / "sample_images" / "ingenious"
+    ctx = tmp_path / "ctx.json"
+    ctx.write_text(json.dumps(json.loads((d / "first_move_after.json").read_text())["context"]))
+    proc = _cli("bench", "--game", "ingenious", "--frames", "2", "--context", str(ctx),
+                "--image", str(d / "first_move_before.jpg"), str(d / "first_move_after.jpg"))
+    assert proc.returncode == 0, proc.stderr
+    rep = json.loads(proc.stdout)
+    assert rep["frames"] == 2 and not rep["failures"]
+    assert {"board_1", "board_2"} <= set(rep["stages_ms"])  # both photos judged as one pair
+    assert rep["cpu_ms"]["mean"] > 0 and rep["peak_rss_mb"] >= rep["baseline_rss_mb"]

@@ -108,3 +108,11 @@ def test_the_cheap_top_views_agree_with_the_exact_mapping(view):
     m.prepare(region, 5.0)
     pts = np.asarray(region[:2]) + np.random.default_rng(8).uniform([0, 0], [300, 220], (200, 2))
     assert np.abs(m.to_px(pts) - m.exact_px(pts)).max() < 0.25  # 1/32 of a 5 mm cell: remap's weights
+
+
+def test_one_srgb_linear_conversion_both_ways():
+    from vision.colour import linear_to_srgb, srgb_to_linear
+
+    x = np.linspace(0.0, 1.0, 257)
+    assert np.allclose(linear_to_srgb(srgb_to_linear(x)), x, atol=1e-12)
+    assert np.isclose(srgb_to_linear(np.array([0.5]))[0], 0.21404, atol=1e-5)  # the sRGB standard's curve

@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 from tools.photoreal_compare import compare_genial  # noqa: E402
 
 #: Flags that are notices to the players, not doubt about the judgement.
-NOTICES = frozenset({"token_to_turn", "token_unread_note", "cells_unreadable", "scores_unchecked"})
+NOTICES = frozenset({"token_to_turn", "token_unread_note", "cells_unreadable", "scores_unchecked", "towers_unseen"})
 MODES = ("setup", "values", "none")
 
 Cell = tuple[int, int]
@@ -63,7 +63,7 @@ def truth_photos(doc: dict) -> list[tuple[dict[Cell, str], dict[Cell, dict]]]:
             cells: dict[Cell, str] = {}
             for i in ph["tiles"]:
                 t = sc["tiles"][i]
-                if t.get("role", "board") == "board" and t.get("cells"):
+                if t.get("cells"):   # earlier tiles ("board"), the new one ("move"), a second one ("extra")
                     cells |= {_qr(c): t["colour"] for c in t["cells"]}
             out.append((cells, {_qr(k["qr"]): k for k in ph["tokens"]}))
         return out

@@ -88,7 +88,7 @@ class LiveProcessor:
             self.frames += 1
             try:
                 for ev in self.live.feed(image_rgb):
-                    if ev.kind in ("settled", "contested", "moving"):
+                    if ev.kind in ("settled", "contested", "moving", "baseline"):
                         self.events.put(ev)
                 shown = self.live.overlay(image_rgb) if self.live.phase == "settled" else None
             except Exception as exc:  # the stream must go on; the page shows the error
@@ -212,10 +212,13 @@ def live_panel(game: Any, context: dict | None, ledger: Any, config: LivePageCon
                     status_box.warning("Pieces moving: below is the last settled judgement; waiting for the table to "
                                        "be still again.")
                 continue
+            if ev.kind == "baseline":  # a pair game's board before the next placement: nothing to judge yet
+                status_box.info("The board is read; place a tile and take your hand away to have it judged.")
+                continue
             if ev.kind == "settled" and not ev.votes[0].reading.ok:
                 status_box.warning(f"Still, but cannot judge: {ev.votes[0].reading.value}")
                 continue
-            line = event_json(ev, game_name, None, proc.live.before_frame)
+            line = event_json(ev, game_name, None)
             item = {"result": line, "frame": ev.frame, "id": None}
             if ev.kind == "settled" and ledger is not None:
                 item["id"] = record_settled(ledger, game_name, ev, "live camera", table)

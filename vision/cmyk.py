@@ -354,8 +354,9 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
         flags.extend(_resolution_flags(px_per_mm, bands.cells, config))
     with timer.stage("assign"):
         tiles, tile_flags = _assign_tiles(bands, evidence, config)
+        tile_flags.extend(_contact_flags(tiles, config))
         flags.extend(tile_flags)
-        flags.extend(_contact_flags(tiles, config))
+        flags.extend(_unreliable_flags(tiles, tile_flags, config))
     with timer.stage("complete"):
         flags.extend(_completeness_flags(mapper, frame, coarse, tiles, bands.unread, config))
         e = config.edge_mm
@@ -592,7 +593,6 @@ def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence],
         flags.append(Flag("registration_poor", f"the tiles' ink bands sit off the expected places (median purity "
                           f"{purity:.2f}): lens distortion or a bad table frame; readings unreliable",
                           {"cells": [], "median_purity": round(purity, 3)}))
-    flags.extend(_unreliable_flags(tiles, flags, config))
     mvg = [f for f in flags if f.code == "marks_vs_ground"]
     if len(mvg) > config.ground_summary_share * len(tiles):
         flags = [f for f in flags if f.code != "marks_vs_ground"]
@@ -616,8 +616,10 @@ def _unreliable_flags(tiles: list[TileReading], flags: list[Flag], config: CmykV
                  {"cells": [list(t.cell) for t in tiles]})]
 
 
-#: Per-tile doubts that count towards ``readings_unreliable``.
-_TILE_DOUBT_CODES = ("tile_doubtful", "tile_set_conflict", "tile_unassigned", "edge_colours_doubtful")
+#: Per-tile doubts that count towards ``readings_unreliable``: the reader's own, and the disagreements that
+#: betray a misread (touching edges that do not match, marks against the ground colour).
+_TILE_DOUBT_CODES = ("tile_doubtful", "tile_set_conflict", "tile_unassigned", "edge_colours_doubtful",
+                     "contact_doubtful", "marks_vs_ground")
 
 
 def _tile_reading(cell, ev: rd.TileEvidence, scores: np.ndarray, col: int, columns: list, purity: float,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.colour import srgb_to_linear  # the project's one sRGB -> linear conversion (re-exported)
+from vision.colour import linear_to_srgb, srgb_to_linear  # the project's one sRGB <-> linear conversion
 
 _erf = np.frompyfunc(math.erf, 1, 1)
 
@@ -73,12 +73,6 @@ def tile_types() -> list[tuple[int, int, int]]:
     out = [(c, m, y) for c in range(6) for m in range(6) for y in range(6) if c + m + y <= 6]
     out.append((3, 3, 3))
     return out
-
-
-def linear_to_srgb(v: np.ndarray) -> np.ndarray:
-    """Linear light -> sRGB in 0..1."""
-    v = np.clip(np.asarray(v, np.float64), 0.0, None)
-    return np.where(v <= 0.0031308, v * 12.92, 1.055 * v ** (1 / 2.4) - 0.055)
 
 
 def normalise(rgb: np.ndarray, black_rgb: np.ndarray, white_rgb: np.ndarray) -> np.ndarray:

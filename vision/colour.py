@@ -48,6 +48,12 @@ def srgb_to_linear(rgb: np.ndarray) -> np.ndarray:
     return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
 
 
+def linear_to_srgb(v: np.ndarray) -> np.ndarray:
+    """Linear light (clipped to >= 0) to sRGB-encoded values, the inverse of :func:`srgb_to_linear`."""
+    v = np.clip(np.asarray(v, np.float64), 0.0, None)
+    return np.where(v <= 0.0031308, v * 12.92, 1.055 * v ** (1 / 2.4) - 0.055)
+
+
 def rgb_to_lab(rgb: np.ndarray) -> np.ndarray:
     """sRGB values in [0, 1] (normalised, may exceed 1 slightly) to CIELAB (D65).
 

@@ -67,10 +67,18 @@ class GenialVisionConfig:
         A lattice node whose colour lies farther than this from the table's (CIELAB, lightness weighted) and is
         not darker than this lightness is on the board (the outline search counts them).
     min_board_margin : int
-        The best pose must cover this many more board-coloured cells than any pose but its 180-degree twin.
+        The best pose must cover this many more board-coloured cells than any pose but its 180-degree twin ...
+    min_tower_margin : int
+        ... or, among those within that margin, show this many more of the set-up's towers standing and earlier
+        tiles in their colour than any other.
+    min_shadow_cells, shadow_agreement, shadow_sector_deg, shadow_reach : int, float, float, float
+        Towers' cast shadows: at least this many cells read black that no earlier tile covers, within
+        ``shadow_reach`` pitches of a tower, their directions from it agreeing this much (mean resultant length),
+        make every cell read black within this many degrees of that direction (and as far) a shadow suspect.
     symbol_fraction : (float, float)
         A token is present when this fraction of its disc is coloured (its symbol): more is a tile top (a token
-        with no symbol seen is kept, its symbol unread).
+        with no symbol seen is kept, its symbol unread). A symbol may fill most of the disc around the numeral
+        (a sun's rays reach 8.3 of the token's 9 mm radius): up to about 0.85 once blurred.
     cell_r_mm : float
         Radius of the disc sampled at each cell centre.
     lightness_weight : float
@@ -88,8 +96,11 @@ class GenialVisionConfig:
         otherwise its colour is read from its visible part.
     token_r_mm : float
         Radius of the disc sampled on a token.
-    dark_face_lightness : float
-        A token face whose median lightness lies below this is the dark side.
+    dark_face_lightness, side_margin : float
+        A token face whose lightness (``face_percentile`` of its uncoloured pixels: low enough that a dark face's
+        white numeral and its blends with the symbol do not lift it) lies below this is the dark side; within
+        ``side_margin`` of it the side is doubtful.
+    face_percentile : float
     symbol_chroma_min : float
         Token pixels above this chroma belong to the symbol.
     min_symbol_px : int
@@ -118,7 +129,12 @@ class GenialVisionConfig:
     board_vs_table: float = 15.0
     board_min_lightness: float = 35.0
     min_board_margin: int = 5
-    symbol_fraction: tuple[float, float] = (0.0, 0.75)
+    min_tower_margin: int = 3
+    min_shadow_cells: int = 3
+    shadow_agreement: float = 0.7
+    shadow_sector_deg: float = 40.0
+    shadow_reach: float = 3.0
+    symbol_fraction: tuple[float, float] = (0.0, 0.92)
     cell_r_mm: float = 6.0
     lightness_weight: float = 0.35
     cell_prototypes_rgb: tuple[tuple[str, tuple[int, int, int]], ...] = (
@@ -128,7 +144,9 @@ class GenialVisionConfig:
     cell_step_mm: float = 1.5
     min_visible: float = 0.4
     token_r_mm: float = 7.5
-    dark_face_lightness: float = 45.0
+    dark_face_lightness: float = 52.0
+    side_margin: float = 6.0
+    face_percentile: float = 25.0
     symbol_chroma_min: float = 28.0
     min_symbol_px: int = 4
     ink_contrast: float = 30.0
@@ -378,7 +396,7 @@ def free_cells(board: GenialBoard) -> tuple[Cell, ...]:
 
 
 def locate(view: TableView, board: GenialBoard, config: GenialVisionConfig = GenialVisionConfig(),
-           prior: HexBoardPose | None = None) -> tuple[HexBoardPose, int, int, float]:
+           prior: HexBoardPose | None = None) -> tuple[HexBoardPose, int, int, float, list[HexBoardPose]]:
     """The board pose whose double-hexagon outline covers the most board-coloured cells and leaves the most
     others just outside it (one of two 180-degree twins, which cover the same cells).
 
@@ -388,7 +406,8 @@ def locate(view: TableView, board: GenialBoard, config: GenialVisionConfig = Gen
     Returns
     -------
     pose, agreeing cells (board-like inside plus not board-like in the two rings outside), runner-up (best
-    non-twin), lattice contrast
+    non-twin), lattice contrast, rivals (one pose per other twin pair covering within ``min_board_margin`` of the
+    best: the outline alone cannot tell them from the best)
     """
     spec = config.spec()
     hint = spec.centre_hint_mm if prior is None else prior.centre_mm
@@ -415,9 +434,16 @@ def locate(view: TableView, board: GenialBoard, config: GenialVisionConfig = Gen
     twin = np.zeros(found.shape, dtype=bool)
     twin[k_best, [t_best, (t_best + 3) % 6]] = True   # the best pose and its 180-degree twin (same centre)
     runner = int(found[~twin].max()) if (~twin).any() else 0
-    centre = base.cell_centres_mm(offsets[near][k_best][None].astype(np.float64))[0]
-    pose = HexBoardPose((float(centre[0]), float(centre[1])), (rot60 + 60.0 * int(t_best)) % 360.0, config.pitch_mm)
-    return pose, int(found[k_best, t_best]), runner, contrast
+    cands = offsets[near]
+
+    def pose_of(kk: int, tt: int) -> HexBoardPose:
+        c = base.cell_centres_mm(cands[kk][None].astype(np.float64))[0]
+        return HexBoardPose((float(c[0]), float(c[1])), (rot60 + 60.0 * tt) % 360.0, config.pitch_mm)
+
+    close = {(int(kk), int(tt) % 3) for kk, tt in zip(*np.nonzero(found >= found[k_best, t_best]
+                                                                  - config.min_board_margin), strict=True)}
+    rivals = [pose_of(kk, tt) for kk, tt in sorted(close - {(int(k_best), int(t_best) % 3)})]
+    return pose_of(int(k_best), int(t_best)), int(found[k_best, t_best]), runner, contrast, rivals
 
 
 def _outline_scores(grid: np.ndarray, reach: int, turns: np.ndarray, sign: np.ndarray,
@@ -653,8 +679,10 @@ def read_token(lab: np.ndarray, qr: Cell, size: str, config: GenialVisionConfig,
         return TokenRead(qr, size, None, 1, False, "token outside the photo")
     chroma = np.hypot(lab[:, 1], lab[:, 2])
     plain = chroma < config.symbol_chroma_min
-    face_l = float(np.median(lab[plain, 0])) if plain.any() else float(np.median(lab[:, 0]))
+    face_l = float(np.percentile(lab[plain, 0] if plain.any() else lab[:, 0], config.face_percentile))
     dark = face_l < config.dark_face_lightness
+    if abs(face_l - config.dark_face_lightness) < config.side_margin:
+        doubts.append(f"side unclear (face lightness {face_l:.0f})")
     sym_px = lab[~plain]
     symbol = None
     if len(sym_px) < config.min_symbol_px:
@@ -668,7 +696,8 @@ def read_token(lab: np.ndarray, qr: Cell, size: str, config: GenialVisionConfig,
         if gaps[ranked[1]] - gaps[ranked[0]] < 15.0:
             doubts.append(f"symbol between {ranked[0]} and {ranked[1]}")
     face = lab[plain, 0]
-    ink = (face > face_l + config.ink_contrast) if dark else (face < face_l - config.ink_contrast)
+    face_med = float(np.median(face)) if len(face) else face_l
+    ink = (face > face_med + config.ink_contrast) if dark else (face < face_med - config.ink_contrast)
     frac = float(ink.mean()) if len(face) else 0.0
     thr, margin = {s: (t, m) for s, t, m in config.value_ink}["dark" if dark else "light"]
     low = 2 if dark else 1
@@ -691,6 +720,51 @@ def _numeral_px(view: TableView, pose: HexBoardPose, qr: Cell, size: str, config
 # ---------------------------------------------------------------- one photo
 
 
+def _shadowed_black(pose: HexBoardPose, towers: Mapping[Cell, str], tiles: Mapping[Cell, str],
+                    expected: Mapping[Cell, str], config: GenialVisionConfig,
+                    lit: set[Cell] | frozenset[Cell] = frozenset()) -> dict[Cell, Cell]:
+    """Cells read black that may be an empty (or other) cell in a tower's cast shadow, with the tower.
+
+    Under a strong light a tower casts a shadow as dark as a black tile. The shadows' direction is found from the
+    photo itself: the cells read black that no earlier placement covers (``expected``), seen from the nearest
+    tower (offset over the tower's height). When at least ``min_shadow_cells`` agree on one direction, every cell
+    read black within that sector and reach of a tower is a shadow suspect, unless the earlier placements put a
+    black tile there or the cell read empty (``lit``) on the before photo under the same light. Returns
+    ``{cell: tower}``.
+    """
+    if not towers:
+        return {}
+    t_cells = sorted(towers)
+    t_xy = pose.to_board(pose.cell_centres_mm(np.array(t_cells, dtype=np.float64)))
+    t_h = np.array([config.height(towers[c]) for c in t_cells])
+    black = sorted(c for c, v in tiles.items() if v == "black")
+    if not black:
+        return {}
+    b_xy = pose.to_board(pose.cell_centres_mm(np.array(black, dtype=np.float64)))
+    d = b_xy[:, None, :] - t_xy[None]                         # (B, T, 2) from each tower to each black cell
+    rel = np.linalg.norm(d, axis=2) / t_h[None]              # distance over tower height
+    near = np.argmin(rel, axis=1)
+    reach = config.shadow_reach * config.pitch_mm / t_h.min()
+    stray = [i for i, c in enumerate(black) if c not in expected and rel[i, near[i]] <= reach]
+    if len(stray) < config.min_shadow_cells:
+        return {}
+    v = d[stray, near[stray]]
+    ang = np.arctan2(v[:, 1], v[:, 0])
+    mean = np.array([np.cos(ang).mean(), np.sin(ang).mean()])
+    if np.linalg.norm(mean) < config.shadow_agreement:     # dark cells all round: not one light's shadows
+        return {}
+    azimuth = float(np.arctan2(mean[1], mean[0]))
+    length = float(np.max(rel[stray, near[stray]])) + config.pitch_mm / t_h.max()
+    gap = np.abs((np.arctan2(d[..., 1], d[..., 0]) - azimuth + np.pi) % (2 * np.pi) - np.pi)
+    inside = (gap <= np.deg2rad(config.shadow_sector_deg)) & (rel <= length)
+    out = {}
+    for i, c in enumerate(black):
+        if expected.get(c) == "black" or c in lit or not inside[i].any():
+            continue
+        out[c] = t_cells[int(np.argmin(np.where(inside[i], rel[i], np.inf)))]
+    return out
+
+
 def _turn_by_tiles(tiles: Mapping[Cell, str], expected: Mapping[Cell, str]) -> tuple[int, int]:
     """Agreements of the read tiles with the expected ones as read, and with the board turned 180 degrees."""
     keep = sum(1 for c, v in expected.items() if tiles.get(c) == v)
@@ -698,9 +772,42 @@ def _turn_by_tiles(tiles: Mapping[Cell, str], expected: Mapping[Cell, str]) -> t
     return keep, turn
 
 
+def _towers_standing(view: TableView, pose: HexBoardPose, layout: Mapping[Cell, str],
+                     config: GenialVisionConfig) -> int:
+    """How many of the set-up's towers show a token on top at this pose."""
+    labs = _token_labs(view, pose, layout, config)
+    return sum(token_present(labs[c], config) for c in layout)
+
+
+def _tiles_agreeing(view: TableView, pose: HexBoardPose, expected: Mapping[Cell, str],
+                    config: GenialVisionConfig) -> int:
+    """How many of the earlier placements' tiles read in their colour at this pose or its 180-degree twin."""
+    if not expected:
+        return 0
+    cells = sorted(expected)
+    tiles, _ = classify_cells(sample_cells(view, pose, cells + [(-c[0], -c[1]) for c in cells], config), config)
+    keep, turn = _turn_by_tiles(tiles, expected)
+    return max(keep, turn)
+
+
+def _by_evidence(view: TableView, pose: HexBoardPose, rivals: list[HexBoardPose], layout: Mapping[Cell, str],
+                 expected: Mapping[Cell, str], config: GenialVisionConfig) -> tuple[HexBoardPose, str]:
+    """Between board poses the outline cannot tell apart, the one where the most of the set-up's towers show a
+    token on top and the most earlier tiles read in their colour. Returns it and, when no pose beats every other by
+    ``min_tower_margin``, why it stays uncertain (empty when it is sure)."""
+    poses = [pose, *rivals]
+    seen = [_towers_standing(view, p, layout, config) + _tiles_agreeing(view, p, expected, config) for p in poses]
+    order = np.argsort(seen, kind="stable")[::-1]
+    best = int(order[0])
+    second = seen[int(order[1])] if len(order) > 1 else -len(layout)
+    if seen[best] - second >= config.min_tower_margin:
+        return poses[best], ""
+    return pose, f"the towers and earlier tiles do not tell either ({seen[best]} and {second} agree)"
+
+
 def read_photo(image_rgb: np.ndarray, calibration, board: GenialBoard, n_players: int,
                expected_tiles: Mapping[Cell, str] | None = None, prior: HexBoardPose | None = None,
-               config: GenialVisionConfig = GenialVisionConfig()) -> GenialPhoto:
+               config: GenialVisionConfig = GenialVisionConfig(), earlier: GenialPhoto | None = None) -> GenialPhoto:
     """Read one photo of a Genial Spezial game.
 
     Parameters
@@ -716,14 +823,19 @@ def read_photo(image_rgb: np.ndarray, calibration, board: GenialBoard, n_players
     prior : HexBoardPose, optional
         The other photo's pose (same camera): its turn is kept when the pose agrees.
     config : GenialVisionConfig
+    earlier : GenialPhoto, optional
+        The before photo's reading (same light, same towers, so the same shadows): a cell it read empty and this
+        photo reads black is a new black tile, not a shadow.
     """
     view = TableView(image_rgb, calibration)
     layout = board.tower_layout(n_players)
-    pose, found, runner, _contrast = locate(view, board, config, prior)
+    pose, found, runner, _contrast, rivals = locate(view, board, config, prior)
     flags = []
     if found - runner < config.min_board_margin:
-        flags.append(f"board position uncertain: the best outline covers {found} board-coloured cells, another "
-                     f"{runner}")
+        pose, why = _by_evidence(view, pose, rivals, layout, expected_tiles or {}, config)
+        if why:
+            flags.append(f"board position uncertain: the best outline covers {found} board-coloured cells, another "
+                         f"{runner}; {why}")
     free = list(free_cells(board))
     samples = sample_cells(view, pose, free, config)
     tiles, doubtful = classify_cells(samples, config)
@@ -758,6 +870,9 @@ def read_photo(image_rgb: np.ndarray, calibration, board: GenialBoard, n_players
     unreadable = {c: f"hidden behind the tower at {t}" for c, t in hidden.items()}
     for c, why in doubtful.items():
         unreadable.setdefault(c, why)
+    lit = set() if earlier is None else {c for c in free if c not in earlier.tiles and c not in earlier.unreadable}
+    for c, t in _shadowed_black(pose, present, tiles, expected_tiles or {}, config, lit).items():
+        unreadable.setdefault(c, f"dark in the shadow of the tower at {t}: a black tile or an empty cell")
     tiles = {c: v for c, v in tiles.items() if c not in unreadable}
     numeral = _numeral_px(view, pose, min(present, default=(0, 0)), "small", config)
     towers = tuple(read_token(labs[c], c, size, config, numeral) for c, size in sorted(present.items()))

@@ -7,10 +7,10 @@ height):
    and the rim all run along the lattice);
 2. lattice offset: the view folded onto one lattice cell (every pixel's fractional axial
    coordinates), correlated with a cell template (bright face band, dark line band);
-3. which lattice node is the centre cell and which of the six 60-degree turns is right: the printed
-   landmarks (symbols of known colours on known cells) read at each candidate; when a hand or a
-   shadow hides too many of them, the board's outline (cells inside, rim outside, on every side)
-   settles the centre and the landmarks left settle the turn.
+3. which lattice node is the centre cell and which of the six 60-degree turns is right: the
+   board's outline (cells inside, rim outside, on every side) settles the centre and the printed
+   landmarks (symbols of known colours on known cells) the turn; without a clear outline the
+   landmarks read at each candidate settle both.
 
 The pose found on one photo is only refined on the next (``refine``), which is cheap.
 Pure numpy + OpenCV; the cell reader lives in ``vision.hexboard_cells``.
@@ -18,6 +18,7 @@ Pure numpy + OpenCV; the cell reader lives in ``vision.hexboard_cells``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -97,7 +98,8 @@ class HexBoardConfig:
         of the best one ...
     min_landmarks_outline : int
         ... and that centre's best 60-degree turn reads at least this many landmarks as printed, with
-        every other turn's evidence ``clear_margin`` lower.
+        every other turn's evidence ``clear_margin`` lower; else the landmarks decide (and a pose
+        elsewhere is flagged).
     """
 
     mm_per_px: float = 1.0
@@ -426,11 +428,12 @@ def cellness(gray: np.ndarray, view: TopView, pose: HexBoardPose, cells: np.ndar
     return np.median(sample(face_mm) - sample(line_mm), axis=1)
 
 
+@functools.lru_cache(maxsize=8)
 def _outline_rings(radius: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The outermost ring of cells and the ring just outside, each with its board side (0-5)."""
     def ring_cells(k: int) -> np.ndarray:
         return np.array([c for c in cells_within(k) if max(abs(c[0]), abs(c[1]), abs(c[0] + c[1])) == k],
-                        dtype=np.float64)
+                        dtype=np.int64)
 
     def side(cells: np.ndarray) -> np.ndarray:
         b = centres_board_mm(cells, 1.0)
@@ -457,28 +460,49 @@ def outline_score(gray: np.ndarray, view: TopView, pose: HexBoardPose, radius: i
     return float(np.sort(sides)[1])
 
 
-def _outline_choice(view, spec, cands, evidence, matches, config) -> int | None:
-    """The candidate the board's outline and the landmarks agree on when the landmarks alone are not
-    clear: the centre whose outline scores best by far, at its best-read 60-degree turn; None when
-    the outline or the turn is not clear."""
+def outline_centre(view: TopView, spec: HexBoardSpec, cands: list[HexBoardPose],
+                   config: HexBoardConfig) -> list[int] | None:
+    """The candidates (its six turns) at the centre whose outline scores best by far (every other
+    centre at most ``outline_ratio`` of it); None when no centre stands out.
+
+    The candidates' centres are nodes of one lattice, and the score does not change with a 60-degree
+    turn: every lattice position used is measured once (``cellness``), in the first candidate's frame.
+    """
     gray = cv2.blur(view.gray, (3, 3))
-    keys = [tuple(np.round(np.asarray(c.centre_mm) / 2.0).astype(int)) for c in cands]
-    centres: dict[tuple, list[int]] = {}
-    for i, k in enumerate(keys):
-        centres.setdefault(k, []).append(i)
-    scores = {k: outline_score(gray, view, cands[idx[0]], spec.radius, config) for k, idx in centres.items()}
-    ranked = sorted(scores, key=lambda k: scores[k], reverse=True)
-    top = scores[ranked[0]]
-    if top <= 0 or (len(ranked) > 1 and scores[ranked[1]] > config.outline_ratio * top):
+    ref = cands[0]
+    centres: dict[tuple[int, int], list[int]] = {}
+    at, _ = nearest_cells(ref.to_board(np.array([c.centre_mm for c in cands])), spec.pitch_mm)
+    for i, (q, r) in enumerate(at.tolist()):
+        centres.setdefault((q, r), []).append(i)
+    inner, s_in, outer, s_out = _outline_rings(spec.radius)
+    nodes = np.array(list(centres), dtype=np.int64)
+    pos = np.concatenate([nodes[:, None, :] + inner[None], nodes[:, None, :] + outer[None]], axis=1)  # (C, I+O, 2)
+    uniq, inv = np.unique(pos.reshape(-1, 2), axis=0, return_inverse=True)
+    cn = cellness(gray, view, ref, uniq.astype(np.float64), config.outline_face_mm, config.outline_line_mm)
+    per = cn[inv.ravel()].reshape(len(nodes), -1)
+    n_in = len(inner)
+    counts_in = np.bincount(s_in, minlength=6)
+    counts_out = np.bincount(s_out, minlength=6)
+    scores = []
+    for row in per:
+        sides = (np.bincount(s_in, weights=row[:n_in], minlength=6) / counts_in
+                 - np.bincount(s_out, weights=row[n_in:], minlength=6) / counts_out)
+        scores.append(float(np.sort(sides)[1]))
+    order = np.argsort(scores)[::-1]
+    top = scores[int(order[0])]
+    if top <= 0 or (len(order) > 1 and scores[int(order[1])] > config.outline_ratio * top):
         return None
-    turns = sorted(centres[ranked[0]], key=lambda i: (evidence[i], matches[i]), reverse=True)
-    pick = turns[0]
-    others = max((evidence[i] for i in turns[1:]), default=-len(spec.landmarks))
-    if matches[pick] < config.min_landmarks_outline or evidence[pick] - others < config.clear_margin:
-        return None
-    if evidence[pick] < max(evidence):
-        return None  # the landmarks favour another centre: no agreement
-    return pick
+    return centres[tuple(int(v) for v in nodes[int(order[0])])]
+
+
+def _turn_at(turns: list[int], evidence: list[int], matches: list[int], n: int,
+             config: HexBoardConfig) -> tuple[int, bool]:
+    """The best-read of one centre's turns, and whether it is clear (enough landmarks read as printed,
+    every other turn's evidence ``clear_margin`` lower)."""
+    order = sorted(turns, key=lambda i: (evidence[i], matches[i]), reverse=True)
+    pick = order[0]
+    others = max((evidence[i] for i in order[1:]), default=-n)
+    return pick, matches[pick] >= config.min_landmarks_outline and evidence[pick] - others >= config.clear_margin
 
 
 def _resolve(view, spec, node, rot60, contrast, read_landmarks, config) -> BoardFit:
@@ -519,13 +543,22 @@ def _resolve(view, spec, node, rot60, contrast, read_landmarks, config) -> Board
     flags = []
     clear = matches[best] >= config.min_landmarks or (
         matches[best] >= config.min_landmarks_clear and evidence[best] - runner_ev >= config.clear_margin)
-    by_outline = None if clear else _outline_choice(view, spec, cands, evidence, matches, config)
-    if by_outline is not None:
-        best, clear = by_outline, True
+    tied = runner is not None and runner_ev >= evidence[best] and matches[best] > 0
+    # the board's outline settles the centre (tiles next to a printed symbol often share its colour, so a
+    # pose a cell off can read as many symbols); the landmarks at that centre settle the turn
+    at_centre = outline_centre(view, spec, cands, config)
+    if at_centre is not None:
+        pick, turn_clear = _turn_at(at_centre, evidence, matches, n, config)
+        if turn_clear:
+            best, clear, tied = pick, True, False
+        elif best not in at_centre:
+            flags.append("the board's outline and its printed symbols point at different positions: "
+                         "board position uncertain")
+            clear = True  # said once
     if not clear:
         flags.append(f"only {matches[best]} of the {n} printed symbols read where the board should have them: "
                      "board position uncertain")
-    if by_outline is None and runner is not None and runner_ev >= evidence[best] and matches[best] > 0:
+    if tied:
         flags.append(f"two board positions read {matches[best]} and {matches[runner]} printed symbols: ambiguous")
     runner_up = max((m for i, m in enumerate(matches) if i != best), default=0)
     return BoardFit(cands[best], int(matches[best]), int(runner_up), contrast, tuple(flags), view)

@@ -11,7 +11,7 @@ import numpy as np
 from components import load_components
 from core.errors import BadInput, CannotJudge
 from core.timing import StageTimer
-from judge.plugin import Frame, GamePlugin, Registration
+from judge.plugin import Frame, GamePlugin, LiveSupport, Registration
 from judge.session import Outcome, RoundAction, SessionRules, SessionView, Standings
 from scoring.carrotain import CarrotainAdjudication
 from scoring.carrotain_state import CarrotainState
@@ -321,5 +321,6 @@ PLUGIN = GamePlugin(
     session=SESSION,
     camera_resolution="1080p",
     order=10,
+    live=LiveSupport(before="cannot_judge", before_reason="boards seen: none"),  # live: chips alone = "before"
 )
 SPEC = PLUGIN

@@ -14,7 +14,7 @@ from components import load_components
 from core.errors import BadInput, CannotJudge
 from core.timing import StageTimer
 from geometry.hexgrid import HexBoardPose, hexagon_board_mm
-from judge.plugin import Frame, GamePlugin
+from judge.plugin import Frame, FrameMemo, GamePlugin, LiveSupport
 from judge.session import Outcome, RoundAction, SessionRules, SessionView, Standings
 from scoring.flags import Flag
 from scoring.genial import SYMBOLS, Tower
@@ -29,7 +29,7 @@ NOT_SCORED = ("placement_invalid", "tile_moved_or_missing", "board_disagrees_wit
 
 
 #: Flags whose cells the overlay marks otherwise (a '?' on each doubtful token) rather than outlining them.
-QUIET = ("token_unread_note", "token_value_doubtful", "history_scores_doubtful", "scores_unchecked")
+QUIET = ("token_unread_note", "token_value_doubtful", "history_scores_doubtful", "scores_unchecked", "towers_unseen")
 
 
 @lru_cache(maxsize=1)
@@ -137,9 +137,13 @@ def detect(frames: list[Frame], ctx: GenialContext, timer: StageTimer,
 
 
 def detect_warm(frames: list[Frame], ctx: GenialContext, timer: StageTimer, carry: HexBoardPose | None,
-                config: GenialVisionConfig = GenialVisionConfig()) -> tuple[GenialState, HexBoardPose]:
+                config: GenialVisionConfig = GenialVisionConfig(), memo: FrameMemo | None = None
+                ) -> tuple[GenialState, HexBoardPose]:
     """``detect`` for a camera that keeps still (live video): the board pose of an earlier frame (``carry``) is only
     refined, and its turn kept, instead of searched again. Returns the state and the pose to carry on.
+
+    ``memo``: readings of photos already read (the same :class:`Frame` object): a first photo found there is not
+    read again (live video: the "before" photo is the same frame in every reading frame of a still scene).
 
     Raises
     ------
@@ -160,11 +164,24 @@ def detect_warm(frames: list[Frame], ctx: GenialContext, timer: StageTimer, carr
             raise CannotJudge(f"{frame.source or 'photo'}: no table frame from the markers "
                               f"({frame.calibration_error})")
         with timer.stage(f"board_{k + 1}" if len(frames) > 1 else "board"):
-            ph = read_photo(frame.image_rgb, frame.calibration, board(), len(ctx.players), expected, prior, config)
+            known = memo.get(frame) if memo is not None and k == 0 else None  # a later photo: the first one's pose
+            ph = known if known is not None else read_photo(frame.image_rgb, frame.calibration, board(),
+                                                            len(ctx.players), expected, prior, config,
+                                                            photos[0] if photos else None)
         photos.append(ph)
         prior = ph.pose
     state = GenialState(after=photos[-1], before=photos[0] if len(photos) == 2 else None)
     return state, photos[-1].pose
+
+
+def live_detect(frames: list[Frame], ctx: GenialContext, timer: StageTimer,
+                carry: tuple[HexBoardPose, FrameMemo] | None) -> tuple[GenialState, tuple[HexBoardPose, FrameMemo]]:
+    """``LiveSupport.detect_warm``: :func:`detect_warm` with the pose carried from the previous reading frame of the
+    still scene and the "before" photo's reading kept (read once per still scene, not once per frame)."""
+    pose, memo = carry if carry is not None else (None, FrameMemo())
+    state, pose = detect_warm(frames, ctx, timer, pose, memo=memo)
+    first = state.before if state.before is not None else state.after
+    return state, (pose, memo.keep(frames[:1], [first]))
 
 
 def state_from_json(obj: dict) -> GenialState:
@@ -181,24 +198,33 @@ def _light(t, given: Mapping[Cell, int]) -> int:
 
 
 def reading_of(photo: GenialPhoto, colours: frozenset[str] | None = None,
-               given: Mapping[Cell, int] | None = None, symbols: Mapping[Cell, str] | None = None) -> GenialReading:
+               given: Mapping[Cell, int] | None = None, symbols: Mapping[Cell, str] | None = None,
+               layout: Mapping[Cell, str] | None = None) -> GenialReading:
     """The rules' view of one photo: tokens whose symbol was neither read nor given are left out (the rules flag
     them); a cell read as a colour no player holds (``colours``) is unreadable (flagged), not a tile; a token's light
-    value and symbol are the ones the players gave (``given``, ``symbols``) when they did."""
+    value and symbol are the ones the players gave (``given``, ``symbols``) when they did. With ``layout`` (the
+    set-up's towers), a tower the photo did not show but whose token the players gave in full is taken from the
+    set-up; its side, and a side read with doubt, is not checked against the replay (``unseen``)."""
     given, symbols = given or {}, symbols or {}
     odd = {c for c, v in photo.tiles.items() if colours is not None and v not in colours}
-    towers = tuple(Tower(t.qr, t.size, sym, _light(t, given), t.dark)
-                   for t in photo.towers for sym in [symbols[t.qr] if t.qr in symbols else t.symbol] if sym is not None)
-    return GenialReading({c: v for c, v in photo.tiles.items() if c not in odd}, towers,
-                         frozenset(photo.unreadable) | frozenset(odd))
+    towers = [Tower(t.qr, t.size, sym, _light(t, given), t.dark)
+              for t in photo.towers for sym in [symbols[t.qr] if t.qr in symbols else t.symbol] if sym is not None]
+    seen = {t.qr for t in photo.towers}
+    missing = frozenset(c for c in (layout or {}) if c not in seen and c in given and c in symbols)
+    towers += [Tower(c, (layout or {})[c], symbols[c], given[c], False) for c in sorted(missing)]
+    unseen = missing | {t.qr for t in photo.towers if "side unclear" in t.doubt}   # sides not to check
+    tiles = {c: v for c, v in photo.tiles.items() if c not in odd}
+    hidden = frozenset(c for c, why in photo.unreadable.items() if why.startswith("hidden behind"))
+    return GenialReading(tiles, tuple(sorted(towers, key=lambda t: t.qr)), frozenset(photo.unreadable) | frozenset(odd),
+                         unseen, hidden)
 
 
 def _open_doubt(t: TokenRead, values: Mapping[Cell, int], symbols: Mapping[Cell, str]) -> str:
     """What is still in doubt about a token once the players' set-up is taken: a doubt about its symbol is settled
-    by a given symbol, one about its numeral by a given value."""
+    by a given symbol, one about its numeral or side by a given value (the replay knows which side it shows)."""
     parts = [p for p in t.doubt.split("; ") if p]
     return "; ".join(p for p in parts if not (("symbol" in p and t.qr in symbols)
-                                              or ("numeral" in p and t.qr in values)))
+                                              or (("numeral" in p or "side" in p) and t.qr in values)))
 
 
 def _doubtful_tokens(state: GenialState, ctx: GenialContext) -> dict[Cell, str]:
@@ -238,6 +264,12 @@ def _vision_flags(state: GenialState, adj: GenialAdjudication, ctx: GenialContex
                           "sure, so the replayed scores before this move may be off: give scores_before",
                           {"cells": [list(c) for c in history]}))
     other = sorted(c for c in doubtful if c not in scored and c not in history)
+    values, symbols = getattr(ctx, "token_values", {}), getattr(ctx, "token_symbols", {})
+    unseen = sorted(c for c in board().tower_layout(len(ctx.players)) if c not in {t.qr for t in first.towers}
+                    and c in values and c in symbols)
+    if unseen:
+        flags.append(Flag("towers_unseen", f"{len(unseen)} tower(s) not seen on the photo (a hand, glare?): their "
+                          "tokens are taken from the set-up you gave", {"cells": [list(c) for c in unseen]}))
     disagree = _symbol_disagreements(state, ctx)
     if disagree:
         flags.append(Flag("token_symbol_disagrees", "the photo shows another symbol than the set-up the players gave "
@@ -300,8 +332,12 @@ def adjudicate(state: GenialState, ctx: GenialContext) -> GenialVerdict:
     """The rules on what the photos showed (``scoring.genial_judgement``), with the vision's doubts as flags."""
     colours = frozenset(ctx.players.values())
     given, symbols = getattr(ctx, "token_values", {}), getattr(ctx, "token_symbols", {})
-    before = reading_of(state.before, colours, given, symbols) if state.before else None
-    adj = judge_placement(board(), ctx, reading_of(state.after, colours, given, symbols), before,
+    layout = board().tower_layout(len(ctx.players))
+    first = state.before or state.after   # the photo the towers are taken from (the replay starts there)
+    before = reading_of(state.before, colours, given, symbols, layout if first is state.before else None) \
+        if state.before else None
+    after = reading_of(state.after, colours, given, symbols, layout if first is state.after else None)
+    adj = judge_placement(board(), ctx, after, before,
                           unsure_values=frozenset(_doubtful_tokens(state, ctx)))
     extra = _vision_flags(state, adj, ctx)
     if extra:
@@ -369,6 +405,31 @@ def summary(result: dict) -> str:
         return f"not scored ({', '.join(sorted(set(bad)))}): {placed or 'no new hex'}"
     pts = ", ".join(f"{s} +{v}" for s, v in result.get("move_points", {}).items() if v) or "no points"
     return f"{placed}: {pts}"
+
+
+#: Flags that say the placement itself is not known for sure (its cells, or whose): live play cannot carry it on.
+PLACEMENT_UNSURE = ("placement_invalid", "tile_moved_or_missing", "board_disagrees_with_replay", "board_pose")
+
+
+def live_next_context(context: dict | None, result: dict) -> dict | None:
+    """Live play (``LiveSupport.next_context``): the context of the placement after this one - this placement
+    appended to ``moves_before`` (with the bonus symbol named for it), the next player in turn order to place,
+    the symbol scores after it as ``scores_before`` when the context gave scores. None when the placement is
+    not known for sure (``PLACEMENT_UNSURE``) or was not a tile of two hexes."""
+    placed = [h.get("qr") for h in result.get("placed", [])]
+    if context is None or len(placed) != 2 or any(f.get("code") in PLACEMENT_UNSURE for f in result.get("flags", [])):
+        return None
+    players = list(context["players"])
+    mover = context["mover"]
+    move = {"player": mover, "cells": placed}
+    if context.get("bonus_symbol"):
+        move["bonus_symbol"] = context["bonus_symbol"]
+    out = {k: v for k, v in context.items() if k not in ("placed", "bonus_symbol")}
+    out.update(mover=players[(players.index(mover) + 1) % len(players)],
+               moves_before=list(context.get("moves_before", [])) + [move])
+    if "scores_before" in context and isinstance(result.get("symbol_scores"), dict):
+        out["scores_before"] = result["symbol_scores"]
+    return out
 
 
 def headline(result: dict) -> dict:
@@ -501,5 +562,7 @@ PLUGIN = GamePlugin(
     camera_resolution="1080p",
     order=50,
     marker_layout=marker_layout,
+    live=LiveSupport(before="previous", change_codes=("tile_moved_or_missing",), detect_warm=live_detect,  # live2
+                     next_context=live_next_context, vote_ignores=("towers",)),
 )
 SPEC = PLUGIN

@@ -10,7 +10,7 @@ import numpy as np
 from core.errors import BadInput, CannotJudge
 from core.timing import StageTimer
 from geometry.hexgrid import HexBoardPose, hexagon_board_mm
-from judge.plugin import Frame, GamePlugin
+from judge.plugin import Frame, FrameMemo, GamePlugin, LiveSupport
 from scoring.flags import Flag
 from scoring.ingenious_judge import (
     PLACEMENT_CODES,
@@ -56,6 +56,14 @@ def detect(frames: list[Frame], ctx: IngeniousContext, timer: StageTimer) -> Ing
     CannotJudge
         No table frame, or no board found.
     """
+    return detect_warm(frames, ctx, timer, None)[0]
+
+
+def detect_warm(frames: list[Frame], ctx: IngeniousContext, timer: StageTimer,
+                carry: FrameMemo | None) -> tuple[IngeniousState, FrameMemo]:
+    """:func:`detect` that reuses the board reading of a photo already read (live video: the "before" photo is
+    the same frame in every reading frame of a still scene); returns the state and the readings to carry.
+    The same state as :func:`detect` (a photo's reading does not depend on the other photo)."""
     from vision.ingenious import read_board
 
     if len(frames) not in (1, 2):
@@ -64,11 +72,15 @@ def detect(frames: list[Frame], ctx: IngeniousContext, timer: StageTimer) -> Ing
         raise BadInput("one photo needs the context field 'placed' ([[q, r], [q, r]]); or give before and after")
     if len(frames) == 2 and frames[0].image_rgb.shape != frames[1].image_rgb.shape:
         raise BadInput("the before and after photos differ in size: not a photo pair from one camera")
+    memo = carry or FrameMemo()
     readings = []
     prior = None
     for k, frame in enumerate(frames):
         with timer.stage(f"board_{k + 1}" if len(frames) > 1 else "board"):
-            if frame.calibration is None:
+            known = memo.get(frame) if k == 0 else None  # a later photo is read with the first one's pose
+            if known is not None:
+                rd = known
+            elif frame.calibration is None:
                 rd = _markerless(frame)
             else:
                 rd = read_board(frame.image_rgb, frame.calibration, prior=prior)
@@ -94,7 +106,7 @@ def detect(frames: list[Frame], ctx: IngeniousContext, timer: StageTimer) -> Ing
         notes=tuple(notes),
         vision_flags=tuple(vflags),
         pose=after.pose.to_json(),
-    )
+    ), memo.keep(frames[:1], readings[:1])
 
 
 def state_from_json(obj: dict) -> IngeniousState:
@@ -178,6 +190,24 @@ def summary(result: dict) -> str:
     return f"{placed}: {pts}" + (f", Ingenious! x{extra}" if extra else "")
 
 
+def next_context(context: dict | None, result: dict) -> dict | None:
+    """Live play (``LiveSupport.next_context``): the context of the placement after this scored one - the next
+    player in turn order to place, the colour scores after this placement as the scores before it, the first
+    round over once its last player has placed. None when that cannot be told from the judgement: a placement
+    not scored (the turn may not have passed) or an Ingenious! extra placement owed (not kept in a context)."""
+    if context is None or not isinstance(result.get("colour_scores"), dict):
+        return None
+    if result.get("extra_placements", 0) or any(f.get("code") in PLACEMENT_CODES for f in result.get("flags", [])):
+        return None
+    players = list(context["players"])
+    i = players.index(context["mover"])
+    out = {k: v for k, v in context.items() if k != "placed"}
+    out.update(mover=players[(i + 1) % len(players)], scores_before=result["colour_scores"])
+    if context.get("first_round") and i == len(players) - 1:
+        out["first_round"] = False
+    return out
+
+
 def headline(result: dict) -> dict:
     """The fields two judgements of the same pair must agree on."""
     return {
@@ -204,5 +234,7 @@ PLUGIN = GamePlugin(
     camera_resolution="1080p",
     order=40,
     marker_layout=marker_layout,
+    live=LiveSupport(before="previous", change_codes=("moved_tile",), detect_warm=detect_warm,  # live (live2 lane)
+                     next_context=next_context, vote_ignores=("board",)),
 )
 SPEC = PLUGIN
