@@ -79,10 +79,9 @@ def _edges(view: TopView, warm: WarmConfig) -> np.ndarray:
     import cv2
 
     f = max(1, int(round(warm.check_mm_per_px / view.mm_per_px)))
-    grey = view.norm.mean(axis=2, dtype=np.float32)
-    h, w = grey.shape[0] // f, grey.shape[1] // f
-    if f > 1:
-        grey = cv2.resize(grey[: h * f, : w * f], (w, h), interpolation=cv2.INTER_AREA)
+    h, w = view.norm.shape[0] // f, view.norm.shape[1] // f
+    small = cv2.resize(view.norm[: h * f, : w * f], (w, h), interpolation=cv2.INTER_AREA) if f > 1 else view.norm
+    grey = cv2.cvtColor(np.ascontiguousarray(small, dtype=np.float32), cv2.COLOR_RGB2GRAY)
     return cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1))
 
 
