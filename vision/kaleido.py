@@ -195,6 +195,11 @@ class KaleidoDetection:
         Each board's own offset from its lattice vertex.
     cell_present : ndarray, shape (B, 6), bool
         Holes whose edges were seen.
+    fit : LatticeFit or None
+        The lattice fit the boards were found on (live video re-reads them: ``vision/kaleido_warm.py``).
+    found : FoundBoards or None
+        The board candidates and which were boards; ``off_lattice`` the boards found off the lattice.
+    off_lattice : tuple[BoardReading, ...]
     """
 
     state: KaleidoState
@@ -202,6 +207,9 @@ class KaleidoDetection:
     region_mm: tuple[float, float, float, float]
     board_shift_mm: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
     cell_present: np.ndarray = field(default_factory=lambda: np.zeros((0, 6), dtype=bool))
+    fit: LatticeFit | None = None
+    found: FoundBoards | None = None
+    off_lattice: tuple[BoardReading, ...] = ()
 
 
 def _search_region(cal, image_size: tuple[int, int], config: KaleidoVisionConfig) -> tuple[float, ...]:
@@ -285,10 +293,11 @@ def detect_kaleido(
     with timer.stage("cells"):
         boards, flags = read_boards(view, lattice, found, config)
     with timer.stage("off_lattice"):
-        boards += find_off_lattice_boards(full_view, fit, boards, config)
-    state = KaleidoState(boards=boards, edge_mm=config.edge_mm, frame="markers", flags=found.flags + flags)
+        off = find_off_lattice_boards(full_view, fit, boards, config)
+    state = KaleidoState(boards=boards + off, edge_mm=config.edge_mm, frame="markers", flags=found.flags + flags)
     return KaleidoDetection(state=state, lattice=lattice, region_mm=view.region_mm,
-                            board_shift_mm=found.shift_mm[found.order], cell_present=found.present[found.order])
+                            board_shift_mm=found.shift_mm[found.order], cell_present=found.present[found.order],
+                            fit=fit, found=found, off_lattice=off)
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import cv2
 import numpy as np
@@ -11,7 +12,7 @@ from core.errors import BadInput, CannotJudge
 from core.records import ContractRecord
 from core.timing import StageTimer
 from geometry.hexboards import board_cells, board_corners
-from judge.plugin import Frame, GamePlugin, Registration
+from judge.plugin import Frame, GamePlugin, LiveSupport, Registration
 from judge.session import Outcome, RoundAction, SessionRules, SessionView, Standings
 from scoring.kaleido import KaleidoContext, KaleidoState
 from scoring.kaleido import adjudicate as rules
@@ -141,6 +142,29 @@ def detect(frames: list[Frame], ctx: KaleidoContext, timer: StageTimer) -> Kalei
     ml = MarkerlessConfig()
     ml = replace(ml, vision=config, first_pass=replace(ml.first_pass, palette_rgb=config.palette_rgb))
     return detect_markerless(frame.image_rgb, ml, timer=timer, why=frame.calibration_error).state
+
+
+def live_detect(frames: list[Frame], ctx: KaleidoContext, timer: StageTimer, carry: Any) -> tuple[KaleidoState, Any]:
+    """``LiveSupport.detect_warm``: the first reading frame of a still scene runs :func:`detect` and carries its
+    lattice fit and boards (``vision.kaleido_warm.KaleidoCarry``); the later ones re-read the boards' holes on
+    that lattice, after checking that every board still looks as it did (else :func:`detect` again).
+    Markerless frames are always detected from scratch (nothing carried).
+    """
+    from vision.kaleido import KaleidoVisionConfig
+    from vision.kaleido_warm import detect_carried, detect_cold
+
+    if not frames:
+        raise BadInput("no photo given")
+    frame = frames[-1]
+    if frame.calibration is None:
+        return detect(frames, ctx, timer), None
+    if carry is not None:
+        state = detect_carried(frame.image_rgb, frame.calibration, carry, timer)
+        if state is not None:
+            return state, carry
+    config = KaleidoVisionConfig(palette_rgb=registered_palette(frame))
+    det, new = detect_cold(frame.image_rgb, frame.calibration, config, timer)
+    return det.state, new
 
 
 def registered_palette(frame: Frame) -> tuple[tuple[str, tuple[float, float, float]], ...] | None:
@@ -334,5 +358,6 @@ PLUGIN = GamePlugin(
     session=SESSION,
     camera_resolution="720p",
     order=20,
+    live=LiveSupport(detect_warm=live_detect),
 )
 SPEC = PLUGIN
