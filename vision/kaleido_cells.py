@@ -54,6 +54,10 @@ class CellConfig:
         Only cells read with at least this confidence move their colour.
     scale_de, max_de : float
         Confidence = margin / (margin + scale_de) * exp(-best / max_de).
+    min_sample_scale : float
+        A small triangle's sample grid shrinks (for the inset) to no less than this fraction of it.
+    sample_valid_min : float
+        A sample point is inside the photo when the interpolated validity there exceeds this.
     """
 
     sample_inset_mm: float = 7.0
@@ -72,6 +76,8 @@ class CellConfig:
     adapt_min_conf: float = 0.4
     scale_de: float = 6.0
     max_de: float = 45.0
+    min_sample_scale: float = 0.05
+    sample_valid_min: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -99,12 +105,13 @@ class CellFeatures:
         return int(self.valid.sum())
 
 
-def _sample_points(tris: np.ndarray, inset_mm: float, n: int) -> np.ndarray:
-    """Barycentric grid inside each triangle shrunk by ``inset_mm`` per side, shape (T, P, 2)."""
+def _sample_points(tris: np.ndarray, inset_mm: float, n: int, min_scale: float) -> np.ndarray:
+    """Barycentric grid inside each triangle shrunk by ``inset_mm`` per side (to at least ``min_scale``
+    of it), shape (T, P, 2)."""
     centroid = tris.mean(axis=1, keepdims=True)
     side = np.linalg.norm(tris[:, 1] - tris[:, 0], axis=1)
     inr = side / (2.0 * np.sqrt(3.0))
-    scale = np.clip((inr - inset_mm) / np.maximum(inr, 1e-9), 0.05, 1.0)[:, None, None]
+    scale = np.clip((inr - inset_mm) / np.maximum(inr, 1e-9), min_scale, 1.0)[:, None, None]
     small = centroid + (tris - centroid) * scale
     w = np.array([(i, j, n - i - j) for i in range(n + 1) for j in range(n + 1 - i)], dtype=np.float64) / n
     return np.einsum("pk,tkd->tpd", w, small)
@@ -133,11 +140,11 @@ def sample_cells(
     tris = np.asarray(tris_mm, dtype=np.float64).reshape(-1, 3, 2)
     if len(tris) == 0:
         return CellFeatures(np.zeros((0, 3)), np.zeros(0), np.zeros(0, dtype=bool), np.zeros((0, 2)))
-    pts = _sample_points(tris, config.sample_inset_mm, config.subdivisions)
+    pts = _sample_points(tris, config.sample_inset_mm, config.subdivisions, config.min_sample_scale)
     xy_px = (pts - np.asarray(origin_mm, dtype=np.float64)) / mm_per_px
     chans = [sample(image_norm_valid[..., c], xy_px, exact=False) for c in range(4)]
     rgb = np.stack(chans[:3], axis=-1)  # (T, P, 3)
-    valid = (chans[3] > 0.5).mean(axis=1) >= config.min_valid_frac
+    valid = (chans[3] > config.sample_valid_min).mean(axis=1) >= config.min_valid_frac
     lab = rgb_to_lab(rgb.reshape(-1, 3)).reshape(rgb.shape)
     med = np.median(lab, axis=1)
     tex = np.median(np.abs(lab[..., 0] - med[:, None, 0]), axis=1)
