@@ -13,12 +13,12 @@ from core.records import ContractRecord
 from core.timing import StageTimer
 from geometry import trilattice as tl
 from geometry.mosaic import hexagon_vertices
-from judge.plugin import Frame, GamePlugin
+from judge.plugin import Frame, GamePlugin, LiveSupport
 from judge.session import Choice, RoundAction, SessionRules, SessionView, Standings
 from scoring import cmyk as cmyk_rules
 from scoring.cmyk_state import MosaicState
 from scoring.flags import Flag
-from vision.cmyk import CmykVisionConfig, detect_mosaic
+from vision.cmyk import CmykVisionConfig, MosaicDetection, detect_mosaic
 from vision.cmyk_markerless import LatticeCalibration, lattice_calibration
 from vision.cmyk_overlay import draw_unread
 
@@ -154,11 +154,19 @@ def detect(frames: list[Frame], ctx: CmykPhotoContext, timer: StageTimer,
     CannotJudge
         A photo without tiles, or without markers where the tile lattice gives no frame either.
     """
+    return _detect(frames, ctx, timer, config)[0]
+
+
+def _detect(frames: list[Frame], ctx: CmykPhotoContext, timer: StageTimer, config: CmykVisionConfig,
+            carried: tuple[tuple[tl.TriangleLattice, tuple[Flag, ...]], ...] | None = None
+            ) -> tuple[CmykGameState, tuple[MosaicDetection, ...]]:
+    """:func:`detect`, and each photo's detection; ``carried``: per photo, the lattice frame (and its flags) of
+    an earlier frame of the same still scene, read on instead of fitted again (photos with markers only)."""
     if len(frames) != len(ctx.player_names):
         raise BadInput(f"cmyk takes one photo per player: {len(ctx.player_names)} players "
                        f"({', '.join(ctx.player_names)}) but {len(frames)} photos")
-    mosaics, frames_mm = [], []
-    for name, fr in zip(ctx.player_names, frames):
+    mosaics, frames_mm, dets = [], [], []
+    for k, (name, fr) in enumerate(zip(ctx.player_names, frames, strict=True)):
         cal: Any = fr.calibration  # TableCalibration, or the tiles' own LatticeCalibration
         extra: list[Flag] = []
         if cal is None:
@@ -172,9 +180,11 @@ def detect(frames: list[Frame], ctx: CmykPhotoContext, timer: StageTimer,
                               f"themselves (lattice fit residual {cal.residual_mm:.1f} mm)",
                               {"cells": [], "residual_mm": round(float(cal.residual_mm), 2)}))
         used = config if fr.calibration is not None else replace(config, confidence_scale=MARKERLESS_CONFIDENCE)
-        det = detect_mosaic(fr.image_rgb, cal, timer, used, ctx.horizontal_deg)
+        det = detect_mosaic(fr.image_rgb, cal, timer, used, ctx.horizontal_deg,
+                            carried=carried[k] if carried is not None and fr.calibration is not None else None)
         if det is None or not det.state.tiles:
             raise CannotJudge(f"{name}'s photo: no CMYK! tiles found")
+        dets.append(det)
         mosaics.append(MosaicState(tiles=det.state.tiles, flags=tuple(extra) + det.state.flags))
         f = det.frame
         fm = {"origin_mm": [round(float(v), 3) for v in f.origin_mm], "right": [round(float(v), 6) for v in f.right],
@@ -182,8 +192,59 @@ def detect(frames: list[Frame], ctx: CmykPhotoContext, timer: StageTimer,
         if fr.calibration is None:
             fm["H_px_from_mm"] = np.asarray(cal.H_px_from_mm).tolist()
         frames_mm.append(fm)
-    return CmykGameState(mosaics=tuple(mosaics), players=ctx.player_names,
-                         sources=tuple(fr.source for fr in frames), frames_mm=tuple(frames_mm))
+    state = CmykGameState(mosaics=tuple(mosaics), players=ctx.player_names,
+                          sources=tuple(fr.source for fr in frames), frames_mm=tuple(frames_mm))
+    return state, tuple(dets)
+
+
+@dataclass(frozen=True)
+class CmykCarry:
+    """What the first reading frame of a still scene found, for the later ones (``live_detect``).
+
+    Attributes
+    ----------
+    calibrations : tuple
+        Each photo's calibration (a new one means a new scene: nothing carries).
+    lattices : tuple[(TriangleLattice, tuple[Flag, ...]), ...]
+        Each photo's lattice frame and the flags of its fit.
+    readings : tuple
+        Each photo's tile cells (:func:`_tile_keys`): a later frame read on the carried lattice must find the
+        same cells, else it is detected from scratch.
+    """
+
+    calibrations: tuple
+    lattices: tuple[tuple[tl.TriangleLattice, tuple[Flag, ...]], ...]
+    readings: tuple
+
+
+def _tile_keys(dets: tuple[MosaicDetection, ...]) -> tuple:
+    """Where each photo's tiles lie: their lattice cells, in order (what a lattice that no longer fits, a mosaic
+    moved or a tile added or taken changes; colours and marks are read again on every frame and voted on)."""
+    return tuple(tuple(sorted(t.cell for t in det.state.tiles)) for det in dets)
+
+
+def live_detect(frames: list[Frame], ctx: CmykPhotoContext, timer: StageTimer,
+                carry: CmykCarry | None) -> tuple[CmykGameState, CmykCarry | None]:
+    """``LiveSupport.detect_warm``: the first reading frame of a still scene runs :func:`detect` and carries each
+    photo's lattice frame; a later one reads the tiles on that lattice (skipping its fit), and keeps that reading
+    only when it finds tiles in exactly the cells the first frame did: a mosaic moved, a tile added or taken, or
+    a photo without markers, is detected from scratch (what :func:`detect` gives).
+    """
+    config = CmykVisionConfig()
+    cals = tuple(fr.calibration for fr in frames)
+    if carry is not None and len(cals) == len(carry.calibrations) \
+            and all(c is not None and c is k for c, k in zip(cals, carry.calibrations, strict=True)):
+        try:
+            state, dets = _detect(frames, ctx, timer, config, carried=carry.lattices)
+        except CannotJudge:
+            pass
+        else:
+            if _tile_keys(dets) == carry.readings:
+                return state, carry
+    state, dets = _detect(frames, ctx, timer, config)
+    if any(c is None for c in cals):
+        return state, None
+    return state, CmykCarry(cals, tuple((d.frame, d.lattice_flags) for d in dets), _tile_keys(dets))
 
 
 def adjudicate(state: CmykGameState, ctx: CmykPhotoContext) -> CmykAdjudication:
@@ -342,6 +403,7 @@ PLUGIN = GamePlugin(
     session=SESSION,
     camera_resolution="1080p",
     order=30,
+    live=LiveSupport(detect_warm=live_detect),
 )
 SPEC = PLUGIN
 
