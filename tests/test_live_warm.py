@@ -3,6 +3,8 @@ scene reuse what the first found and judge exactly as a cold read; a changed boa
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from core.timing import StageTimer
@@ -10,7 +12,7 @@ from judge.live import reading_key
 from judge.live_run import LiveJudge, LiveRunConfig
 from judge.pipeline import adjudicate
 from judge.registry import game as get_game
-from synth.clip import ClipConfig, clip_scene, expand, key_frames
+from synth.clip import ClipConfig, clip_scene, expand, key_frames, render_key
 
 CONFIG = ClipConfig()
 
@@ -50,7 +52,6 @@ def _pushed_board_frame(scene, seed: int, push_mm: tuple[float, float]):
 
     import numpy as np
 
-    from synth.clip import render_key
     from synth.kaleido import sample_scene, scene_layers
 
     table = sample_scene(np.random.default_rng(seed))  # the clip's table (synth.clip draws it first)
@@ -121,3 +122,9 @@ def test_cmyk_warm_read_equals_a_cold_read_and_a_changed_mosaic_falls_back(seed)
     # tiles taken away (the motion not seen): other cells than the first frame's, so detected afresh
     warm, cold, carried = warm_and_cold(expand([(before, 1)], CONFIG, seed=4)[0])
     assert not carried and warm == cold != _verdict(adjudicate(plugin, state, ctx))
+    # the whole mosaic pushed by a few mm (the same cells): read as a cold read would, carried lattice or not
+    for push_mm in ((2.0, 0.0), (4.0, 0.0)):
+        layers = [replace(la, origin_mm=(la.origin_mm[0] + push_mm[0], la.origin_mm[1] + push_mm[1]))
+                  for la in scene.layers_after]
+        warm, cold, _ = warm_and_cold(expand([(render_key(layers, scene, None), 1)], CONFIG, seed=5)[0])
+        assert warm == cold

@@ -198,6 +198,24 @@ def _detect(frames: list[Frame], ctx: CmykPhotoContext, timer: StageTimer, confi
 
 
 @dataclass(frozen=True)
+class WarmConfig:
+    """Tunables of the warm live read (:func:`live_detect`).
+
+    Attributes
+    ----------
+    max_confidence_drop : float
+        A later frame read on the carried lattice is kept only when its tiles' mean confidence is at most this
+        much below the first frame's (per photo). On rendered clips (noise, flicker) still frames stay within
+        0.016 of it; a mosaic pushed by 2-4 mm, which a carried lattice misreads, falls by 0.09 to 0.6.
+    """
+
+    max_confidence_drop: float = 0.03
+
+
+WARM = WarmConfig()
+
+
+@dataclass(frozen=True)
 class CmykCarry:
     """What the first reading frame of a still scene found, for the later ones (``live_detect``).
 
@@ -210,11 +228,15 @@ class CmykCarry:
     readings : tuple
         Each photo's tile cells (:func:`_tile_keys`): a later frame read on the carried lattice must find the
         same cells, else it is detected from scratch.
+    confidences : tuple[float, ...]
+        Each photo's mean tile confidence (:func:`_mean_confidences`): a later frame's may not fall by more
+        than ``WarmConfig.max_confidence_drop`` (a lattice that no longer fits reads worse).
     """
 
     calibrations: tuple
     lattices: tuple[tuple[tl.TriangleLattice, tuple[Flag, ...]], ...]
     readings: tuple
+    confidences: tuple[float, ...]
 
 
 def _tile_keys(dets: tuple[MosaicDetection, ...]) -> tuple:
@@ -223,12 +245,24 @@ def _tile_keys(dets: tuple[MosaicDetection, ...]) -> tuple:
     return tuple(tuple(sorted(t.cell for t in det.state.tiles)) for det in dets)
 
 
+def _mean_confidences(dets: tuple[MosaicDetection, ...]) -> tuple[float, ...]:
+    """Each photo's mean tile confidence."""
+    return tuple(float(np.mean([t.confidence for t in det.state.tiles])) for det in dets)
+
+
+def _still_fits(dets: tuple[MosaicDetection, ...], carry: CmykCarry, warm: WarmConfig) -> bool:
+    """The tiles read on the carried lattices lie in the first frame's cells, read about as surely."""
+    return _tile_keys(dets) == carry.readings and all(
+        now >= first - warm.max_confidence_drop
+        for now, first in zip(_mean_confidences(dets), carry.confidences, strict=True))
+
+
 def live_detect(frames: list[Frame], ctx: CmykPhotoContext, timer: StageTimer,
                 carry: CmykCarry | None) -> tuple[CmykGameState, CmykCarry | None]:
     """``LiveSupport.detect_warm``: the first reading frame of a still scene runs :func:`detect` and carries each
     photo's lattice frame; a later one reads the tiles on that lattice (skipping its fit), and keeps that reading
-    only when it finds tiles in exactly the cells the first frame did: a mosaic moved, a tile added or taken, or
-    a photo without markers, is detected from scratch (what :func:`detect` gives).
+    only when it finds tiles in exactly the cells the first frame did, read about as surely (``WarmConfig``): a
+    mosaic moved, a tile added or taken, or a photo without markers, is detected from scratch (as :func:`detect`).
     """
     config = CmykVisionConfig()
     cals = tuple(fr.calibration for fr in frames)
@@ -239,12 +273,13 @@ def live_detect(frames: list[Frame], ctx: CmykPhotoContext, timer: StageTimer,
         except CannotJudge:
             pass
         else:
-            if _tile_keys(dets) == carry.readings:
+            if _still_fits(dets, carry, WARM):
                 return state, carry
     state, dets = _detect(frames, ctx, timer, config)
     if any(c is None for c in cals):
         return state, None
-    return state, CmykCarry(cals, tuple((d.frame, d.lattice_flags) for d in dets), _tile_keys(dets))
+    return state, CmykCarry(cals, tuple((d.frame, d.lattice_flags) for d in dets), _tile_keys(dets),
+                            _mean_confidences(dets))
 
 
 def adjudicate(state: CmykGameState, ctx: CmykPhotoContext) -> CmykAdjudication:
