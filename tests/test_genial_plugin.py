@@ -180,3 +180,16 @@ def test_a_warm_detect_refines_the_carried_pose_and_reads_the_same():
                if a.symbol and b.symbol)   # a sub-pixel refinement may leave a borderline symbol unread
     assert np.allclose(pose.centre_mm, cold.after.pose.centre_mm, atol=1.0)
     assert abs(pose.rotation_deg - cold.after.pose.rotation_deg) < 1.0
+
+
+def test_the_tokens_as_read_are_a_valid_set_up_for_the_next_context():
+    """The page offers the tokens as read as a set-up the players check and paste: it parses as token_values."""
+    from ui.games.genial import setup_as_read
+
+    result = {"towers": [{"qr": [-4, -4], "size": "large", "symbol": "blue", "value": 3, "dark": True},
+                         {"qr": [4, 4], "size": "large", "symbol": "green", "value": 1, "dark": False},
+                         {"qr": [1, 1], "size": "small", "symbol": None, "value": 1, "dark": False}]}
+    setup = setup_as_read(result)
+    ctx = G.parse_context({"players": {"A": "red", "B": "blue"}, "mover": "A", "token_values": setup})
+    assert ctx.token_values == {(-4, -4): 2, (4, 4): 1}
+    assert ctx.token_symbols == {(-4, -4): "blue", (4, 4): "green"}

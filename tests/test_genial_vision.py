@@ -151,3 +151,16 @@ def test_black_cells_in_the_towers_cast_shadows_are_doubted_not_read():
     all_round = {(t[0] + d[0], t[1] + d[1]): "black" for t, d in zip(towers, [(1, 0), (-1, 0), (0, 1), (0, -1)],
                                                                       strict=True)}
     assert _shadowed_black(pose, towers, all_round, {}, config) == {}
+
+
+def test_a_pale_neutral_patch_is_glare_on_a_tile_not_an_empty_cell():
+    """The board's face is a warm beige: a pale cell without its warmth (glare washing out a black tile) or far
+    from it (a red tile washed pink) is doubtful, not empty; the face itself, a little shaded, is empty."""
+    from vision.genial import CellSamples, GenialVisionConfig, classify_cells
+
+    patches = {(0, 1): (93.0, 0.5, 16.5), (0, 2): (70.0, 1.0, 13.0),      # the face, lit and shaded
+               (0, 3): (90.0, 0.3, -0.4), (0, 4): (107.0, 28.0, 11.0)}    # glare on black, on red
+    cells = tuple(patches)
+    lab = np.array([[patches[c]] * 5 for c in cells], dtype=np.float64)
+    tiles, doubtful = classify_cells(CellSamples(cells, np.zeros((len(cells), 5, 2)), lab), GenialVisionConfig())
+    assert not tiles and set(doubtful) == {(0, 3), (0, 4)} and all("glare" in doubtful[c] for c in doubtful)

@@ -86,7 +86,8 @@ class AcrylicConfig:
     blob_shift_radius_mm, blob_shift_iters : float, int
         Each blob peak moves to the centroid of the dimming within this radius, this many times.
     max_seeds : int
-        Most blob seeds searched (strongest first).
+        Most blob seeds searched (strongest first): as many as the box holds boards (7); every board's
+        print cluster seeds the search as well.
     unexplained_margin_mm, unexplained_print_grow_mm, unexplained_blob_response : float
         Evidence of acrylic (print strokes, a blob centre) further than this outside every fitted
         board is unexplained; a print cluster's region is its hull grown this much; a dimming blob
@@ -206,7 +207,7 @@ class AcrylicConfig:
     blob_min_response: float = 0.015
     blob_shift_radius_mm: float = 70.0
     blob_shift_iters: int = 4
-    max_seeds: int = 10
+    max_seeds: int = 7
     unexplained_margin_mm: float = 5.0
     unexplained_print_grow_mm: float = 30.0
     unexplained_blob_response: float = 0.04
@@ -509,8 +510,10 @@ def _local_mode(img: np.ndarray, window_px: int, bin_width: float) -> np.ndarray
     edges = np.arange(lo, hi + bin_width, bin_width)
     nb = len(edges)
     idx = np.clip(((img - lo) / bin_width).astype(int), 0, nb - 1)
-    counts = np.stack([cv2.boxFilter((idx == b).astype(np.float32), -1, (window_px, window_px), normalize=False,
-                                     borderType=cv2.BORDER_REFLECT) for b in range(nb)], axis=0)
+    counts = np.zeros((nb,) + img.shape, np.float32)
+    for b in np.flatnonzero(np.bincount(idx.ravel(), minlength=nb)):  # a bin no pixel falls in counts 0 everywhere
+        counts[b] = cv2.boxFilter((idx == b).astype(np.float32), -1, (window_px, window_px), normalize=False,
+                                  borderType=cv2.BORDER_REFLECT)
     counts = counts + 0.5 * (np.roll(counts, 1, axis=0) + np.roll(counts, -1, axis=0))
     k = np.argmax(counts, axis=0)
     return (lo + (k + 0.5) * bin_width).astype(np.float32)

@@ -4,12 +4,15 @@ Steps, from the markers' table frame and camera pose (``TableCalibration``):
 
 1. the lattice (rotation modulo 60 degrees and one node) on a top view of the board face (z = 2 mm), with the
    hex-board finder of ``vision.hexboard`` (shared with Ingenious);
-2. which node is the centre cell and which of the six turns is right: the towers of the set-up (they stand on
-   known spaces, 28 or 45 mm tall) are looked for along their axes in the photo, for every candidate. The board
-   and its tower spaces are 180-degree symmetric, so two turns explain the towers equally; the earlier
-   placements' tiles (when the caller gives them) pick one, else the turn is flagged as unresolved;
+2. which node is the centre cell and which of the six turns is right: the double-hexagon outline that covers the
+   most board-coloured nodes (``locate``); when another pose covers nearly as many, the set-up's towers standing
+   (a token on top, 28 or 45 mm up) and the earlier placements' tiles in their colours pick one, else the pose is
+   flagged. The board and its tower spaces are 180-degree symmetric: the other photo's pose or the earlier tiles
+   pick the turn, else it is flagged as unresolved;
 3. every cell's colour at the tile top (z = 2 + 4 mm), by its nearest prototype in CIELAB of the marker-
-   normalised colours; cells a tower's prism hides from this camera are unreadable, never guessed;
+   normalised colours, sampled once per photo; cells a tower's prism hides from this camera are unreadable, never
+   guessed; a pale patch that is not the board's warm face is glare on a tile (doubtful); cells read black in the
+   towers' cast shadows (their direction found in the photo) are doubtful unless an earlier black tile lies there;
 4. every token on top of its tower (z = 2 + height + 2 mm): side (light / dark face), symbol (the hue of its
    coloured pixels) and value (the numeral's ink; doubtful values are reported as doubtful).
 
@@ -89,6 +92,9 @@ class GenialVisionConfig:
     cell_max_distance, cell_margin : float
         A cell's nearest prototype must lie within this distance and beat the second by this margin, else the
         cell is doubtful (unreadable).
+    empty_max_distance, empty_min_b : float
+        An empty cell must also lie this close to the board's face and be as warm (CIELAB b*) as its beige: a
+        neutral or remote pale patch is a tile washed out by glare, doubtful.
     cell_step_mm : float
         Spacing of the sample points on a cell's disc.
     min_visible : float
@@ -141,6 +147,8 @@ class GenialVisionConfig:
         ("empty", (226, 214, 188)), *TILE_RGB.items())
     cell_max_distance: float = 40.0
     cell_margin: float = 4.0
+    empty_max_distance: float = 20.0
+    empty_min_b: float = 6.0
     cell_step_mm: float = 1.5
     min_visible: float = 0.4
     token_r_mm: float = 7.5
@@ -568,6 +576,8 @@ def classify_cells(samples: CellSamples, config: GenialVisionConfig, occluded: n
             doubtful[c] = "outside the photo"
         elif first > config.cell_max_distance or second - first < config.cell_margin:
             doubtful[c] = f"colour between {name} and {names[order[i, 1]]}"
+        elif name == "empty" and (first > config.empty_max_distance or med[i, 2] < config.empty_min_b):
+            doubtful[c] = f"pale but not the board's face (glare on a {names[order[i, 1]]} tile?)"
         elif name in TILE_RGB:
             tiles[c] = name
     return tiles, doubtful

@@ -103,6 +103,16 @@ def result_panel(result: dict) -> None:
     symbol_bars(result.get("symbol_scores", {}))
     if result.get("ranking"):
         st.write("Ranking: " + " > ".join(result["ranking"]))
+    if result.get("towers"):
+        with st.expander("The tokens as read (check the values, then paste into 'The tokens as set up')"):
+            st.code(json.dumps(setup_as_read(result)), language="json")
 
 
-__all__ = ["context_form", "photos", "result_panel", "symbol_bars"]
+def setup_as_read(result: dict) -> list[dict]:
+    """The judgement's towers as the context's token set-up (``token_values``): symbol and light value (a dark
+    token shows its light value + 1); the values are the reader's best guess, for the players to check."""
+    return [{"qr": t["qr"], "light": max(1, min(2, int(t["value"]) - (1 if t.get("dark") else 0))),
+             "symbol": t["symbol"]} for t in result.get("towers", []) if t.get("symbol")]
+
+
+__all__ = ["context_form", "photos", "result_panel", "setup_as_read", "symbol_bars"]
