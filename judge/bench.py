@@ -18,6 +18,7 @@ import numpy as np
 
 from core.errors import BadInput
 from judge.images import load_image
+from judge.one_core import one_core
 from judge.pipeline import judge_images
 from judge.registry import game as get_game
 
@@ -139,7 +140,6 @@ def run_bench(game_name: str, frames: int = 10, image_path: str | list[str] | No
     """
     if frames < 1:
         raise BadInput("--frames must be at least 1")
-    import cv2
 
     game = get_game(game_name)
     load_ms = 0.0
@@ -161,9 +161,7 @@ def run_bench(game_name: str, frames: int = 10, image_path: str | list[str] | No
     totals: list[float] = []
     cpu: list[float] = []
     failures: dict[str, int] = {}
-    threads = cv2.getNumThreads()
-    cv2.setNumThreads(1)
-    try:
+    with one_core():
         for photos, ctx in work:
             c0, t0 = time.process_time(), time.perf_counter()
             try:
@@ -188,8 +186,6 @@ def run_bench(game_name: str, frames: int = 10, image_path: str | list[str] | No
         layout = game.marker_layout() if game.marker_layout is not None else None
         floor_ms, _ = measure_floor(jpeg, layout=layout)
         floor_cpu_ms, _ = measure_floor(jpeg, FloorConfig(cpu=True), layout)
-    finally:
-        cv2.setNumThreads(threads)
     h, w = work[-1][0][-1][0].shape[:2]
     return BenchReport(
         game=game.name,

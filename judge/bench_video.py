@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.errors import BadInput
+from judge.one_core import one_core
 
 
 @dataclass(frozen=True)
@@ -131,7 +132,6 @@ def run_video_bench(game_name: str, video: str, context: dict | None = None, sou
         Let the game's warm detection carry what the first read of a still scene found (False: every read
         from scratch, for comparison).
     """
-    import cv2
 
     from judge.floor import FloorConfig, encode_jpeg, measure_floor
     from judge.live_cli import frames_of, open_source
@@ -148,33 +148,31 @@ def run_video_bench(game_name: str, video: str, context: dict | None = None, sou
     events: list[str] = []
     last = None
     it = frames_of(cap, video)
-    threads = cv2.getNumThreads()
-    cv2.setNumThreads(1)
     try:
-        while True:
-            c0, t0 = time.process_time(), time.perf_counter()
-            image = next(it, None)
-            decode_ms = (time.perf_counter() - t0) * 1000.0
-            if image is None:
-                break
-            warm_before = live.warm_reads
-            events.extend(describe(ev) for ev in live.feed(image))
-            total = (time.process_time() - c0) * 1000.0
-            timings = {"decode": decode_ms, **live.last_timings_ms}
-            for k, v in timings.items():
-                stages.setdefault(k, []).append(v)
-            totals["all"].append(total)
-            if "reading" in live.last_timings_ms:
-                totals["read"].append(total)
-                totals["read_warm" if live.warm_reads > warm_before else "read_cold"].append(total)
-            else:
-                totals["tracked"].append(total)
-            last = image
-        if last is None:
-            raise BadInput(f"{video}: no frame could be read")
-        floor, floor_stages = measure_floor(encode_jpeg(last), FloorConfig(cpu=True), live.layout)
+        with one_core():
+            while True:
+                c0, t0 = time.process_time(), time.perf_counter()
+                image = next(it, None)
+                decode_ms = (time.perf_counter() - t0) * 1000.0
+                if image is None:
+                    break
+                warm_before = live.warm_reads
+                events.extend(describe(ev) for ev in live.feed(image))
+                total = (time.process_time() - c0) * 1000.0
+                timings = {"decode": decode_ms, **live.last_timings_ms}
+                for k, v in timings.items():
+                    stages.setdefault(k, []).append(v)
+                totals["all"].append(total)
+                if "reading" in live.last_timings_ms:
+                    totals["read"].append(total)
+                    totals["read_warm" if live.warm_reads > warm_before else "read_cold"].append(total)
+                else:
+                    totals["tracked"].append(total)
+                last = image
+            if last is None:
+                raise BadInput(f"{video}: no frame could be read")
+            floor, floor_stages = measure_floor(encode_jpeg(last), FloorConfig(cpu=True), live.layout)
     finally:
-        cv2.setNumThreads(threads)
         cap.release()
     n = len(totals["all"])
     h, w = last.shape[:2]

@@ -77,7 +77,8 @@ SLOW = {
 }
 #: whole files in the slow tier: each test runs a rendered video clip through ``cli.py live``, many processes on
 #: one ledger (some killed mid-write), or many seeded renders.
-SLOW_FILES = {"test_cmyk_rules_synth.py", "test_live_clip.py", "test_ledger_load.py", "test_ledger_durability.py"}
+SLOW_FILES = {"test_cmyk_rules_synth.py", "test_live_clip.py", "test_live_pairs.py", "test_ledger_load.py",
+              "test_ledger_durability.py"}
 #: markers of tests that start a system component (a browser + Streamlit server, a PostgreSQL server)
 SYSTEM_MARKERS = ("browser", "postgres")
 
