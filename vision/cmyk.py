@@ -99,11 +99,14 @@ class MosaicDetection:
         The chosen lattice frame in table mm (for overlays and the rules' geometry).
     tile_outlines_px : dict[(int, int), ndarray (3, 2)]
         Image-pixel corners of each tile found.
+    lattice_flags : tuple[Flag, ...]
+        The flags of the lattice fit (also in ``state.flags``), carried with ``frame`` by live video.
     """
 
     state: MosaicState
     frame: tl.TriangleLattice
     tile_outlines_px: dict
+    lattice_flags: tuple[Flag, ...] = ()
 
 
 def colour_reference(image: np.ndarray, cal, config: CmykVisionConfig) -> tuple[np.ndarray, np.ndarray]:
@@ -312,7 +315,8 @@ class _BandReading:
 
 
 def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None = None,
-                  config: CmykVisionConfig = CmykVisionConfig(), horizontal_deg: float = 0.0) -> MosaicDetection | None:
+                  config: CmykVisionConfig = CmykVisionConfig(), horizontal_deg: float = 0.0,
+                  carried: tuple[tl.TriangleLattice, tuple[Flag, ...]] | None = None) -> MosaicDetection | None:
     """Read every tile of the mosaic in a photo, and flag what could not be read.
 
     Parameters
@@ -323,6 +327,9 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
     config : CmykVisionConfig
     horizontal_deg : float
         Photo direction taken as the mosaic's horizontal (degrees counter-clockwise from image x).
+    carried : (TriangleLattice, flags), optional
+        The lattice frame and its flags of an earlier frame of the same still scene (live video,
+        ``judge/games/cmyk.py`` ``live_detect``): used instead of fitting the lattice again.
 
     Returns
     -------
@@ -339,10 +346,15 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
             return None
         region, centre, coarse = found
     with timer.stage("lattice"):
-        located = _locate_lattice(image_rgb, mapper, inks, region, centre, horizontal_deg, config)
+        if carried is None:
+            located = _locate_lattice(image_rgb, mapper, inks, region, centre, horizontal_deg, config)
+        else:
+            _prepare_mapper(mapper, region, config)
+            located = (carried[0], list(carried[1]))
         if located is None:
             return None
         frame, flags = located
+        lattice_flags = tuple(flags)
         cands = _candidate_cells(frame, region, config)
     with timer.stage("edges"):
         bands = _read_bands(image_rgb, mapper, frame, cands, inks, config)
@@ -363,15 +375,20 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
         px = mapper.to_px(frame.to_table(np.concatenate([tl.cell_vertices(*t.cell, e) for t in tiles])))
         outlines = {t.cell: px[3 * k:3 * k + 3] for k, t in enumerate(tiles)}
     return MosaicDetection(state=MosaicState(tiles=tuple(tiles), flags=tuple(flags)), frame=frame,
-                           tile_outlines_px=outlines)
+                           tile_outlines_px=outlines, lattice_flags=lattice_flags)
+
+
+def _prepare_mapper(mapper: HeightMapping, region: tuple, config: CmykVisionConfig) -> None:
+    """Tabulate the photo mapping over the mosaic's region (widened by a tile edge)."""
+    pad = config.edge_mm
+    mapper.prepare((region[0] - pad, region[1] - pad, region[2] + pad, region[3] + pad), config.map_grid_mm)
 
 
 def _locate_lattice(image_rgb, mapper, inks: _InkTables, region, centre, horizontal_deg,
                     config) -> tuple[tl.TriangleLattice, list[Flag]] | None:
     """Fit one lattice to the tiles' ink bands in a fine top view and choose its frame (rows, up)."""
     flags: list[Flag] = []
-    pad = config.edge_mm
-    mapper.prepare((region[0] - pad, region[1] - pad, region[2] + pad, region[3] + pad), config.map_grid_mm)
+    _prepare_mapper(mapper, region, config)
     mpp = config.fine_mm_per_px
     view = mapper.homography_view(image_rgb, mpp, region)
     lab = rd.classify_table(view, inks.strict)

@@ -13,12 +13,12 @@ from core.records import ContractRecord
 from core.timing import StageTimer
 from geometry import trilattice as tl
 from geometry.mosaic import hexagon_vertices
-from judge.plugin import Frame, GamePlugin
+from judge.plugin import Frame, GamePlugin, LiveSupport
 from judge.session import Choice, RoundAction, SessionRules, SessionView, Standings
 from scoring import cmyk as cmyk_rules
 from scoring.cmyk_state import MosaicState
 from scoring.flags import Flag
-from vision.cmyk import CmykVisionConfig, detect_mosaic
+from vision.cmyk import CmykVisionConfig, MosaicDetection, detect_mosaic
 from vision.cmyk_markerless import LatticeCalibration, lattice_calibration
 from vision.cmyk_overlay import draw_unread
 
@@ -154,11 +154,19 @@ def detect(frames: list[Frame], ctx: CmykPhotoContext, timer: StageTimer,
     CannotJudge
         A photo without tiles, or without markers where the tile lattice gives no frame either.
     """
+    return _detect(frames, ctx, timer, config)[0]
+
+
+def _detect(frames: list[Frame], ctx: CmykPhotoContext, timer: StageTimer, config: CmykVisionConfig,
+            carried: tuple[tuple[tl.TriangleLattice, tuple[Flag, ...]], ...] | None = None
+            ) -> tuple[CmykGameState, tuple[MosaicDetection, ...]]:
+    """:func:`detect`, and each photo's detection; ``carried``: per photo, the lattice frame (and its flags) of
+    an earlier frame of the same still scene, read on instead of fitted again (photos with markers only)."""
     if len(frames) != len(ctx.player_names):
         raise BadInput(f"cmyk takes one photo per player: {len(ctx.player_names)} players "
                        f"({', '.join(ctx.player_names)}) but {len(frames)} photos")
-    mosaics, frames_mm = [], []
-    for name, fr in zip(ctx.player_names, frames):
+    mosaics, frames_mm, dets = [], [], []
+    for k, (name, fr) in enumerate(zip(ctx.player_names, frames, strict=True)):
         cal: Any = fr.calibration  # TableCalibration, or the tiles' own LatticeCalibration
         extra: list[Flag] = []
         if cal is None:
@@ -172,9 +180,11 @@ def detect(frames: list[Frame], ctx: CmykPhotoContext, timer: StageTimer,
                               f"themselves (lattice fit residual {cal.residual_mm:.1f} mm)",
                               {"cells": [], "residual_mm": round(float(cal.residual_mm), 2)}))
         used = config if fr.calibration is not None else replace(config, confidence_scale=MARKERLESS_CONFIDENCE)
-        det = detect_mosaic(fr.image_rgb, cal, timer, used, ctx.horizontal_deg)
+        det = detect_mosaic(fr.image_rgb, cal, timer, used, ctx.horizontal_deg,
+                            carried=carried[k] if carried is not None and fr.calibration is not None else None)
         if det is None or not det.state.tiles:
             raise CannotJudge(f"{name}'s photo: no CMYK! tiles found")
+        dets.append(det)
         mosaics.append(MosaicState(tiles=det.state.tiles, flags=tuple(extra) + det.state.flags))
         f = det.frame
         fm = {"origin_mm": [round(float(v), 3) for v in f.origin_mm], "right": [round(float(v), 6) for v in f.right],
@@ -182,8 +192,94 @@ def detect(frames: list[Frame], ctx: CmykPhotoContext, timer: StageTimer,
         if fr.calibration is None:
             fm["H_px_from_mm"] = np.asarray(cal.H_px_from_mm).tolist()
         frames_mm.append(fm)
-    return CmykGameState(mosaics=tuple(mosaics), players=ctx.player_names,
-                         sources=tuple(fr.source for fr in frames), frames_mm=tuple(frames_mm))
+    state = CmykGameState(mosaics=tuple(mosaics), players=ctx.player_names,
+                          sources=tuple(fr.source for fr in frames), frames_mm=tuple(frames_mm))
+    return state, tuple(dets)
+
+
+@dataclass(frozen=True)
+class WarmConfig:
+    """Tunables of the warm live read (:func:`live_detect`).
+
+    Attributes
+    ----------
+    max_confidence_drop : float
+        A later frame read on the carried lattice is kept only when its tiles' mean confidence is at most this
+        much below the first frame's (per photo). On rendered clips (noise, flicker) still frames stay within
+        0.016 of it; a mosaic pushed by 2-4 mm, which a carried lattice misreads, falls by 0.09 to 0.6.
+    """
+
+    max_confidence_drop: float = 0.03
+
+
+WARM = WarmConfig()
+
+
+@dataclass(frozen=True)
+class CmykCarry:
+    """What the first reading frame of a still scene found, for the later ones (``live_detect``).
+
+    Attributes
+    ----------
+    calibrations : tuple
+        Each photo's calibration (a new one means a new scene: nothing carries).
+    lattices : tuple[(TriangleLattice, tuple[Flag, ...]), ...]
+        Each photo's lattice frame and the flags of its fit.
+    readings : tuple
+        Each photo's tile cells (:func:`_tile_keys`): a later frame read on the carried lattice must find the
+        same cells, else it is detected from scratch.
+    confidences : tuple[float, ...]
+        Each photo's mean tile confidence (:func:`_mean_confidences`): a later frame's may not fall by more
+        than ``WarmConfig.max_confidence_drop`` (a lattice that no longer fits reads worse).
+    """
+
+    calibrations: tuple
+    lattices: tuple[tuple[tl.TriangleLattice, tuple[Flag, ...]], ...]
+    readings: tuple
+    confidences: tuple[float, ...]
+
+
+def _tile_keys(dets: tuple[MosaicDetection, ...]) -> tuple:
+    """Where each photo's tiles lie: their lattice cells, in order (what a lattice that no longer fits, a mosaic
+    moved or a tile added or taken changes; colours and marks are read again on every frame and voted on)."""
+    return tuple(tuple(sorted(t.cell for t in det.state.tiles)) for det in dets)
+
+
+def _mean_confidences(dets: tuple[MosaicDetection, ...]) -> tuple[float, ...]:
+    """Each photo's mean tile confidence."""
+    return tuple(float(np.mean([t.confidence for t in det.state.tiles])) for det in dets)
+
+
+def _still_fits(dets: tuple[MosaicDetection, ...], carry: CmykCarry, warm: WarmConfig) -> bool:
+    """The tiles read on the carried lattices lie in the first frame's cells, read about as surely."""
+    return _tile_keys(dets) == carry.readings and all(
+        now >= first - warm.max_confidence_drop
+        for now, first in zip(_mean_confidences(dets), carry.confidences, strict=True))
+
+
+def live_detect(frames: list[Frame], ctx: CmykPhotoContext, timer: StageTimer,
+                carry: CmykCarry | None) -> tuple[CmykGameState, CmykCarry | None]:
+    """``LiveSupport.detect_warm``: the first reading frame of a still scene runs :func:`detect` and carries each
+    photo's lattice frame; a later one reads the tiles on that lattice (skipping its fit), and keeps that reading
+    only when it finds tiles in exactly the cells the first frame did, read about as surely (``WarmConfig``): a
+    mosaic moved, a tile added or taken, or a photo without markers, is detected from scratch (as :func:`detect`).
+    """
+    config = CmykVisionConfig()
+    cals = tuple(fr.calibration for fr in frames)
+    if carry is not None and len(cals) == len(carry.calibrations) \
+            and all(c is not None and c is k for c, k in zip(cals, carry.calibrations, strict=True)):
+        try:
+            state, dets = _detect(frames, ctx, timer, config, carried=carry.lattices)
+        except CannotJudge:
+            pass
+        else:
+            if _still_fits(dets, carry, WARM):
+                return state, carry
+    state, dets = _detect(frames, ctx, timer, config)
+    if any(c is None for c in cals):
+        return state, None
+    return state, CmykCarry(cals, tuple((d.frame, d.lattice_flags) for d in dets), _tile_keys(dets),
+                            _mean_confidences(dets))
 
 
 def adjudicate(state: CmykGameState, ctx: CmykPhotoContext) -> CmykAdjudication:
@@ -342,6 +438,7 @@ PLUGIN = GamePlugin(
     session=SESSION,
     camera_resolution="1080p",
     order=30,
+    live=LiveSupport(detect_warm=live_detect),
 )
 SPEC = PLUGIN
 
