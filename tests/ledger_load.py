@@ -88,6 +88,9 @@ def run_load(target: str, writers: int, count: int, kill: tuple[int, ...] = (), 
                 if len(reported[k]) >= kill_after:
                     os.kill(procs[k].pid, signal.SIGKILL)
                     break
+            # what it printed before it died: still in the pipe, or already read ahead into the text stream's
+            # buffer (which communicate() below would not see) - drained to EOF here
+            reported[k] += [tuple(map(int, ln.split())) for ln in procs[k].stdout if ln.strip()]
         for k, p in enumerate(procs):
             out, err = p.communicate(timeout=timeout_s)
             reported[k] += [tuple(map(int, ln.split())) for ln in out.splitlines() if ln.strip()]
