@@ -75,10 +75,10 @@ SLOW = {
                       "test_hard_conditions_bring_hand_and_barrel_lens",
                       "test_markers_lie_on_a_mat_and_clutter_spares_them", "test_render_runs_for_every_table_kind"},
 }
-#: whole files in the slow tier: each test runs a rendered video clip through ``cli.py live``, many processes on
+#: whole files in the slow tier: each test runs a rendered video clip through live mode, many processes on
 #: one ledger (some killed mid-write), or many seeded renders.
-SLOW_FILES = {"test_cmyk_rules_synth.py", "test_live_clip.py", "test_live_pairs.py", "test_ledger_load.py",
-              "test_ledger_durability.py"}
+SLOW_FILES = {"test_cmyk_rules_synth.py", "test_live_clip.py", "test_live_pairs.py", "test_live_warm.py",
+              "test_ledger_load.py", "test_ledger_durability.py"}
 #: markers of tests that start a system component (a browser + Streamlit server, a PostgreSQL server)
 SYSTEM_MARKERS = ("browser", "postgres")
 
