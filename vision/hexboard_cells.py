@@ -205,84 +205,148 @@ def read_cells(
     """
     if len(centres_mm) == 0:
         return []
+    disc = _sample_discs(view, centres_mm, config)
+    white = _face_white(disc, config)
+    chroma, dnorm, sym = _symbol_pixels(disc, white, config)
+    groups = np.zeros(len(centres_mm), dtype=np.int64) if groups is None else np.asarray(groups)
+    foreign = _foreign_faces(white, groups)
+    n_sym = sym.sum(axis=1)
+    fill = n_sym / len(disc.r_disc)
+    c_fill, o_fill = _shape_fills(chroma, disc, config)
+    mean_rgb = (dnorm * sym[..., None]).sum(axis=1) / np.maximum(n_sym, 1)[:, None]
+    hue = np.where(n_sym >= 3, hue_deg(mean_rgb), 0.0)
+    names = list(hue_protos)
+    order, d0, margin = _hue_match(hue, hue_protos, names)
+    face_all = white.mean(axis=1)
+    all_inside = disc.inside.all(axis=1)
+    return [_cell_reading(i, bool(all_inside[i]), float(face_all[i]), float(foreign[i]), float(fill[i]),
+                          float(c_fill[i]), float(o_fill[i]), float(hue[i]), order[i], float(d0[i]),
+                          float(margin[i]), names, config)
+            for i in range(len(centres_mm))]
+
+
+@dataclass(frozen=True)
+class _DiscSamples:
+    """The pixels around every cell centre, on one set of offsets.
+
+    Attributes
+    ----------
+    pix : ndarray, shape (N, P, 3), float32 0-1
+        Every offset's colour at every cell.
+    inside : ndarray, shape (N, P), bool
+        Offsets that fall inside the photo (the top view's non-black part).
+    r : ndarray, shape (P,), mm
+        Each offset's distance from the centre.
+    ring : ndarray, shape (P,), bool
+        Offsets on the face ring (``face_ring_mm``).
+    disc : ndarray, shape (P,), bool
+        Offsets on the symbol disc (``symbol_r_mm``); ``r_disc`` their distances.
+    """
+
+    pix: np.ndarray
+    inside: np.ndarray
+    r: np.ndarray
+    ring: np.ndarray
+    disc: np.ndarray
+
+    @property
+    def r_disc(self) -> np.ndarray:
+        return self.r[self.disc]
+
+
+def _sample_discs(view: TopView, centres_mm: np.ndarray, config: CellReadConfig) -> _DiscSamples:
+    """Sample the top view on a disc of offsets (out to the face ring) around every cell centre."""
     off, r = _offsets(view.mm_per_px, config.face_ring_mm[1], config.checker)
     c_px = np.round(view.to_px(centres_mm)).astype(np.int64)
     h, w = view.valid.shape
     xs = np.clip(c_px[:, None, 0] + off[None, :, 0], 0, w - 1)
     ys = np.clip(c_px[:, None, 1] + off[None, :, 1], 0, h - 1)
     pix = view.image[ys, xs].astype(np.float32) * (1.0 / 255.0)  # (N, P, 3)
-    inside = view.gray[ys, xs] > 0
     ring = (r >= config.face_ring_mm[0]) & (r <= config.face_ring_mm[1])
-    ring_pix = pix[:, ring]  # (N, R, 3)
+    return _DiscSamples(pix=pix, inside=view.gray[ys, xs] > 0, r=r, ring=ring, disc=r <= config.symbol_r_mm)
+
+
+def _face_white(disc: _DiscSamples, config: CellReadConfig) -> np.ndarray:
+    """Each cell's own white reference: the mean of the brighter part of its face ring. Returns (N, 3)."""
+    ring_pix = disc.pix[:, disc.ring]  # (N, R, 3)
     bright = ring_pix.sum(axis=2)
     top = bright >= bright.mean(axis=1, keepdims=True) - 1e-4  # the brighter part of the ring: the face
     white = (ring_pix * top[..., None]).sum(axis=1) / np.maximum(top.sum(axis=1), 1)[:, None]  # (N, 3)
-    white = np.maximum(white, 1e-3)
-    disc = r <= config.symbol_r_mm
-    centre = r[disc] <= config.centre_r_mm
-    outer = (r[disc] >= config.outer_ring_mm[0]) & (r[disc] <= config.outer_ring_mm[1])
-    dnorm = pix[:, disc] / white[:, None, :]  # (N, D, 3)
+    return np.maximum(white, 1e-3)
+
+
+def _symbol_pixels(disc: _DiscSamples, white: np.ndarray,
+                   config: CellReadConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Chroma of the symbol disc against the cell's white, and which pixels are symbol: above a threshold set by
+    the sensor noise (the chroma of the achromatic face ring itself). Returns chroma (N, D), the disc's colours
+    normalised by the white (N, D, 3) and the symbol mask (N, D)."""
+    dnorm = disc.pix[:, disc.disc] / white[:, None, :]  # (N, D, 3)
     chroma = dnorm.max(axis=2) - dnorm.min(axis=2)
-    # sensor noise: the chroma of the face ring itself (achromatic) sets each cell's threshold
-    rnorm = ring_pix[:, ::2] / white[:, None, :]
+    rnorm = disc.pix[:, disc.ring][:, ::2] / white[:, None, :]
     ring_chroma = rnorm.max(axis=2) - rnorm.min(axis=2)
     noise = np.median(ring_chroma, axis=1)
     thr = np.maximum(config.chroma_min, config.noise_factor * noise)
-    sym = chroma > thr[:, None]
-    # a face far from the board's and tiles' near-neutral faces is a hand or an object over the cell
-    groups = np.zeros(len(centres_mm), dtype=np.int64) if groups is None else np.asarray(groups)
+    return chroma, dnorm, chroma > thr[:, None]
+
+
+def _foreign_faces(white: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """How far each cell's face is from its group's median face (0 = the same tint): a face far from the board's
+    and tiles' near-neutral faces is a hand or an object over the cell. Returns (N,)."""
     ref = np.empty_like(white)
     for g in np.unique(groups):
         ref[groups == g] = np.median(white[groups == g], axis=0)
     rel_face = white / np.maximum(ref, 1e-3)
-    foreign = (rel_face.max(axis=1) - rel_face.min(axis=1)) / np.maximum(rel_face.max(axis=1), 1e-3)
-    n_sym = sym.sum(axis=1)
-    fill = n_sym / disc.sum()
-    # shape on the symbol's own scale: a pixel is 'inside' when its chroma exceeds half the symbol's
+    return (rel_face.max(axis=1) - rel_face.min(axis=1)) / np.maximum(rel_face.max(axis=1), 1e-3)
+
+
+def _shape_fills(chroma: np.ndarray, disc: _DiscSamples, config: CellReadConfig) -> tuple[np.ndarray, np.ndarray]:
+    """The symbol's shape on its own scale (a pixel is 'inside' when its chroma exceeds ``shape_level`` of the
+    symbol's strong chroma): the filled share of the centre and of the outer ring, each (N,)."""
+    centre = disc.r_disc <= config.centre_r_mm
+    outer = (disc.r_disc >= config.outer_ring_mm[0]) & (disc.r_disc <= config.outer_ring_mm[1])
     k = int(round(config.strong_percentile / 100.0 * (chroma.shape[1] - 1)))
     strong = np.partition(chroma, k, axis=1)[:, k]
     shape_px = chroma > config.shape_level * np.maximum(strong, 1e-3)[:, None]
-    c_fill = shape_px[:, centre].mean(axis=1)
-    o_fill = shape_px[:, outer].mean(axis=1)
-    mean_rgb = (dnorm * sym[..., None]).sum(axis=1) / np.maximum(n_sym, 1)[:, None]
-    hue = np.where(n_sym >= 3, hue_deg(mean_rgb), 0.0)
-    names = list(hue_protos)
+    return shape_px[:, centre].mean(axis=1), shape_px[:, outer].mean(axis=1)
+
+
+def _hue_match(hue: np.ndarray, hue_protos: dict[str, float],
+               names: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The symbol colours by hue distance: per cell the colours in order (N, C), the nearest distance (N,) and
+    the margin to the second nearest (N,), degrees."""
     proto = np.array([hue_protos[n] for n in names])
-    dist = np.abs((proto[None, :] - hue[:, None] + 180.0) % 360.0 - 180.0)  # (N, 6)
+    dist = np.abs((proto[None, :] - hue[:, None] + 180.0) % 360.0 - 180.0)  # (N, C)
     order = np.argsort(dist, axis=1)
     d0 = np.take_along_axis(dist, order[:, :1], axis=1)[:, 0]
     d1 = np.take_along_axis(dist, order[:, 1:2], axis=1)[:, 0]
-    margin = d1 - d0
-    face_all = white.mean(axis=1)
-    all_inside = inside.all(axis=1)
-    out = []
-    for i in range(len(centres_mm)):
-        face = float(face_all[i])
-        if not all_inside[i]:
-            out.append(CellReading(None, 0.0, 0.0, 0.0, 0.0, 0.0, "", face, "outside the photo"))
-            continue
-        f = float(fill[i])
-        cf, of, h_i = float(c_fill[i]), float(o_fill[i]), float(hue[i])
-        doubt = ""
-        if face < config.min_face:
-            doubt = "dark cell face (shadow or hand)"
-        elif foreign[i] > config.foreign_face:
-            doubt = "the cell's face is not board or tile colour (a hand or an object over it?)"
-        if f < config.fill_occupied:
-            colour = None
-            shape = ""
-            if f > config.fill_doubt[0] and not doubt:
-                doubt = f"faint colour ({f:.2f} of the symbol disc)"
-        else:
-            colour = names[int(order[i, 0])]
-            shape = shape_family(cf, of)
-            if f < config.fill_doubt[1] and not doubt:
-                doubt = f"weak symbol ({f:.2f} of the symbol disc)"
-            elif d0[i] > config.hue_max_deg and not doubt:
-                doubt = f"hue {h_i:.0f} deg is far from every symbol colour"
-            elif margin[i] < config.hue_margin_deg and not doubt:
-                doubt = f"hue {h_i:.0f} deg between {colour} and {names[int(order[i, 1])]}"
-            elif not shape_agrees(colour, cf, of) and not doubt:
-                doubt = f"colour reads {colour} but the symbol's shape reads {shape}"
-        out.append(CellReading(colour, f, h_i, float(margin[i]), cf, of, shape, face, doubt))
-    return out
+    return order, d0, d1 - d0
+
+
+def _cell_reading(i: int, inside: bool, face: float, foreign: float, f: float, cf: float, of: float, h_i: float,
+                  order: np.ndarray, d0: float, margin: float, names: list[str],
+                  config: CellReadConfig) -> CellReading:
+    """One cell's reading from its measures, with the first doubt that applies (a dark or foreign face; a faint
+    colour on an empty cell; a weak symbol, a hue far from every colour or between two, a shape that disagrees
+    with the colour)."""
+    if not inside:
+        return CellReading(None, 0.0, 0.0, 0.0, 0.0, 0.0, "", face, "outside the photo")
+    doubt = ""
+    if face < config.min_face:
+        doubt = "dark cell face (shadow or hand)"
+    elif foreign > config.foreign_face:
+        doubt = "the cell's face is not board or tile colour (a hand or an object over it?)"
+    if f < config.fill_occupied:
+        if f > config.fill_doubt[0] and not doubt:
+            doubt = f"faint colour ({f:.2f} of the symbol disc)"
+        return CellReading(None, f, h_i, margin, cf, of, "", face, doubt)
+    colour = names[int(order[0])]
+    shape = shape_family(cf, of)
+    if f < config.fill_doubt[1] and not doubt:
+        doubt = f"weak symbol ({f:.2f} of the symbol disc)"
+    elif d0 > config.hue_max_deg and not doubt:
+        doubt = f"hue {h_i:.0f} deg is far from every symbol colour"
+    elif margin < config.hue_margin_deg and not doubt:
+        doubt = f"hue {h_i:.0f} deg between {colour} and {names[int(order[1])]}"
+    elif not shape_agrees(colour, cf, of) and not doubt:
+        doubt = f"colour reads {colour} but the symbol's shape reads {shape}"
+    return CellReading(colour, f, h_i, margin, cf, of, shape, face, doubt)
