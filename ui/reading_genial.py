@@ -23,10 +23,9 @@ from ui.diagram_genial import doubtful_tokens, pose_of, tiles, towers, unreadabl
 from ui.doubts import Doubt
 from ui.pieces import PieceRef
 from ui.sentences import Sentence
-from ui.taps import ACTIONS, TapEdit, TapError
+from ui.taps import ACTIONS, TapEdit, TapError, before_photo_follows, hex_colour_after_tap
 
 COLOURS = ("red", "blue", "yellow", "black")
-CYCLE: tuple[str | None, ...] = (*COLOURS, None)
 _CELL_TEXT = re.compile(r"\[(-?\d+), (-?\d+)\]")
 
 
@@ -163,23 +162,10 @@ def tap(state_json: dict, xy_mm, action: str, view: int = 0, add_as: dict | None
     after = tiles(state)
     before = tiles(state, "before") if state.get("before") else None
     was = after.get(cell)
-    if action == "remove":
-        if was is None:
-            raise TapError(f"cell {_name(cell)} is already empty")
-        now = None
-    elif action == "add":
-        if was is not None:
-            raise TapError(f"cell {_name(cell)} already holds a {was} hex: use change to cycle its colour")
-        now = str((add_as or {}).get("colour") or COLOURS[0])
-    else:
-        now = CYCLE[(CYCLE.index(was) + 1) % len(CYCLE)] if was in CYCLE else COLOURS[0]
+    now = hex_colour_after_tap(action, _name(cell), was, add_as, COLOURS)
     _set(state["after"], cell, now)
-    if before is not None:
-        new = [c for c, v in after.items() if before.get(c) != v]
-        old_tile = was is not None and before.get(cell) == was
-        missed_on_both = action == "add" and len(new) >= 2
-        if old_tile or missed_on_both:
-            _set(state["before"], cell, now)
+    if before is not None and before_photo_follows(action, cell, was, after, before):
+        _set(state["before"], cell, now)
     note = {"action": action, "piece": ref.to_json(), "xy_mm": [round(float(v), 1) for v in xy_mm],
             "was": was, "now": now}
     return TapEdit(state, note)

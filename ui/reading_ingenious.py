@@ -21,9 +21,7 @@ from ui.diagram_ingenious import pose_of, tiles, unsure_hexes
 from ui.doubts import Doubt
 from ui.pieces import PieceRef
 from ui.sentences import Sentence, side_word
-from ui.taps import ACTIONS, TapEdit, TapError
-
-CYCLE: tuple[str | None, ...] = (*COLOURS, None)
+from ui.taps import ACTIONS, TapEdit, TapError, before_photo_follows, hex_colour_after_tap
 
 
 def _cell(obj) -> Cell:
@@ -159,23 +157,10 @@ def tap(state_json: dict, xy_mm, action: str, view: int = 0, add_as: dict | None
     after = tiles(state)
     before = None if state.get("before") is None else {_cell(h["qr"]): str(h["colour"]) for h in state["before"]}
     was = after.get(cell)
-    if action == "remove":
-        if was is None:
-            raise TapError(f"cell ({cell[0]},{cell[1]}) is already empty")
-        now = None
-    elif action == "add":
-        if was is not None:
-            raise TapError(f"cell ({cell[0]},{cell[1]}) already holds a {was} hex: use change to cycle its colour")
-        now = str((add_as or {}).get("colour") or COLOURS[0])
-    else:
-        now = CYCLE[(CYCLE.index(was) + 1) % len(CYCLE)] if was in CYCLE else COLOURS[0]
+    now = hex_colour_after_tap(action, f"({cell[0]},{cell[1]})", was, add_as, COLOURS)
     state["after"] = _set(state.get("after", []), cell, now)
-    if before is not None:
-        new = [c for c, v in after.items() if before.get(c) != v]
-        old_tile = was is not None and before.get(cell) == was
-        missed_on_both = action == "add" and len(new) >= 2
-        if old_tile or missed_on_both:
-            state["before"] = _set(state["before"], cell, now)
+    if before is not None and before_photo_follows(action, cell, was, after, before):
+        state["before"] = _set(state["before"], cell, now)
     state["doubtful"] = [d for d in state.get("doubtful", []) if _cell(d["qr"]) != cell]
     note = {"action": action, "piece": ref.to_json(), "xy_mm": [round(float(v), 1) for v in xy_mm],
             "was": was, "now": now}

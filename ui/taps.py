@@ -75,6 +75,37 @@ def chip_cycle() -> tuple[tuple[str, str | None], ...]:
 # ---------------------------------------------------------------- which piece is under a tap
 
 
+def hex_colour_after_tap(action: str, name: str, was: str | None, add_as: dict | None,
+                         colours: tuple[str, ...]) -> str | None:
+    """The colour a hex board's cell holds after a tap (Ingenious, Genial Spezial): ``remove`` empties it,
+    ``add`` puts ``add_as["colour"]`` (default the first colour) in an empty cell, ``change`` cycles the colours
+    and empty.
+
+    Raises
+    ------
+    TapError
+        Removing from an empty cell, adding to a full one (``name`` names the cell in the message).
+    """
+    if action == "remove":
+        if was is None:
+            raise TapError(f"cell {name} is already empty")
+        return None
+    if action == "add":
+        if was is not None:
+            raise TapError(f"cell {name} already holds a {was} hex: use change to cycle its colour")
+        return str((add_as or {}).get("colour") or colours[0])
+    cycle: tuple[str | None, ...] = (*colours, None)
+    return cycle[(cycle.index(was) + 1) % len(cycle)] if was in cycle else colours[0]
+
+
+def before_photo_follows(action: str, cell, was: str | None, after: dict, before: dict) -> bool:
+    """Whether a tap on the after photo's ``cell`` corrects the before photo too: the cell held an old tile (the
+    same in both photos), or a hex is added where two new hexes were read already (the detector missed it on both).
+    ``after`` / ``before``: cell -> colour as read, before the tap."""
+    new = [c for c, v in after.items() if before.get(c) != v]
+    return (was is not None and before.get(cell) == was) or (action == "add" and len(new) >= 2)
+
+
 def _cross(u: np.ndarray, v: np.ndarray) -> float:
     return float(u[0] * v[1] - u[1] * v[0])
 
