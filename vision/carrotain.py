@@ -18,7 +18,15 @@ from components import load_components
 from core.timing import StageTimer
 from scoring.carrotain_state import BoardReading, CarrotainState, ChipReading
 from scoring.flags import Flag
-from vision.acrylic import AcrylicConfig, board_maps, find_boards, find_boards_in, unexplained_regions
+from vision.acrylic import (
+    AcrylicConfig,
+    BoardFit,
+    board_maps,
+    find_boards,
+    find_boards_in,
+    refit_boards,
+    unexplained_regions,
+)
 from vision.carrotain_view import (
     DEFAULT_HFOV_DEG,
     colour_reference,
@@ -64,6 +72,9 @@ class CarrotainVisionConfig:
     field_grow_diameters, min_field_overlap_mm2 : float
         The chip field is the convex hull of the chip centres grown by this many chip diameters; a
         board covering no chip is a challenge board only if it overlaps the field by more than this.
+    warm_max_move_mm : float
+        Warm reads (``recognise_warm``): a board re-fitted from its pose on an earlier frame of the still
+        scene that moved further than this (or no longer fits) sends the frame to a fresh search.
     chips : ChipConfig
     boards : AcrylicConfig
     """
@@ -85,6 +96,7 @@ class CarrotainVisionConfig:
     low_confidence: float = 0.35
     field_grow_diameters: float = 1.0
     min_field_overlap_mm2: float = 500.0
+    warm_max_move_mm: float = 2.0
     chips: ChipConfig = field(default_factory=ChipConfig)
     boards: AcrylicConfig = field(default_factory=AcrylicConfig)
 
@@ -202,14 +214,37 @@ def detect_board_readings(image_rgb: np.ndarray, cal, ref, chips: list[ChipReadi
     """Boards of one photo as ``BoardReading``: the fitted boards (the two over the chip field are the
     challenge boards, the rest "other") and the acrylic-looking regions no board explains ("unread")."""
     ev = board_evidence(image_rgb, cal, ref, config, layout)
+    readings, _ = _boards_from_evidence(ev, cal, chips, config, components, None)
+    assert readings is not None  # a search (no carried fits) always answers
+    return readings
+
+
+def _boards_from_evidence(ev: BoardEvidence, cal, chips: list[ChipReading], config: CarrotainVisionConfig,
+                          components: dict, carried: tuple[BoardFit, ...] | None
+                          ) -> tuple[list[BoardReading] | None, tuple[BoardFit, ...]]:
+    """The boards on one frame's evidence, as readings, and the fits they came from.
+
+    Without ``carried`` the boards are searched (``find_boards``, then the exhaustive grid where a board the
+    judgement needs is still missing). With ``carried`` (the fits of an earlier frame of the same still
+    scene) each is re-fitted where it was (``refit_boards``); when one fails that check, or the chip field
+    would need the fallback search, the answer is (None, ()): the caller searches afresh.
+    """
     outlines = board_outlines(components)
     maps = (ev.ratio, ev.origin_mm, ev.mm_per_px, outlines, config.boards, ev.bottom_shift, ev.line, ev.printed)
-    fits = find_boards(*maps)
+    if carried is not None:
+        refit = refit_boards(list(carried), *maps[:7], max_move_mm=config.warm_max_move_mm)
+        if refit is None:
+            return None, ()
+        fits = refit
+    else:
+        fits = find_boards(*maps)
     chips_xy = [c.xy_mm for c in chips]
     challenge = _challenge_boards([f.outline_mm for f in fits], chips_xy, config)
     unread = unexplained_regions(ev.ratio, ev.printed, fits, ev.origin_mm, ev.mm_per_px, config.boards, ev.line,
                                  outlines)
     needed = _areas_needing_boards(unread, len(challenge), chips_xy, config)
+    if needed and carried is not None:
+        return None, ()
     if needed:  # the evidence-driven search left boards unfound: the exhaustive grid there
         fits = find_boards_in(needed, fits, *maps)
         challenge = _challenge_boards([f.outline_mm for f in fits], chips_xy, config)
@@ -224,7 +259,7 @@ def detect_board_readings(image_rgb: np.ndarray, cal, ref, chips: list[ChipReadi
                                 "challenge" if i in challenge else "other"))
     for region in unread:
         out.append(BoardReading("?", region, config.boards.max_sigma_mm, 0.0, "unread"))
-    return out
+    return out, tuple(fits)
 
 
 def _shift_field(cal, region_mm, z_from: float, z_to: float, grid_mm: float):
@@ -322,6 +357,57 @@ def recognise(
     -------
     CarrotainState
     """
+    return recognise_warm(challenge_rgb, cal, None, before, timer, config, components)[0]
+
+
+@dataclass(frozen=True)
+class CarrotainCarry:
+    """What a read of one still scene found that the next reading frames of it reuse (``recognise_warm``).
+
+    Attributes
+    ----------
+    boards : tuple[BoardFit, ...]
+        The boards fitted (re-fitted where they were on the next frames, not searched).
+    before_image : ndarray or None
+        The "before" photo those chips were read from (the very array: compared by identity).
+    before_chips : tuple[ChipReading, ...]
+        Its chips.
+    """
+
+    boards: tuple[BoardFit, ...]
+    before_image: np.ndarray | None = None
+    before_chips: tuple[ChipReading, ...] = ()
+
+
+def recognise_warm(
+    challenge_rgb: np.ndarray,
+    cal,
+    carry: CarrotainCarry | None,
+    before: tuple[np.ndarray, object] | None = None,
+    timer: StageTimer | None = None,
+    config: CarrotainVisionConfig = CarrotainVisionConfig(),
+    components: dict | None = None,
+) -> tuple[CarrotainState, CarrotainCarry]:
+    """``recognise``, reusing what an earlier reading frame of the same still scene found (live video).
+
+    Every frame's chips and board evidence are read afresh; with a ``carry``, the boards are re-fitted where
+    they were instead of searched (``vision.acrylic.refit_boards``), and the chips of a "before" photo that is
+    the very same image are not read again. When a carried board fails the check (moved, no longer fits) or
+    the chip field would need the fallback search, the boards are searched as ``recognise`` does.
+
+    Parameters
+    ----------
+    challenge_rgb, cal, before, timer, config, components
+        As for ``recognise``.
+    carry : CarrotainCarry or None
+        What the previous call returned for this still scene (None: its first reading frame).
+
+    Returns
+    -------
+    state : CarrotainState
+    carry : CarrotainCarry
+        ``carry`` itself when it held; a new one after a search.
+    """
     timer = timer or StageTimer()
     comp = components or load_components()
     layout = MarkerLayout.from_components(comp)
@@ -336,15 +422,31 @@ def recognise(
     if unread_blobs:
         flags.append(Flag("unread_chip_blobs", f"{len(unread_blobs)} chip-like blob(s) could not be read as chips",
                           {"xy_mm": [[round(x, 1), round(y, 1)] for x, y in unread_blobs]}))
+    b_img = None if before is None else before[0]
+    b_chips: list[ChipReading] = []
     if before is not None:
         with timer.stage("before"):
-            b_img, b_cal = before
-            b_ref = colour_reference(b_cal, b_img, layout)
-            b_chips = detect_chip_readings(b_img, b_cal, b_ref, config, comp, layout)
+            b_cal = before[1]
+            if carry is not None and carry.before_image is b_img:
+                b_chips = list(carry.before_chips)
+            else:
+                b_ref = colour_reference(b_cal, b_img, layout)
+                b_chips = detect_chip_readings(b_img, b_cal, b_ref, config, comp, layout)
             chips, more = _merge_before(chips, b_chips, config)
             flags += more
-    with timer.stage("boards"):
-        boards = detect_board_readings(challenge_rgb, cal, ref, chips, config, comp, layout)
+    boards: list[BoardReading] | None = None
+    with timer.stage("boards" if carry is None else "boards_carried"):  # carried: re-fitted where they were
+        ev = board_evidence(challenge_rgb, cal, ref, config, layout)
+        if carry is not None:
+            boards, fits = _boards_from_evidence(ev, cal, chips, config, comp, carry.boards)
+    if carry is not None and boards is not None and carry.before_image is b_img:
+        new_carry = carry  # the carried boards held: they stay what later frames are checked against
+    else:
+        if boards is None:  # no carry, or a carried board failed its check: searched
+            with timer.stage("boards"):
+                boards, fits = _boards_from_evidence(ev, cal, chips, config, comp, None)
+        new_carry = CarrotainCarry(fits, b_img, tuple(b_chips))
+    assert boards is not None  # a search always answers
     if before is None:
         chips = _refraction_correction(chips, boards, cal, config)
     low = [i for i, c in enumerate(chips) if c.confidence < config.low_confidence]
@@ -362,7 +464,7 @@ def recognise(
     if n_ch != 2:
         flags.append(Flag("boards_not_found", f"found {n_ch} challenge board(s) over the chips, expected 2",
                           {"found": n_ch}))
-    return CarrotainState(tuple(chips), tuple(boards), tuple(flags))
+    return CarrotainState(tuple(chips), tuple(boards), tuple(flags)), new_carry
 
 
 def _refraction_correction(chips: list[ChipReading], boards: list[BoardReading], cal,
@@ -444,5 +546,5 @@ def chip_px(cal, xy_mm: np.ndarray, z_mm: float = 2.0) -> np.ndarray:
 chip_palettes = _palettes
 chip_exclusions = _exclusions
 
-__all__ = ["CarrotainVisionConfig", "recognise", "project_outline_px", "chip_px", "px_to_mm", "chip_palettes",
-           "chip_exclusions"]
+__all__ = ["CarrotainVisionConfig", "recognise", "recognise_warm", "CarrotainCarry", "project_outline_px", "chip_px",
+           "px_to_mm", "chip_palettes", "chip_exclusions"]
