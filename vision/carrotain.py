@@ -29,11 +29,12 @@ from vision.acrylic import (
 )
 from vision.carrotain_view import (
     DEFAULT_HFOV_DEG,
+    TopViewMaps,
     colour_reference,
     has_height_model,
     mm_to_px,
     px_to_mm,
-    top_view,
+    top_view_maps,
 )
 from vision.chips import ChipConfig, ChipDetection, find_chips
 from vision.colour import palette_to_normalised
@@ -130,6 +131,42 @@ def _height_spread_mm(cal, xy_mm: np.ndarray, z_mm: float) -> np.ndarray:
     return np.max(spreads, axis=0) / max(cal.px_per_mm, 1e-6)
 
 
+@dataclass(frozen=True)
+class CarrotainViews:
+    """What every frame seen through one calibration shares: where the pixels of the two top views lie in the
+    photo, and the boards' wall parallax (computed once per calibration, reused by the frames of a still scene).
+
+    Attributes
+    ----------
+    calibration : TableCalibration
+        The calibration these were computed for (compared by identity).
+    chips, boards : TopViewMaps
+        Top views of the chip faces and of the board tops.
+    bottom_shift : callable or None
+        Wall parallax of the boards (``_shift_field``; None: walls not modelled).
+    """
+
+    calibration: object
+    chips: TopViewMaps
+    boards: TopViewMaps
+    bottom_shift: object = None
+
+
+def carrotain_views(cal, config: CarrotainVisionConfig) -> CarrotainViews:
+    """The top-view maps and wall parallax of one calibration (``CarrotainViews``)."""
+    z_top, z_bottom = config.board_top_z_mm, config.board_top_z_mm - config.board_thickness_mm
+    return CarrotainViews(
+        cal,
+        top_view_maps(cal, config.region_mm, config.chip_mm_per_px, config.chip_face_z_mm),
+        top_view_maps(cal, config.region_mm, config.board_mm_per_px, config.board_top_z_mm),
+        _shift_field(cal, config.region_mm, z_bottom, z_top, config.wall_grid_mm) if config.board_walls else None,
+    )
+
+
+def _views_for(cal, config: CarrotainVisionConfig, views: CarrotainViews | None) -> CarrotainViews:
+    return views if views is not None and views.calibration is cal else carrotain_views(cal, config)
+
+
 def detect_chip_readings(image_rgb: np.ndarray, cal, ref, config: CarrotainVisionConfig, components: dict,
                          layout: MarkerLayout) -> list[ChipReading]:
     """Chips of one photo as ``ChipReading`` (table mm, sigma, confidence)."""
@@ -137,11 +174,14 @@ def detect_chip_readings(image_rgb: np.ndarray, cal, ref, config: CarrotainVisio
 
 
 def read_chips(image_rgb: np.ndarray, cal, ref, config: CarrotainVisionConfig, components: dict,
-               layout: MarkerLayout) -> tuple[list[ChipReading], list[tuple[float, float]]]:
+               layout: MarkerLayout, views: CarrotainViews | None = None
+               ) -> tuple[list[ChipReading], list[tuple[float, float]]]:
     """Chips of one photo as ``ChipReading`` (table mm, sigma, confidence), and the chip-like blobs that
-    could not be read (table mm)."""
+    could not be read (table mm). ``views``: the calibration's top-view maps, when already made."""
     dots, faces, hole = _palettes(components)
-    tv = top_view(cal, image_rgb, config.region_mm, config.chip_mm_per_px, config.chip_face_z_mm)
+    maps = views.chips if views is not None and views.calibration is cal else top_view_maps(
+        cal, config.region_mm, config.chip_mm_per_px, config.chip_face_z_mm)
+    tv = maps.resample(image_rgb)
     norm = np.asarray(ref.normalise(tv.image), dtype=np.float32)
     found = find_chips(norm, tv.origin_mm, tv.mm_per_px, dots, faces, hole, _exclusions(config, layout), config.chips)
     dets: list[ChipDetection] = found.chips
@@ -182,9 +222,11 @@ class BoardEvidence:
 
 
 def board_evidence(image_rgb: np.ndarray, cal, ref, config: CarrotainVisionConfig,
-                   layout: MarkerLayout) -> BoardEvidence:
-    """Top view at the board tops -> dimming, edge-line and print maps, markers masked out."""
-    tv = top_view(cal, image_rgb, config.region_mm, config.board_mm_per_px, config.board_top_z_mm)
+                   layout: MarkerLayout, views: CarrotainViews | None = None) -> BoardEvidence:
+    """Top view at the board tops -> dimming, edge-line and print maps, markers masked out. ``views``: the
+    calibration's top-view maps and wall parallax, when already made."""
+    views = _views_for(cal, config, views)
+    tv = views.boards.resample(image_rgb)
     level = ref.normalise(tv.image).mean(axis=2)
     valid = tv.image.reshape(-1, tv.image.shape[-1]).any(axis=1).reshape(level.shape)
     ratio, line, printed = board_maps(level, tv.mm_per_px, config.boards)
@@ -199,9 +241,7 @@ def board_evidence(image_rgb: np.ndarray, cal, ref, config: CarrotainVisionConfi
     k = max(int(round(2 * config.print_edge_guard_mm / tv.mm_per_px)) | 1, 3)
     inner = cv2.erode(np.pad(np.isfinite(ratio).astype(np.uint8), 1), np.ones((k, k), np.uint8))[1:-1, 1:-1]
     printed = (printed * inner).astype(np.uint8)
-    z_top, z_bottom = config.board_top_z_mm, config.board_top_z_mm - config.board_thickness_mm
-    shift = _shift_field(cal, config.region_mm, z_bottom, z_top, config.wall_grid_mm) if config.board_walls else None
-    return BoardEvidence(ratio, line, printed, tv.origin_mm, tv.mm_per_px, shift)
+    return BoardEvidence(ratio, line, printed, tv.origin_mm, tv.mm_per_px, views.bottom_shift)
 
 
 def board_outlines(components: dict) -> dict[str, np.ndarray]:
@@ -372,11 +412,14 @@ class CarrotainCarry:
         The "before" photo those chips were read from (the very array: compared by identity).
     before_chips : tuple[ChipReading, ...]
         Its chips.
+    views : CarrotainViews or None
+        The top-view maps and wall parallax of the calibration the frames are seen through.
     """
 
     boards: tuple[BoardFit, ...]
     before_image: np.ndarray | None = None
     before_chips: tuple[ChipReading, ...] = ()
+    views: CarrotainViews | None = None
 
 
 def recognise_warm(
@@ -391,9 +434,10 @@ def recognise_warm(
     """``recognise``, reusing what an earlier reading frame of the same still scene found (live video).
 
     Every frame's chips and board evidence are read afresh; with a ``carry``, the boards are re-fitted where
-    they were instead of searched (``vision.acrylic.refit_boards``), and the chips of a "before" photo that is
-    the very same image are not read again. When a carried board fails the check (moved, no longer fits) or
-    the chip field would need the fallback search, the boards are searched as ``recognise`` does.
+    they were instead of searched (``vision.acrylic.refit_boards``), the chips of a "before" photo that is
+    the very same image are not read again, and the top-view maps of the same calibration are reused. When a
+    carried board fails the check (moved, no longer fits) or the chip field would need the fallback search,
+    the boards are searched as ``recognise`` does.
 
     Parameters
     ----------
@@ -418,7 +462,8 @@ def recognise_warm(
         flags.append(Flag("no_camera_pose", "calibration has no camera pose: heights corrected from the homography "
                           f"(field of view assumed {DEFAULT_HFOV_DEG:.0f} deg when it cannot be measured)"))
     with timer.stage("chips"):
-        chips, unread_blobs = read_chips(challenge_rgb, cal, ref, config, comp, layout)
+        views = _views_for(cal, config, carry.views if carry is not None else None)
+        chips, unread_blobs = read_chips(challenge_rgb, cal, ref, config, comp, layout, views)
     if unread_blobs:
         flags.append(Flag("unread_chip_blobs", f"{len(unread_blobs)} chip-like blob(s) could not be read as chips",
                           {"xy_mm": [[round(x, 1), round(y, 1)] for x, y in unread_blobs]}))
@@ -436,16 +481,16 @@ def recognise_warm(
             flags += more
     boards: list[BoardReading] | None = None
     with timer.stage("boards" if carry is None else "boards_carried"):  # carried: re-fitted where they were
-        ev = board_evidence(challenge_rgb, cal, ref, config, layout)
+        ev = board_evidence(challenge_rgb, cal, ref, config, layout, views)
         if carry is not None:
             boards, fits = _boards_from_evidence(ev, cal, chips, config, comp, carry.boards)
-    if carry is not None and boards is not None and carry.before_image is b_img:
+    if carry is not None and boards is not None and carry.before_image is b_img and carry.views is views:
         new_carry = carry  # the carried boards held: they stay what later frames are checked against
     else:
         if boards is None:  # no carry, or a carried board failed its check: searched
             with timer.stage("boards"):
                 boards, fits = _boards_from_evidence(ev, cal, chips, config, comp, None)
-        new_carry = CarrotainCarry(fits, b_img, tuple(b_chips))
+        new_carry = CarrotainCarry(fits, b_img, tuple(b_chips), views)
     assert boards is not None  # a search always answers
     if before is None:
         chips = _refraction_correction(chips, boards, cal, config)
