@@ -216,6 +216,11 @@ class LiveJudge:
         """The game is judged on photo pairs, the previous settled scene as "before"."""
         return self.game.live.before == "previous"
 
+    def set_context(self, context: dict) -> None:
+        """Judge the next placement with this context (e.g. the game kept in the ledger after a recorded move,
+        which knows an Ingenious! extra placement owed); ``BadInput`` when it is not valid for the game."""
+        self.ctx, self.context_json, self.stale = parse_context(self.game, context), context, None
+
     @property
     def next_photo(self) -> str | None:
         """The label of the photo the camera should see next (several photos per judgement), else None."""

@@ -194,8 +194,9 @@ def _carrotain_scene(seed: int) -> ClipScene:
                      cond, seed, starts_still=True)
 
 
-def _ingenious_scene(seed: int, placements: int = 1) -> ClipScene:
-    """A valid placement by the mover (and ``placements - 1`` more legal ones after it)."""
+def _ingenious_scene(seed: int, placements: int = 1, from_start: bool = False) -> ClipScene:
+    """A valid placement by the mover (and ``placements - 1`` more legal ones after it); ``from_start``: the game's
+    first placements on the empty board (the first player to place, no scores yet, the first round)."""
     from geometry.hexgrid import HexBoardPose
     from scoring.ingenious import Hex
     from scoring.ingenious_game import IngeniousGame
@@ -213,7 +214,8 @@ def _ingenious_scene(seed: int, placements: int = 1) -> ClipScene:
     from vision.ingenious import marker_layout
 
     rng = np.random.default_rng(seed)
-    scene = sample_scene(rng, replace(IngeniousSceneConfig(), invalid_prob=0.0))
+    config = replace(IngeniousSceneConfig(), invalid_prob=0.0)
+    scene = sample_scene(rng, replace(config, moves=(0, 0)) if from_start else config)
     pose = HexBoardPose.from_json(scene["board"])
     layout = marker_layout()
     board = board_layer(pose, rng)
@@ -284,13 +286,14 @@ def _genial_scene(seed: int, placements: int = 1) -> ClipScene:
                      context, cond, seed, marker_layout=layout, starts_still=True, layers_more=tuple(more))
 
 
-def clip_scene(game: str, seed: int, placements: int = 1, players: int = 1) -> ClipScene:
+def clip_scene(game: str, seed: int, placements: int = 1, players: int = 1, from_start: bool = False) -> ClipScene:
     """The game's scene for a clip (see the module's text for what changes); ``placements``: the pair games;
-    ``players``: CMYK!, a table of that many mosaics shown in turn (2 or more)."""
+    ``players``: CMYK!, a table of that many mosaics shown in turn (2 or more); ``from_start``: Ingenious, the
+    game's first placements on the empty board."""
     if game == "cmyk" and players > 1:
         return _cmyk_table_scene(seed, players)
     if game == "ingenious":
-        return _ingenious_scene(seed, placements)
+        return _ingenious_scene(seed, placements, from_start)
     if game == "genial":
         return _genial_scene(seed, placements)
     scenes = {"kaleido": _kaleido_scene, "cmyk": _cmyk_scene, "carrotain": _carrotain_scene, "genial": _genial_scene}

@@ -108,3 +108,23 @@ def test_restarting_the_table_makes_the_next_mosaic_the_first_players(table_clip
     assert [ev.kind for ev in events] == ["moving", "gathered"] and live.next_photo == "Ben's mosaic"
     ben_alone = events[-1].reading
     assert ben_alone is not None and list(ben_alone.value["players"]) == ["Aki"]  # read as the first photo
+
+
+def test_the_live_page_says_whose_mosaic_is_next_and_settles_the_table(table_clip):
+    from ui.live import LiveProcessor
+
+    scene, keys = table_clip
+    proc = LiveProcessor(get_game("cmyk"), scene.context)
+    assert proc.accepts(scene.context) and not proc.accepts({**scene.context, "public_cards": []})
+    assert proc.next_photo() == ("Aki's mosaic", ())
+    seen = []
+    for f in expand(keys, CONFIG, seed=7):
+        shown = proc.process(f)
+        assert shown.shape == f.shape  # the video goes on, with the status drawn on it
+        for ev in proc.drain():
+            seen.append((ev.kind, proc.next_photo()))
+    gathered = [nxt for kind, nxt in seen if kind == "gathered"]
+    assert gathered == [("Ben's mosaic", ("Aki's mosaic",))]
+    settled = [ev for ev in seen if ev[0] == "settled"]
+    assert len(settled) == 1 and settled[0][1] == ("Aki's mosaic", ())  # the table judged; the next starts again
+    assert proc.error is None
