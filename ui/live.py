@@ -83,6 +83,7 @@ class LiveProcessor:
         self.error: str | None = None
         self.frames = 0
         self._contexts = {_canonical(context)}  # the form's context, and every one the live judge moved on to
+        self.log: list[dict] = []  # a pair game's settled placements, as the page lists them (script thread only)
 
     def accepts(self, context: dict | None) -> bool:
         """Whether the form's context is one this processor judged with (a pair game's moves on): keep it."""
@@ -279,8 +280,7 @@ def live_panel(game: Any, context: dict | None, ledger: Any, config: LivePageCon
     settled_box = st.empty()
     log_box = st.empty()
     settled_key = f"live-settled:{game_name}"
-    log_key = f"live-log:{game_name}"
-    log = st.session_state.setdefault(log_key, [])
+    log = proc.log
     if st.session_state.get(settled_key):
         _show_settled(settled_box, game, st.session_state[settled_key])
     _show_log(log_box, log)
