@@ -114,8 +114,8 @@ class LiveJudge:
     reads : int
         Frames read (detection run) so far; ``warm_reads`` of them with what an earlier frame found.
     photos : tuple[(str, dict), ...]
-        A judgement of several photos shown in turn (``LiveSupport.per_photo``): each photo's label and own
-        context; empty for a game judged from one still scene.
+        A judgement of several photos shown in turn (``LiveSupport.per_photo``, two or more): each photo's label
+        and own context; empty for a game judged from one still scene.
     gathered : list of (int, Reading)
         The photos of the table settled so far (frame index, agreed reading), in order.
     """
@@ -127,7 +127,8 @@ class LiveJudge:
         self.game = game
         self.context_json = context
         self.ctx = parse_context(game, context)
-        self.photos = game.live.per_photo(context) if game.live.per_photo is not None else ()
+        photos = game.live.per_photo(context) if game.live.per_photo is not None else ()
+        self.photos = photos if len(photos) > 1 else ()  # one photo: every still scene is a judgement
         self._photo_ctx = tuple(parse_context(game, c) for _, c in self.photos)
         self.gathered: list[tuple[int, Reading]] = []
         self.placements = 0
@@ -271,9 +272,14 @@ class LiveJudge:
         """Several photos per judgement: an agreed photo is ``gathered`` (the same pieces as the photo just kept:
         ``unchanged``); the last one makes the table judgement, which settles. The event's note names the photos."""
         r = ev.reading
-        if not self.photos or ev.kind != "settled" or r is None or not r.ok:
-            return ev
         n = len(self.gathered)
+        if not self.photos:
+            return ev
+        if ev.kind == "contested":  # this photo's frames disagree: nothing kept, read again
+            return LiveEvent(ev.kind, ev.frame, ev.votes, f"{self.photos[n][0]} ({n + 1} of {len(self.photos)}) "
+                             "reads differently from frame to frame: nothing kept yet; it is read again")
+        if ev.kind != "settled" or r is None or not r.ok:
+            return ev
         if n and self._scene_key(self.gathered[-1][1]) == self._scene_key(r):  # a hand passed over the photo kept
             return LiveEvent("unchanged", ev.frame, ev.votes, f"still {self.photos[n - 1][0]}; "
                              f"now show {self.photos[n][0]} and take your hand away")
@@ -374,6 +380,9 @@ class LiveJudge:
 def event_json(ev: LiveEvent, game: str, fps: float | None, before_frame: int | None = None) -> dict:
     """A settled or contested event as the CLI's JSON line: the judgement plus a ``live`` field.
 
+    Several photos per judgement (CMYK!'s table): ``photo_frames`` (the frame each photo settled on) and ``note``
+    (a contested photo: whose it was).
+
     ``live``: ``frame``, ``status``, ``time_s`` (when the frame rate is known), ``before_frame`` (the settled
     frame judged as the "before" photo: Carrotain's chips alone, a pair game's previous settled board; by
     default the one the event's reading was judged against), ``context`` (a pair game: the context this
@@ -393,6 +402,8 @@ def event_json(ev: LiveEvent, game: str, fps: float | None, before_frame: int | 
         live["before_frame"] = before_frame
     if isinstance(payload, ReadPayload) and payload.photo_frames:
         live["photo_frames"] = list(payload.photo_frames)  # each photo of the judgement: its settled frame
+    if ev.note:
+        live["note"] = ev.note  # e.g. whose photo a contested reading was, and what the players do next
     if ev.kind in ("settled", "unchanged"):
         r = ev.votes[0].reading
         live["frames_agreeing"] = ev.votes[0].count

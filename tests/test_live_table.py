@@ -56,7 +56,8 @@ def test_a_table_of_two_mosaics_shown_in_turn_settles_once_as_the_photos_judged_
     settled = [x for x in lines if x["live"]["status"] == "settled"]
     assert len(settled) == 1, proc.stderr  # the table, once: Aki's mosaic alone is no judgement
     # a vote of Ben's mosaic whose frames read a mark two ways is said (contested, nothing picked), then voted again
-    assert all(x["live"]["status"] == "contested" and x["contested"] for x in lines if x is not settled[0])
+    assert all(x["live"]["status"] == "contested" and x["contested"] and "Ben's mosaic (2 of 2)" in x["live"]["note"]
+               for x in lines if x is not settled[0])
     assert "Aki's mosaic read (1 of 2); now show Ben's mosaic" in proc.stderr
     line = settled[0]
     ben_still_from = sum(n for _, n in keys[:-1])  # the hand has left Ben's mosaic
