@@ -131,6 +131,7 @@ class LiveJudge:
         self.photos = photos if len(photos) > 1 else ()  # one photo: every still scene is a judgement
         self._photo_ctx = tuple(parse_context(game, c) for _, c in self.photos)
         self.gathered: list[tuple[int, Reading]] = []
+        self._kept_view: np.ndarray | None = None  # the motion view of the table when the last photo was kept
         self.placements = 0
         self.stale: str | None = None
         self.profile = profile
@@ -229,7 +230,7 @@ class LiveJudge:
 
     def restart_table(self) -> None:
         """Forget the photos gathered so far: the next still scene is the first photo again."""
-        self.gathered = []
+        self.gathered, self._kept_view = [], None
 
     def _read(self, image_rgb: np.ndarray, timer: StageTimer) -> Reading:
         frame = self._frame(image_rgb, timer)
@@ -268,6 +269,12 @@ class LiveJudge:
         state = reading.payload.state.to_json() if reading.payload.state is not None else {}
         return reading_key(state, replace(self._vote, ignore_keys=self._vote.ignore_keys + ("player", "source")))
 
+    def _same_photo(self, reading: Reading) -> bool:
+        """The still table is the photo kept last: it looks as it did then (the motion view; a mark read another
+        way does not make it another player's mosaic), or its pieces read the same."""
+        looks_same = self.motion.changed_from(self._kept_view) <= self.config.motion.moving_fraction * 4
+        return looks_same or self._scene_key(self.gathered[-1][1]) == self._scene_key(reading)
+
     def _gather_event(self, ev: LiveEvent, timer: StageTimer) -> LiveEvent:
         """Several photos per judgement: an agreed photo is ``gathered`` (the same pieces as the photo just kept:
         ``unchanged``); the last one makes the table judgement, which settles. The event's note names the photos."""
@@ -280,10 +287,11 @@ class LiveJudge:
                              "reads differently from frame to frame: nothing kept yet; it is read again")
         if ev.kind != "settled" or r is None or not r.ok:
             return ev
-        if n and self._scene_key(self.gathered[-1][1]) == self._scene_key(r):  # a hand passed over the photo kept
+        if n and self._same_photo(r):  # a hand passed over the photo kept
             return LiveEvent("unchanged", ev.frame, ev.votes, f"still {self.photos[n - 1][0]}; "
                              f"now show {self.photos[n][0]} and take your hand away")
         self.gathered.append((ev.frame, r))
+        self._kept_view = self.motion.snapshot()
         if n + 1 < len(self.photos):
             return LiveEvent("gathered", ev.frame, ev.votes, f"{self.photos[n][0]} read ({n + 1} of "
                              f"{len(self.photos)}); now show {self.photos[n + 1][0]} and take your hand away")

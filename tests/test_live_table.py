@@ -96,6 +96,16 @@ def test_a_hand_over_the_mosaic_just_read_is_not_the_next_players(table_clip):
     assert live.next_photo == "Aki's mosaic"  # the next table starts again with the first player
 
 
+def test_the_mosaic_just_kept_is_known_by_its_look_even_when_a_mark_reads_another_way(table_clip):
+    scene, keys = table_clip
+    aki, aki_hand = keys[0][0], keys[1][0]
+    live = LiveJudge(get_game("cmyk"), scene.context)
+    live._scene_key = lambda reading: str(id(reading))  # type: ignore[method-assign]  # every reading differs
+    story = [(aki, CONFIG.still_frames), (aki_hand, CONFIG.hand_frames), (aki, CONFIG.still_frames)]
+    kinds = [ev.kind for f in expand(story, CONFIG, seed=6) for ev in live.feed(f)]
+    assert kinds == ["gathered", "moving", "unchanged"] and live.next_photo == "Ben's mosaic"
+
+
 def test_restarting_the_table_makes_the_next_mosaic_the_first_players(table_clip):
     scene, keys = table_clip
     aki, swap, ben = keys[0][0], keys[2][0], keys[-1][0]
