@@ -72,6 +72,8 @@ class ReadConfig:
     dot_diameter_sigmas: float = 2.6
     #: An ink with fewer calibration residuals than this takes the pooled median bias.
     calib_min_per_ink: int = 3
+    #: The ground gain per ink (:func:`calibrate_ground`) is clipped to this range.
+    calib_gain_range: tuple[float, float] = (0.5, 2.0)
 
 
 def tile_types() -> list[tuple[int, int, int]]:
@@ -318,21 +320,28 @@ class TileEvidence:
 
 
 def calibrate_ground(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()) -> tuple[np.ndarray, float, int]:
-    """This photo's ground-colour bias and spread, measured against confidently read marks.
+    """This photo's ground-colour gain and spread per ink, measured against confidently read marks.
 
     Each channel's ground estimate is compared with the level of the edge of that ink wherever the
     marks are clear (best level >= ``calib_min_level``, log-likelihood margin >= ``calib_min_margin``).
+    A white ground reads level 0 whatever the camera (the estimate is white-balanced by the tile's own
+    bands), while a device's tone curve scales the tints: a phone's saturation boost reads magenta 3 as
+    ~4, a dim webcam's yellow 3 as ~2.5 (photoreal dev set under the device simulations). So the
+    correction is a gain through level 0 (ground / gain), not an offset, which would move the white
+    ground's level 0 towards level 1 or -1.
 
     Returns
     -------
-    bias : ndarray, shape (3,)
-        Median (ground - marks) per channel (0 where too few).
+    gain : ndarray, shape (3,)
+        Median (ground / marks) per channel, clipped to ``calib_gain_range`` (the pooled median where an
+        ink has fewer than ``calib_min_per_ink`` residuals; 1 with too few in all).
     sigma : float
-        Robust spread of the ground estimate, clamped to the configured range.
+        Robust spread of the corrected ground estimate, clamped to the configured range.
     n : int
-        Residuals used (0: the default sigma is returned).
+        Residuals used (0: gain 1 and the default sigma are returned).
     """
-    res = [[], [], []]
+    ratios: list[list[float]] = [[], [], []]
+    pairs: list[list[tuple[float, int]]] = [[], [], []]
     for ev in evidence:
         rot = ROTATIONS[ev.rotation]
         for d in range(3):
@@ -341,16 +350,18 @@ def calibrate_ground(evidence: list[TileEvidence], config: ReadConfig = ReadConf
             if order[0] < config.calib_min_level or ll[order[0]] - ll[order[1]] < config.calib_min_margin:
                 continue
             ch = INKS.index(rot[d])
-            res[ch].append(float(ev.ground_est[ch] - order[0]))
-    n = sum(len(r) for r in res)
+            ratios[ch].append(float(ev.ground_est[ch]) / float(order[0]))
+            pairs[ch].append((float(ev.ground_est[ch]), int(order[0])))
+    n = sum(len(r) for r in ratios)
     if n < config.calib_min_residuals:
-        return np.zeros(3), config.ground_sigma_levels, 0
-    allr = np.concatenate([np.array(r) for r in res if r])
-    bias = np.array([np.median(r) if len(r) >= config.calib_min_per_ink else np.median(allr) for r in res])
-    centred = np.concatenate([np.array(r) - bias[k] for k, r in enumerate(res) if r])
+        return np.ones(3), config.ground_sigma_levels, 0
+    pooled = float(np.median(np.concatenate([np.array(r) for r in ratios if r])))
+    gain = np.array([np.median(r) if len(r) >= config.calib_min_per_ink else pooled for r in ratios])
+    gain = np.clip(gain, *config.calib_gain_range)
+    centred = np.array([g / gain[ch] - lv for ch in range(3) for g, lv in pairs[ch]])
     mad = 1.4826 * float(np.median(np.abs(centred - np.median(centred))))
     sigma = float(np.clip(mad, config.ground_sigma_min, config.ground_sigma_max))
-    return bias, sigma, n
+    return gain, sigma, n
 
 
 def score_matrix(evidence: list[TileEvidence], config: ReadConfig = ReadConfig(),
