@@ -78,3 +78,22 @@ def test_ground_calibration_needs_sure_marks():
     ev = [_evidence((2, 3, 4), np.array([3.0, 4.0, 5.0]), False) for _ in range(6)]
     gain, sigma, n = rd.calibrate_ground(ev)
     assert n == 0 and gain.tolist() == [1.0, 1.0, 1.0] and sigma == rd.ReadConfig().ground_sigma_levels
+
+
+def test_mark_weight_falls_where_the_ground_contradicts_sure_marks():
+    """Marks that agree with the ground colours keep their weight; marks read surely but a level off on most
+    edges (a webcam's blur and JPEG) lose it, so the readings' confidences fall (``vision.cmyk._confidence_scores``:
+    a confident misread becomes a doubtful one)."""
+    rng = np.random.default_rng(5)
+    levels = [tuple(int(v) for v in rng.integers(0, 4, 3)) for _ in range(12)]
+    agree = [_evidence(t, np.array(t, float), True) for t in levels]
+    w, n = rd.mark_weight(agree)
+    assert n == 36 and w == 1.0
+    # marks surely one level up on two edges in three: witnesses of the ground's level contradict them
+    shifted = [_evidence(tuple(min(v + (k % 3 != 0), 5) for k, v in enumerate(t)), np.array(t, float), True)
+               for t in levels]
+    w_shifted, _ = rd.mark_weight(shifted)
+    assert w_shifted <= 0.35
+    # too few witnesses (grounds between levels): the marks keep their weight
+    vague = [_evidence(t, np.array(t, float) + 0.5, True) for t in levels]
+    assert rd.mark_weight(vague) == (1.0, 0)

@@ -602,16 +602,18 @@ def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence],
     own_scores, columns = rd.score_matrix(evidence, config.read, gsigma)
     chosen = rd.assign(own_scores)
     scores = own_scores
+    bonus = np.zeros_like(own_scores)
     for _ in range(config.contact_iterations):
         bonus = rd.contact_bonus(cells, [ev.rotation for ev in evidence], chosen, columns,
                                  config.contact_weight, lambda c, d: tl.neighbour(*c, d))
         scores = own_scores + bonus
         chosen = rd.assign(scores)
+    sure = _confidence_scores(evidence, scores, bonus, gsigma, config)
     flags: list[Flag] = []
     tiles = []
     for t, cell in enumerate(cells):
         tile, tile_flags = _tile_reading(cell, evidence[t], scores[t], int(chosen[t]), columns,
-                                         float(bands.purity[t]), config)
+                                         float(bands.purity[t]), config, sure[t])
         tiles.append(tile)
         flags.extend(tile_flags)
     purity = float(np.median(bands.purity))
@@ -626,6 +628,19 @@ def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence],
                           "disagree with their marks (colour cast or uneven light): levels rest on the marks",
                           {"cells": []}))
     return tiles, flags
+
+
+def _confidence_scores(evidence: list[rd.TileEvidence], scores: np.ndarray, bonus: np.ndarray, gsigma: float,
+                       config: CmykVisionConfig) -> np.ndarray:
+    """The score rows the readings' confidences come from: ``scores`` with the marks weighted by how well they
+    agree with the ground colours in this photo (``cmyk_read.mark_weight``). The readings themselves stay
+    those of ``scores``; a photo whose marks the ground contradicts (a webcam's blur, noise and JPEG) reads
+    its tiles less surely, so that a confident misread becomes a doubtful one."""
+    weight, _ = rd.mark_weight(evidence, config.read)
+    if weight >= 1.0:
+        return scores
+    tempered = [replace(ev, mark_ll=ev.mark_ll * weight) for ev in evidence]
+    return rd.score_matrix(tempered, config.read, gsigma)[0] + bonus
 
 
 def _unreliable_flags(tiles: list[TileReading], flags: list[Flag], config: CmykVisionConfig) -> list[Flag]:
@@ -649,11 +664,12 @@ _TILE_DOUBT_CODES = ("tile_doubtful", "tile_set_conflict", "tile_unassigned", "e
 
 
 def _tile_reading(cell, ev: rd.TileEvidence, scores: np.ndarray, col: int, columns: list, purity: float,
-                  config: CmykVisionConfig) -> tuple[TileReading, list[Flag]]:
-    """One tile's reading from its score row and assigned column, and its own doubts."""
+                  config: CmykVisionConfig, sure_scores: np.ndarray | None = None) -> tuple[TileReading, list[Flag]]:
+    """One tile's reading from its score row and assigned column, and its own doubts; the confidences come from
+    ``sure_scores`` when given (:func:`_confidence_scores`)."""
     flags = []
     rot = rd.ROTATIONS[ev.rotation]
-    post = rd.posterior(scores)
+    post = rd.posterior(scores if sure_scores is None else sure_scores)
     levels = np.array([c if c != "k" else (-1, -1, -1) for c in columns])
     own_best = int(np.argmax(scores))
     if col < 0:

@@ -74,6 +74,15 @@ class ReadConfig:
     calib_min_per_ink: int = 3
     #: The ground gain per ink (:func:`calibrate_ground`) is clipped to this range.
     calib_gain_range: tuple[float, float] = (0.5, 2.0)
+    #: Mark reliability (:func:`mark_weight`): an edge whose corrected ground estimate lies within this of a
+    #: whole level witnesses that level ...
+    weight_ground_tolerance: float = 0.25
+    #: ... a witness is itself wrong with this probability (a ground misjudged by glare, a neighbour's bleed) ...
+    weight_witness_outlier: float = 0.1
+    #: ... at least this many witnesses are needed (else the marks keep their full weight) ...
+    weight_min_witnesses: int = 12
+    #: ... and the weights tried (a likelihood temperature on the marks, 1 = as modelled).
+    weight_grid: tuple[float, ...] = (1.0, 0.7, 0.5, 0.35, 0.25, 0.18, 0.12, 0.08, 0.05)
 
 
 def tile_types() -> list[tuple[int, int, int]]:
@@ -362,6 +371,53 @@ def calibrate_ground(evidence: list[TileEvidence], config: ReadConfig = ReadConf
     mad = 1.4826 * float(np.median(np.abs(centred - np.median(centred))))
     sigma = float(np.clip(mad, config.ground_sigma_min, config.ground_sigma_max))
     return gain, sigma, n
+
+
+def mark_weight(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()) -> tuple[float, int]:
+    """How far this photo's mark log-likelihoods can be trusted, measured against its ground colours.
+
+    The mark model assumes dots resolved as printed; a dim, blurred, noisy, heavily compressed photo (a webcam)
+    breaks that and the marks come out sure and wrong, while the ground colours, averaged over an area, still
+    tell most levels. Every edge whose corrected ground estimate lies within ``weight_ground_tolerance`` of a
+    whole level witnesses that level; the weight ``w`` from ``weight_grid`` maximising the witnesses' likelihood
+    under ``softmax(w * mark_ll)``, each witness wrong with probability ``weight_witness_outlier``, is the marks'
+    reliability here: 1 where they agree with the ground as sharply as modelled.
+
+    Parameters
+    ----------
+    evidence : list of TileEvidence
+        Ground estimates already corrected (:func:`calibrate_ground`).
+    config : ReadConfig
+
+    Returns
+    -------
+    weight : float
+        In ``weight_grid``; 1.0 with fewer than ``weight_min_witnesses`` witnesses.
+    n : int
+        Witnesses used.
+    """
+    lls, levels = [], []
+    for ev in evidence:
+        rot = ROTATIONS[ev.rotation]
+        for d in range(3):
+            g = float(ev.ground_est[INKS.index(rot[d])])
+            lv = int(round(g))
+            if 0 <= lv <= 5 and abs(g - lv) <= config.weight_ground_tolerance:
+                lls.append(ev.mark_ll[d, :6])
+                levels.append(lv)
+    if len(levels) < config.weight_min_witnesses:
+        return 1.0, len(levels)
+    ll = np.array(lls)
+    idx = np.arange(len(levels)), np.array(levels)
+    eps = config.weight_witness_outlier
+
+    def witness_loglik(w: float) -> float:
+        z = w * ll
+        z = z - z.max(axis=1, keepdims=True)
+        p = np.exp(z[idx] - np.log(np.exp(z).sum(axis=1)))
+        return float(np.sum(np.log(eps / 6 + (1 - eps) * p)))
+
+    return max(config.weight_grid, key=witness_loglik), len(levels)
 
 
 def score_matrix(evidence: list[TileEvidence], config: ReadConfig = ReadConfig(),
