@@ -18,6 +18,7 @@ from scoring.ingenious import (
     Board,
     Hex,
     check_placement,
+    line_stops,
     placement_flags,
     placement_points,
     radius_for,
@@ -261,8 +262,8 @@ def judge_placement(state: IngeniousState, ctx: IngeniousContext) -> IngeniousAd
     lines = []
     valid = len(placed) == 2 and not any(f.code in PLACEMENT_CODES for f in flags)
     if valid:
-        pts = placement_points(state.after if state.before is not None else before.with_hexes(placed),
-                               (placed[0], placed[1]), radius)
+        board_after = state.after if state.before is not None else before.with_hexes(placed)
+        pts = placement_points(board_after, (placed[0], placed[1]), radius)
         upd = apply_points(scores_before[ctx.mover], pts.raw, ctx.team)
         move_points = dict(upd.gained)
         extra = upd.extra_placements
@@ -279,10 +280,12 @@ def judge_placement(state: IngeniousState, ctx: IngeniousContext) -> IngeniousAd
             explanation.append(f"{c}: {v} point(s) lost to the cap")
         for c, t in upd.reached:
             explanation.append(f"{c} reached {t}: Ingenious! one extra placement")
-        involved = {h.qr for h in placed} | {c for ln in pts.lines for c in ln.cells}
+        involved = ({h.qr for h in placed} | {c for ln in pts.lines for c in ln.cells}
+                    | set(line_stops(board_after, (placed[0], placed[1]), radius)))
         in_doubt = sorted(c for c in state.doubtful if c in involved)
         if in_doubt:
-            flags.append(Flag("contested", "a cell of this placement or of its counted lines is in doubt: check it",
+            flags.append(Flag("contested", "a cell of this placement, of its counted lines or where a line stops is "
+                              "in doubt (a line may run on under it): check it",
                               {"cells": [list(c) for c in in_doubt]}))
     else:
         explanation.append("not one clean placement: nothing scored (see flags)")

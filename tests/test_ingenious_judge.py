@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from scoring.ingenious import Board
+from geometry.hexgrid import ring
+from scoring.ingenious import Board, Hex, line_stops
 from scoring.ingenious_judge import IngeniousAdjudication, IngeniousContext, IngeniousState, judge_placement
 
 
@@ -49,6 +50,33 @@ def test_doubt_on_a_counted_line_is_contested():
     after = BEFORE.with_hexes(Board.of({(0, 0): "red", (1, 0): "green"}).hexes)
     a = judge_placement(IngeniousState(after=after, before=BEFORE, doubtful={(0, 2): "hue between"}), ctx())
     assert "contested" in {f["code"] for f in a.flags} and a.move_points == {"red": 2}
+
+
+@pytest.mark.parametrize("stopper", [(0, 3), (2, 0)])
+def test_doubt_where_a_line_stops_is_contested(stopper):
+    # red (0, 0) runs (0, 1), (0, 2) and stops at the empty (0, 3); green (1, 0) stops at once at the blue (2, 0):
+    # a hand over either stopping cell may hide a same-colour hex that would lengthen the line
+    after = BEFORE.with_hexes(Board.of({(0, 0): "red", (1, 0): "green"}).hexes)
+    a = judge_placement(IngeniousState(after=after, before=BEFORE, doubtful={stopper: "a hand?"}), ctx())
+    contested = [f for f in a.flags if f["code"] == "contested"]
+    assert contested and contested[0]["cells"] == [list(stopper)]
+    assert a.move_points == {"red": 2}
+    far = judge_placement(IngeniousState(after=after, before=BEFORE, doubtful={(-5, 3): "a hand?"}), ctx())
+    assert "contested" not in {f["code"] for f in far.flags}
+
+
+def test_line_stops_are_the_cells_past_every_run():
+    after = BEFORE.with_hexes(Board.of({(0, 0): "red", (1, 0): "green"}).hexes)
+    stops = line_stops(after, (Hex((0, 0), "red"), Hex((1, 0), "green")), 7)
+    # red (0, 0): five directions (not towards (1, 0)); the run along (0, 1) ends past (0, 2)
+    assert (0, 3) in stops and (0, 2) not in stops  # ((0, 1) stops green (1, 0) along (-1, 1))
+    # green (1, 0): the blue (2, 0) stops it at once; (0, 0) is its partner, never a stop
+    assert (2, 0) in stops and (0, 0) not in stops
+    assert len(stops) == len(set(stops)) <= 10  # two directions of the two hexes may share a stop
+    # a run to the edge of play has no stopping cell
+    edge = Board.of({(6, 0): "red", (7, 0): "red", (5, 1): "blue"})
+    assert all(ring(c) <= 7 for c in line_stops(edge, (Hex((6, 0), "red"), Hex((5, 1), "blue")), 7))
+    assert (8, 0) not in line_stops(edge, (Hex((6, 0), "red"), Hex((5, 1), "blue")), 7)
 
 
 def test_doubted_cells_left_out_when_that_makes_one_placement():

@@ -26,6 +26,7 @@ from vision.hexboard import (
     top_view,
 )
 from vision.hexboard_cells import HUE_DEG, CellReadConfig, CellReading, read_cells
+from vision.ingenious_cover import CoverConfig, with_cover_doubts
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,8 @@ class IngeniousVisionConfig:
     ----------
     board : HexBoardConfig
     cells : CellReadConfig
+    cover : CoverConfig
+        Doubts on cells a hand or an object lies over (``vision.ingenious_cover``).
     board_top_mm : float
         Printed board face above the table (2 mm cardboard).
     tile_top_mm : float
@@ -53,6 +56,7 @@ class IngeniousVisionConfig:
 
     board: HexBoardConfig = HexBoardConfig()
     cells: CellReadConfig = CellReadConfig()
+    cover: CoverConfig = CoverConfig()
     board_top_mm: float = 2.0
     tile_top_mm: float = 6.0
     hue_deg: tuple[tuple[str, float], ...] = tuple(HUE_DEG.items())
@@ -179,11 +183,13 @@ def read_board(image_rgb: np.ndarray, calibration, config: IngeniousVisionConfig
     groups = np.array([min(ring(c), 5) for c in BOARD_CELLS])
     readings = read_cells(tiles, pose.cell_centres_mm(cells), protos, config.cells, groups)
     lm = np.array(list(START_CELLS), dtype=np.float64)
-    sym = read_cells(face, pose.cell_centres_mm(lm), protos, config.cells)
+    sym = dict(zip(START_CELLS, read_cells(face, pose.cell_centres_mm(lm), protos, config.cells), strict=True))
+    board = with_cover_doubts(dict(zip(BOARD_CELLS, readings, strict=True)), sym, face,
+                              pose.cell_centres_mm(cells), config.cells, config.cover)
     return BoardReading(
         pose=pose,
-        cells=dict(zip(BOARD_CELLS, readings, strict=True)),
-        symbols=dict(zip(START_CELLS, sym, strict=True)),
+        cells=board,
+        symbols=sym,
         landmarks_read=n_ok,
         flags=tuple(flags),
         refined=refined,
