@@ -117,6 +117,9 @@ class IngeniousState:
         Tile hexes read on the before photo (None: only the after photo, ``placed`` in the context).
     doubtful : dict Cell -> str
         Cells whose reading is in doubt (either photo), with the reason.
+    doubt_colours : dict Cell -> tuple of str
+        For doubtful cells whose doubt is only between some colours (a hue between two): those colours. A doubtful
+        cell not listed may show anything (a hand over it).
     notes : tuple of str
         Vision notes for the explanation (pose, refinement).
     vision_flags : tuple of Flag
@@ -128,6 +131,7 @@ class IngeniousState:
     after: Board
     before: Board | None = None
     doubtful: dict = field(default_factory=dict)
+    doubt_colours: dict = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     vision_flags: tuple[Flag, ...] = ()
     pose: dict | None = None
@@ -137,7 +141,9 @@ class IngeniousState:
             "game": "ingenious",
             "after": self.after.to_json(),
             "before": self.before.to_json() if self.before is not None else None,
-            "doubtful": [{"qr": list(c), "why": w} for c, w in sorted(self.doubtful.items())],
+            "doubtful": [{"qr": list(c), "why": w, **({"colours": list(self.doubt_colours[c])}
+                                                         if c in self.doubt_colours else {})}
+                         for c, w in sorted(self.doubtful.items())],
             "notes": list(self.notes),
             "vision_flags": [f.to_json() for f in self.vision_flags],
             "pose": self.pose,
@@ -150,6 +156,8 @@ class IngeniousState:
             after=Board.from_json(obj["after"]),
             before=Board.from_json(before) if before is not None else None,
             doubtful={(int(d["qr"][0]), int(d["qr"][1])): str(d.get("why", "")) for d in obj.get("doubtful", [])},
+            doubt_colours={(int(d["qr"][0]), int(d["qr"][1])): tuple(str(c) for c in d["colours"])
+                           for d in obj.get("doubtful", []) if d.get("colours")},
             notes=tuple(str(n) for n in obj.get("notes", [])),
             vision_flags=tuple(Flag.from_json(f) for f in obj.get("vision_flags", [])),
             pose=obj.get("pose"),
@@ -280,8 +288,10 @@ def judge_placement(state: IngeniousState, ctx: IngeniousContext) -> IngeniousAd
             explanation.append(f"{c}: {v} point(s) lost to the cap")
         for c, t in upd.reached:
             explanation.append(f"{c} reached {t}: Ingenious! one extra placement")
-        involved = ({h.qr for h in placed} | {c for ln in pts.lines for c in ln.cells}
-                    | set(line_stops(board_after, (placed[0], placed[1]), radius)))
+        involved = {h.qr for h in placed} | {c for ln in pts.lines for c in ln.cells}
+        # a line runs on under a doubtful stopping cell that may show its colour
+        involved |= {c for c, colour in line_stops(board_after, (placed[0], placed[1]), radius)
+                     if colour in state.doubt_colours.get(c, (colour,))}
         in_doubt = sorted(c for c in state.doubtful if c in involved)
         if in_doubt:
             flags.append(Flag("contested", "a cell of this placement, of its counted lines or where a line stops is "

@@ -65,18 +65,32 @@ def test_doubt_where_a_line_stops_is_contested(stopper):
     assert "contested" not in {f["code"] for f in far.flags}
 
 
+def test_a_stopping_cell_in_doubt_between_other_colours_leaves_the_line_alone():
+    # (0, 3) stops the red line only: a doubt there between orange and yellow cannot lengthen it, one between
+    # red and orange can; the state keeps those colours through its JSON
+    after = BEFORE.with_hexes(Board.of({(0, 0): "red", (1, 0): "green", (0, 3): "orange"}).hexes)
+    for colours, contested in ((("orange", "yellow"), False), (("orange", "red"), True)):
+        st = IngeniousState(after=after, before=BEFORE.with_hexes(Board.of({(0, 3): "orange"}).hexes),
+                            doubtful={(0, 3): "hue between"}, doubt_colours={(0, 3): colours})
+        assert IngeniousState.from_json(st.to_json()) == st
+        a = judge_placement(st, ctx())
+        assert ("contested" in {f["code"] for f in a.flags}) is contested
+        assert a.move_points == {"red": 2}
+
+
 def test_line_stops_are_the_cells_past_every_run():
     after = BEFORE.with_hexes(Board.of({(0, 0): "red", (1, 0): "green"}).hexes)
-    stops = line_stops(after, (Hex((0, 0), "red"), Hex((1, 0), "green")), 7)
+    stops = [c for c, _ in line_stops(after, (Hex((0, 0), "red"), Hex((1, 0), "green")), 7)]
+    assert ((0, 3), "red") in line_stops(after, (Hex((0, 0), "red"), Hex((1, 0), "green")), 7)
     # red (0, 0): five directions (not towards (1, 0)); the run along (0, 1) ends past (0, 2)
     assert (0, 3) in stops and (0, 2) not in stops  # ((0, 1) stops green (1, 0) along (-1, 1))
     # green (1, 0): the blue (2, 0) stops it at once; (0, 0) is its partner, never a stop
     assert (2, 0) in stops and (0, 0) not in stops
-    assert len(stops) == len(set(stops)) <= 10  # two directions of the two hexes may share a stop
+    assert len(stops) == 10  # five directions of each hex
     # a run to the edge of play has no stopping cell
     edge = Board.of({(6, 0): "red", (7, 0): "red", (5, 1): "blue"})
-    assert all(ring(c) <= 7 for c in line_stops(edge, (Hex((6, 0), "red"), Hex((5, 1), "blue")), 7))
-    assert (8, 0) not in line_stops(edge, (Hex((6, 0), "red"), Hex((5, 1), "blue")), 7)
+    edge_stops = [c for c, _ in line_stops(edge, (Hex((6, 0), "red"), Hex((5, 1), "blue")), 7)]
+    assert all(ring(c) <= 7 for c in edge_stops) and (8, 0) not in edge_stops
 
 
 def test_doubted_cells_left_out_when_that_makes_one_placement():

@@ -126,6 +126,9 @@ class CellReading:
     strength : float
         The symbol's strong chroma over the white reference (``strong_percentile`` of the disc): printed inks
         are vivid, skin or a sleeve over a cell is pale. Not part of the JSON.
+    alternatives : tuple of str
+        When the doubt is only which of some colours the symbol is (a hue between two): those colours; empty
+        when the cell may show anything. Not part of the JSON.
     """
 
     colour: str | None
@@ -138,6 +141,7 @@ class CellReading:
     face: float
     doubt: str = ""
     strength: float = 0.0
+    alternatives: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         return {
@@ -353,38 +357,63 @@ def _cell_reading(i: int, inside: bool, face: float, foreign: float, f: float, c
         doubt = f"hue {h_i:.0f} deg is far from every symbol colour"
     elif margin < config.hue_margin_deg and not doubt:
         doubt = f"hue {h_i:.0f} deg between {colour} and {names[int(order[1])]}"
+        return CellReading(colour, f, h_i, margin, cf, of, shape, face, doubt, strength,
+                           (colour, names[int(order[1])]))
     elif not shape_agrees(colour, cf, of) and not doubt:
         doubt = f"colour reads {colour} but the symbol's shape reads {shape}"
     return CellReading(colour, f, h_i, margin, cf, of, shape, face, doubt, strength)
 
 
+@dataclass(frozen=True)
+class FaceUniformity:
+    """How uniform cells' faces are (see :func:`face_uniformity`); every field has shape (N,).
+
+    Attributes
+    ----------
+    disc_low : ndarray
+        A low percentile of the symbol disc's brightness over the face white's (about 1 on an empty face).
+    disc_low_ring : ndarray
+        The same over the face ring's median brightness (about 1 on an empty face, also where a neighbouring
+        tile's top face, seen off its cell at a tilt, brightens part of the ring).
+    disc_cv : ndarray
+        The disc brightness's standard deviation over its mean (about 0 on an empty face).
+    ring_low : ndarray
+        A low percentile of the face ring's brightness over the face white's (about 1 on a clean cell or tile
+        face; a finger across the ring darkens part of it).
+    """
+
+    disc_low: np.ndarray
+    disc_low_ring: np.ndarray
+    disc_cv: np.ndarray
+    ring_low: np.ndarray
+
+
 def face_uniformity(view: TopView, centres_mm: np.ndarray, config: CellReadConfig = CellReadConfig(),
-                    low_percentile: float = 10.0) -> tuple[np.ndarray, np.ndarray]:
-    """How uniform each cell's symbol disc is against its own face ring (an empty printed cell is one face colour
-    from its centre out; a hand, a finger or a sleeve over part of it is not).
+                    low_percentile: float = 10.0) -> FaceUniformity:
+    """How uniform each cell's symbol disc and face ring are against its own face (an empty printed cell is one
+    face colour from its centre out; a hand, a finger or a sleeve over part of it is not).
 
     Parameters
     ----------
     view : TopView
-        At the height of the face to check (a board cell: the board's printed face).
+        At the height of the face to check (a board cell: the board's printed face; a tile: its top face).
     centres_mm : ndarray, shape (N, 2), table mm
     config : CellReadConfig
         The disc and face ring radii.
     low_percentile : float
-        The darker part of the disc measured.
-
-    Returns
-    -------
-    disc_low : ndarray, shape (N,)
-        That percentile of the disc's brightness over the face white's (about 1 on an empty face).
-    disc_cv : ndarray, shape (N,)
-        The disc brightness's standard deviation over its mean (about 0 on an empty face).
+        The darker part measured.
     """
     if len(centres_mm) == 0:
-        return np.zeros(0), np.zeros(0)
+        z = np.zeros(0)
+        return FaceUniformity(z, z, z, z)
     disc = _sample_discs(view, centres_mm, config)
-    white = _face_white(disc, config).sum(axis=1)
+    white = np.maximum(_face_white(disc, config).sum(axis=1), 1e-3)
     bright = disc.pix[:, disc.disc].sum(axis=2)  # (N, D)
-    low = np.percentile(bright, low_percentile, axis=1) / np.maximum(white, 1e-3)
-    cv = bright.std(axis=1) / np.maximum(bright.mean(axis=1), 1e-3)
-    return low, cv
+    ring = disc.pix[:, disc.ring].sum(axis=2)  # (N, R)
+    low = np.percentile(bright, low_percentile, axis=1)
+    return FaceUniformity(
+        disc_low=low / white,
+        disc_low_ring=low / np.maximum(np.median(ring, axis=1), 1e-3),
+        disc_cv=bright.std(axis=1) / np.maximum(bright.mean(axis=1), 1e-3),
+        ring_low=np.percentile(ring, low_percentile, axis=1) / white,
+    )

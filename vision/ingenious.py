@@ -203,7 +203,7 @@ def read_board(image_rgb: np.ndarray, calibration, config: IngeniousVisionConfig
     readings = read_cells(tiles, pose.cell_centres_mm(cells), protos, config.cells, groups)
     lm = np.array(list(START_CELLS), dtype=np.float64)
     sym = dict(zip(START_CELLS, read_cells(face, pose.cell_centres_mm(lm), protos, config.cells), strict=True))
-    board = with_cover_doubts(dict(zip(BOARD_CELLS, readings, strict=True)), sym, face,
+    board = with_cover_doubts(dict(zip(BOARD_CELLS, readings, strict=True)), sym, face, tiles,
                               pose.cell_centres_mm(cells), config.cells, config.cover)
     return BoardReading(
         pose=pose,

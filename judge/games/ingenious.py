@@ -59,6 +59,17 @@ def detect(frames: list[Frame], ctx: IngeniousContext, timer: StageTimer) -> Ing
     return detect_warm(frames, ctx, timer, None)[0]
 
 
+def _doubt_colours(readings: list) -> dict:
+    """Doubtful cells that can only show some colours (in every photo where they are in doubt), with those
+    colours; a cell in doubt with no such limit in any photo (a hand over it) may show anything and is left out."""
+    seen: dict = {}
+    for rd in readings:
+        for c, r in rd.cells.items():
+            if r.doubt:
+                seen.setdefault(c, []).append(r.alternatives)
+    return {c: tuple(sorted(set().union(*alts))) for c, alts in seen.items() if all(alts)}
+
+
 def _scene_pose(memo: FrameMemo, frame: Frame, before: Frame) -> HexBoardPose | None:
     """The board pose read on an earlier frame of this still scene: a carried reading of another frame than the
     "before" photo with this frame's very calibration (live mode keeps one calibration object while the camera
@@ -122,6 +133,7 @@ def detect_warm(frames: list[Frame], ctx: IngeniousContext, timer: StageTimer,
         after=after.board(),
         before=readings[0].board() if len(readings) == 2 else None,
         doubtful=doubtful,
+        doubt_colours=_doubt_colours(readings),
         notes=tuple(notes),
         vision_flags=tuple(vflags),
         pose=after.pose.to_json(),
