@@ -87,3 +87,73 @@ def horizontal_overflow_px(driver) -> int:
                 worst = Math.max(worst, el.scrollWidth - el.clientWidth);
         }
         return worst;"""))
+
+
+def wait_until(driver, what, timeout_s: float = 60.0, step_s: float = 0.5):
+    """Poll ``what(driver)`` until it returns something truthy (stale elements while Streamlit re-renders)."""
+    deadline = time.monotonic() + timeout_s
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            got = what(driver)
+            if got:
+                return got
+        except Exception as exc:  # stale element, not there yet
+            last = exc
+        time.sleep(step_s)
+    raise AssertionError(f"timed out ({last!r}); page text ends: {body_text(driver)[-1500:]}")
+
+
+def click_xpath(driver, xpath: str, timeout_s: float = 60.0) -> None:
+    """Click the first displayed element matching ``xpath`` once there is one."""
+    from selenium.webdriver.common.by import By
+
+    def go(d):
+        for el in d.find_elements(By.XPATH, xpath):
+            if el.is_displayed():
+                el.click()
+                return True
+        return False
+
+    wait_until(driver, go, timeout_s)
+
+
+def type_into(driver, label: str, value: str, timeout_s: float = 60.0) -> None:
+    """Replace the value of the Streamlit text or number input with this label and commit it (Enter)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    def go(d):
+        for el in d.find_elements(By.XPATH, f"//input[@aria-label='{label}']"):
+            if el.is_displayed():
+                el.send_keys(Keys.CONTROL, "a")
+                el.send_keys(value, Keys.ENTER)
+                return True
+        return False
+
+    wait_until(driver, go, timeout_s)
+
+
+def press_webrtc(driver, button: str, timeout_s: float = 90.0) -> None:
+    """Press START or STOP inside streamlit-webrtc's component frame."""
+    from selenium.webdriver.common.by import By
+
+    def go(d):
+        for frame in d.find_elements(By.TAG_NAME, "iframe"):
+            d.switch_to.frame(frame)
+            try:
+                for b in d.find_elements(By.TAG_NAME, "button"):
+                    if b.text.strip().upper() == button and b.is_displayed():
+                        b.click()
+                        return True
+            finally:
+                d.switch_to.default_content()
+        return False
+
+    wait_until(driver, go, timeout_s, 1.0)
+
+
+def fake_camera(video: Path) -> tuple[str, ...]:
+    """Chromium options that play this Y4M file as the camera, allowed without asking."""
+    return ("--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+            f"--use-file-for-fake-video-capture={video}", "--disable-features=WebRtcHideLocalIpsWithMdns")

@@ -13,9 +13,18 @@ import pytest
 from judge.pipeline import judge_images
 from judge.registry import game as get_game
 from synth.clip import ClipConfig, clip_scene, expand, key_frames, write_y4m
-from tests.browser_helpers import CHROMIUM, DRIVER, body_text, chrome
+from tests.browser_helpers import (
+    CHROMIUM,
+    DRIVER,
+    body_text,
+    chrome,
+    click_xpath,
+    fake_camera,
+    press_webrtc,
+    type_into,
+    wait_until,
+)
 from tests.server_helpers import streamlit_server
-from tests.test_browser_live import _click, _start_webrtc, _wait
 
 pytestmark = [
     pytest.mark.browser,
@@ -23,45 +32,14 @@ pytestmark = [
 ]
 
 SIZE_PX = (960, 720)
-#: still tables long enough for a loaded server to settle them; the last one longest (the fake camera loops back
-#: to the empty board after it, which the test does not wait for)
-CONFIG = ClipConfig(still_frames=60, hand_frames=4)
+#: played at 5 frames a second, still tables 12 s: the fake camera plays in real time whatever the server's speed,
+#: and a server starved of CPU (the test machine's 2 shared cores at load 20) reads a frame in a second or more,
+#: so it must still see each hand position and settle each still table; the last still table longest (the fake
+#: camera loops back to the empty board after it, which the test does not wait for)
+CONFIG = ClipConfig(fps=5.0, still_frames=60, hand_frames=4)
 LAST_STILL_FRAMES = 300
 
 
-def _stop_webrtc(driver) -> None:
-    """Press STOP inside streamlit-webrtc's component frame (the camera's loop must not come back to the board)."""
-    from selenium.webdriver.common.by import By
-
-    def go(d):
-        for frame in d.find_elements(By.TAG_NAME, "iframe"):
-            d.switch_to.frame(frame)
-            try:
-                for b in d.find_elements(By.TAG_NAME, "button"):
-                    if b.text.strip().upper() == "STOP" and b.is_displayed():
-                        b.click()
-                        return True
-            finally:
-                d.switch_to.default_content()
-        return False
-
-    _wait(driver, go, 30.0, 0.5)
-
-
-def _set_number(driver, label: str, value: int) -> None:
-    """Type a value into a Streamlit number input and commit it (Enter)."""
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.common.keys import Keys
-
-    def go(d):
-        for el in d.find_elements(By.XPATH, f"//input[@aria-label='{label}']"):
-            if el.is_displayed():
-                el.send_keys(Keys.CONTROL, "a")
-                el.send_keys(str(value), Keys.ENTER)
-                return True
-        return False
-
-    _wait(driver, go, 60.0)
 
 
 def _photo_pairs(scene, keys) -> list[dict]:
@@ -89,23 +67,21 @@ def test_ingenious_placements_settle_once_each_with_their_points_and_are_recorde
     video = write_y4m(frames, tmp_path / "clip.y4m", fps=int(CONFIG.fps))
     del frames
     ledger_path = tmp_path / "live.sqlite"
-    extra = ("--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
-             f"--use-file-for-fake-video-capture={video}", "--disable-features=WebRtcHideLocalIpsWithMdns")
     with streamlit_server(ledger_path) as url:
-        driver = chrome(tmp_path / "profile", size=(1400, 1800), extra=extra)
+        driver = chrome(tmp_path / "profile", size=(1400, 1800), extra=fake_camera(video))
         try:
             driver.get(url + "/?game=ingenious")
-            _wait(driver, lambda d: "Table Judge" in body_text(d) and "Mode" in body_text(d), 90.0)
-            _click(driver, "//label[contains(., 'Live video')]")
-            _wait(driver, lambda d: "Press START" in body_text(d), 90.0)
-            _set_number(driver, "Players (1 = solo)", 2)  # the clip's players: Aki and Ben (the form's names)
-            _wait(driver, lambda d: "Player 2 (turn order)" in body_text(d) and "Player 3" not in body_text(d))
+            wait_until(driver, lambda d: "Table Judge" in body_text(d) and "Mode" in body_text(d), 90.0)
+            click_xpath(driver, "//label[contains(., 'Live video')]")
+            wait_until(driver, lambda d: "Press START" in body_text(d), 90.0)
+            type_into(driver, "Players (1 = solo)", "2")  # the clip's players: Aki and Ben (the form's names)
+            wait_until(driver, lambda d: "Player 2 (turn order)" in body_text(d) and "Player 3" not in body_text(d))
             # the players start a game in the ledger: each settled placement becomes its next move
-            _click(driver, "//button[contains(., 'Start a game with these players')]")
-            _wait(driver, lambda d: "Aki to place" in body_text(d), 90.0)
-            _start_webrtc(driver)
-            _wait(driver, lambda d: "Placements settled: 2" in body_text(d), 300.0, 1.0)
-            _stop_webrtc(driver)
+            click_xpath(driver, "//button[contains(., 'Start a game with these players')]")
+            wait_until(driver, lambda d: "Aki to place" in body_text(d), 90.0)
+            press_webrtc(driver, "START")
+            wait_until(driver, lambda d: "Placements settled: 2" in body_text(d), 300.0, 1.0)
+            press_webrtc(driver, "STOP", 30.0)
             text = body_text(driver)
         finally:
             driver.quit()

@@ -11,10 +11,18 @@ import pytest
 from judge.pipeline import judge_images
 from judge.registry import game as get_game
 from synth.clip import ClipConfig, clip_scene, expand, key_frames, write_y4m
-from tests.browser_helpers import CHROMIUM, DRIVER, body_text, chrome
+from tests.browser_helpers import (
+    CHROMIUM,
+    DRIVER,
+    body_text,
+    chrome,
+    click_xpath,
+    fake_camera,
+    press_webrtc,
+    type_into,
+    wait_until,
+)
 from tests.server_helpers import streamlit_server
-from tests.test_browser_live import _click, _start_webrtc, _wait
-from tests.test_browser_live_pairs import _set_number, _stop_webrtc
 
 pytestmark = [
     pytest.mark.browser,
@@ -22,24 +30,8 @@ pytestmark = [
 ]
 
 SIZE_PX = (960, 720)
-CONFIG = ClipConfig(still_frames=60, hand_frames=4)
+CONFIG = ClipConfig(fps=5.0, still_frames=60, hand_frames=4)
 LAST_STILL_FRAMES = 300  # the fake camera loops back to Aki's mosaic after it; the test stops before
-
-
-def _set_text(driver, label: str, value: str) -> None:
-    """Type into a Streamlit text input and commit it (Enter)."""
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.common.keys import Keys
-
-    def go(d):
-        for el in d.find_elements(By.XPATH, f"//input[@aria-label='{label}']"):
-            if el.is_displayed():
-                el.send_keys(Keys.CONTROL, "a")
-                el.send_keys(value, Keys.ENTER)
-                return True
-        return False
-
-    _wait(driver, go, 60.0)
 
 
 def _pieces(result: dict) -> dict:
@@ -58,24 +50,22 @@ def test_a_cmyk_table_shown_mosaic_by_mosaic_settles_its_ranking_once(tmp_path):
     video = write_y4m(frames, tmp_path / "clip.y4m", fps=int(CONFIG.fps))
     del frames
     ledger_path = tmp_path / "live.sqlite"
-    extra = ("--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
-             f"--use-file-for-fake-video-capture={video}", "--disable-features=WebRtcHideLocalIpsWithMdns")
     with streamlit_server(ledger_path) as url:
-        driver = chrome(tmp_path / "profile", size=(1400, 1800), extra=extra)
+        driver = chrome(tmp_path / "profile", size=(1400, 1800), extra=fake_camera(video))
         try:
             driver.get(url + "/?game=cmyk")
-            _wait(driver, lambda d: "Table Judge" in body_text(d) and "Mode" in body_text(d), 90.0)
-            _click(driver, "//label[contains(., 'Live video')]")
-            _wait(driver, lambda d: "Press START" in body_text(d), 90.0)
-            _set_number(driver, "Number of players", 2)
-            _wait(driver, lambda d: "Player 2 (clockwise)" in body_text(d))
-            _set_text(driver, "Player 1 (clockwise)", "Aki")
-            _set_text(driver, "Player 2 (clockwise)", "Ben")
-            _wait(driver, lambda d: "Now show Aki's mosaic" in body_text(d) and "then Ben's mosaic" in body_text(d))
-            _start_webrtc(driver)
-            _wait(driver, lambda d: "Read: Aki's mosaic ✓ · Now show Ben's mosaic" in body_text(d), 300.0, 1.0)
-            _wait(driver, lambda d: "Settled:" in body_text(d) and "Ranking:" in body_text(d), 300.0, 1.0)
-            _stop_webrtc(driver)
+            wait_until(driver, lambda d: "Table Judge" in body_text(d) and "Mode" in body_text(d), 90.0)
+            click_xpath(driver, "//label[contains(., 'Live video')]")
+            wait_until(driver, lambda d: "Press START" in body_text(d), 90.0)
+            type_into(driver, "Number of players", "2")
+            wait_until(driver, lambda d: "Player 2 (clockwise)" in body_text(d))
+            type_into(driver, "Player 1 (clockwise)", "Aki")
+            type_into(driver, "Player 2 (clockwise)", "Ben")
+            wait_until(driver, lambda d: "Now show Aki's mosaic" in body_text(d) and "Ben's mosaic" in body_text(d))
+            press_webrtc(driver, "START")
+            wait_until(driver, lambda d: "Read: Aki's mosaic ✓ · Now show Ben's mosaic" in body_text(d), 300.0, 1.0)
+            wait_until(driver, lambda d: "Settled:" in body_text(d) and "Ranking:" in body_text(d), 300.0, 1.0)
+            press_webrtc(driver, "STOP", 30.0)
             text = body_text(driver)
         finally:
             driver.quit()
