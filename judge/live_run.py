@@ -167,8 +167,9 @@ class LiveJudge:
         image_rgb = self._working(image_rgb, timer)
         i = self.frame_index
         self.frame_index += 1
+        image_rgb = self._same_size(image_rgb, timer)
         resized = self._shape is not None and image_rgb.shape != self._shape
-        if resized:  # a video stream changed its resolution: nothing known about the picture holds
+        if resized:  # another camera (another aspect ratio): nothing known about the picture holds
             self._calibration, self._fresh = None, False
             self.motion.track(None)
         self._shape = image_rgb.shape
@@ -199,6 +200,20 @@ class LiveJudge:
 
         with timer.stage("resize"):
             return cv2.resize(image_rgb, (max(1, round(w * k)), max(1, round(h * k))), interpolation=cv2.INTER_AREA)
+
+    def _same_size(self, image_rgb: np.ndarray, timer: StageTimer) -> np.ndarray:
+        """A frame of the stream's first size: a WebRTC stream lowers (and raises) its resolution when the
+        browser's CPU or the network is short, keeping the aspect ratio; scaled back, its frames still pair with
+        the kept "before" photo and its calibration. Another aspect ratio is left as it is (a new camera)."""
+        if self._shape is None or image_rgb.shape == self._shape:
+            return image_rgb
+        (h0, w0), (h, w) = self._shape[:2], image_rgb.shape[:2]
+        if abs(w * h0 - h * w0) > 0.01 * w0 * h:  # not the same picture scaled
+            return image_rgb
+        import cv2
+
+        with timer.stage("resize"):
+            return cv2.resize(image_rgb, (w0, h0), interpolation=cv2.INTER_LINEAR)
 
     def _frame(self, image_rgb: np.ndarray, timer: StageTimer) -> Frame:
         if self._fresh and self._calibration is not None:

@@ -177,3 +177,20 @@ def test_a_game_that_cannot_carry_its_context_on_flags_later_placements(ingeniou
     assert len(settled) == 2
     codes = [{f["code"] for f in r["flags"]} for r in settled]
     assert "live_context_stale" not in codes[0] and "live_context_stale" in codes[1]
+
+
+def test_a_stream_that_lowers_its_resolution_still_pairs_with_the_kept_board(ingenious_clip):
+    """A browser short of CPU sends smaller frames (WebRTC keeps the aspect ratio): they are scaled back to the
+    stream's first size, so the next placement still pairs with the board kept before (not 'differ in size')."""
+    from judge.live_run import LiveJudge
+    from judge.registry import game as get_game
+
+    d, ctx, _, keys = ingenious_clip
+    frames = expand(keys, CONFIG, seed=7)
+    first_still_end = CONFIG.still_frames
+    h, w = frames[0].shape[:2]
+    smaller = [f if i < first_still_end else cv2.resize(f, (w * 2 // 3, h * 2 // 3), interpolation=cv2.INTER_AREA)
+               for i, f in enumerate(frames)]
+    live = LiveJudge(get_game("ingenious"), json.loads(ctx.read_text()))
+    settled = [ev.reading.value for f in smaller for ev in live.feed(f) if ev.kind == "settled"]
+    assert len(settled) == 2 and all(r["placed"] for r in settled)
