@@ -423,7 +423,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="--video/--clip: every reading frame detected from scratch (no warm carry), to compare")
     sp.set_defaults(func=cmd_bench)
 
-    sp = sub.add_parser("live", help="a webcam or video file -> one JSON line per settled judgement")
+    sp = sub.add_parser("live", help="a webcam or video file -> one JSON line per settled judgement (a game of "
+                        "one photo per player, CMYK!: the players' photos shown in turn, one line per table)")
     game_arg(sp)
     sp.add_argument("--source", required=True, help="camera index (0) or a video file")
     sp.add_argument("--context", help="context JSON (players, challenger, cards)")
