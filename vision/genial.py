@@ -112,8 +112,8 @@ class GenialVisionConfig:
         ``side_margin`` of it the side is doubtful.
     face_percentile : float
     min_plain : float
-        Fewer uncoloured pixels on a token's disc than this fraction (blur has spread a large symbol's colour over
-        the face): its side is doubtful.
+        A token read light with fewer uncoloured pixels on its disc than this fraction is doubtful: blur can spread
+        a large symbol's colour over a dark face, leaving its white numeral most of what is uncoloured.
     symbol_chroma_min : float
         Token pixels above this chroma belong to the symbol.
     min_symbol_px : int
@@ -712,7 +712,7 @@ def read_token(lab: np.ndarray, qr: Cell, size: str, config: GenialVisionConfig,
     dark, face_l = token_side(lab, config)
     if abs(face_l - config.dark_face_lightness) < config.side_margin:
         doubts.append(f"side unclear (face lightness {face_l:.0f})")
-    elif plain.mean() < config.min_plain:
+    elif not dark and plain.mean() < config.min_plain:
         doubts.append(f"side unclear (the symbol's colour covers {1.0 - plain.mean():.0%} of the token)")
     sym_px = lab[~plain]
     symbol = None
