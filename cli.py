@@ -38,6 +38,7 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
+from core.blas import single_thread_blas
 from core.errors import BadInput, CannotJudge
 
 
@@ -448,6 +449,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    single_thread_blas()
     args = build_parser().parse_args(argv)
     if args.command == "ledger" and args.action.startswith("export") and not args.out:
         sys.stderr.write("error: ledger export needs --out\n")
