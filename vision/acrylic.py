@@ -302,6 +302,8 @@ class BoardFit:
     alternative_mm : float
         Mean outline distance to the best competing shape fit on the same region whose chamfer is
         within ``AcrylicConfig.ambiguity_mm`` (0 when there is none).
+    polarity : float
+        +1: the board dims the mat; -1: it looks lighter than the mat (the sign its evidence was scored with).
     """
 
     id: str
@@ -317,6 +319,7 @@ class BoardFit:
     inside_dimming: float = 0.0
     alternative_mm: float = 0.0
     line_strength: float = 0.0
+    polarity: float = 1.0
 
 
 def _resample(poly: np.ndarray, step: float) -> tuple[np.ndarray, np.ndarray]:
@@ -343,12 +346,20 @@ def _rot(theta_rad: np.ndarray) -> np.ndarray:
     return np.stack([np.stack([c, -s], -1), np.stack([s, c], -1)], -2)
 
 
+def _as_xy(p: np.ndarray) -> np.ndarray:
+    """Points (..., 2) as one complex number each (x + iy), shape (n,): adding or subtracting a point is then
+    one operation per point, not a broadcast over a trailing axis of 2 (the same float arithmetic, faster)."""
+    p = np.ascontiguousarray(p)
+    return p.reshape(-1, 2).view(np.complex64 if p.dtype == np.float32 else np.complex128).ravel()
+
+
 class _Sampler:
     """Bilinear sampling of a map at table positions (NaN outside)."""
 
     def __init__(self, img: np.ndarray, origin_mm, mm_per_px: float):
         self.img = img.astype(np.float32)
         self.o = np.asarray(origin_mm, dtype=np.float32)
+        self.o_xy = _as_xy(self.o)[0]
         self.s = np.float32(mm_per_px)
 
     def __call__(self, xy_mm: np.ndarray) -> np.ndarray:
@@ -358,7 +369,7 @@ class _Sampler:
             return np.zeros(sh, np.float32)
         cols = min(n, 4096)  # remap takes a 2-D map: rows of at most 4096 points
         rows = -(-n // cols)
-        q = (np.asarray(xy_mm, dtype=np.float32).reshape(-1, 2) - self.o) / self.s
+        q = (_as_xy(np.asarray(xy_mm, dtype=np.float32)) - self.o_xy).view(np.float32).reshape(-1, 2) / self.s
         if rows * cols > n:
             q = np.concatenate([q, np.zeros((rows * cols - n, 2), np.float32)])
         q = q.reshape(rows, cols, 2)
@@ -811,6 +822,52 @@ def find_boards_in(
     return _with_ambiguity(_suppress(ok, ev, config), ok, config)
 
 
+def refit_boards(
+    fits: list[BoardFit],
+    ratio: np.ndarray,
+    origin_mm: tuple[float, float],
+    mm_per_px: float,
+    outlines_mm: dict[str, np.ndarray],
+    config: AcrylicConfig = AcrylicConfig(),
+    bottom_shift=None,
+    line: np.ndarray | None = None,
+    max_move_mm: float = 2.0,
+) -> list[BoardFit] | None:
+    """Re-fit boards found on an earlier frame of the same still scene, without searching: each board's pose is
+    refined from where it was by the same point-to-edge least squares and judged by the same acceptance as
+    ``find_boards``; its sigma keeps the competing-shape ambiguity found then (``alternative_mm``).
+
+    Parameters
+    ----------
+    fits : list[BoardFit]
+        The boards found before (``find_boards`` / ``find_boards_in``).
+    ratio, origin_mm, mm_per_px, outlines_mm, config, bottom_shift, line
+        The evidence of this frame, as for ``find_boards``.
+    max_move_mm : float
+        A board whose outline moved further than this from where it was (or that no longer fits) fails the check.
+
+    Returns
+    -------
+    list[BoardFit] in the order of ``fits``, or None when any board failed the check (search afresh).
+    """
+    ev = _Evidence(ratio, line, origin_mm, mm_per_px, config.line_weight)
+    shapes, _ = _prepare_shapes(outlines_mm, config)
+    out = []
+    for old in fits:
+        sh = next((s for s in shapes if s.id == old.id and s.mirrored == old.mirrored), None)
+        if sh is None:
+            return None
+        fit = _refine(ev, sh, np.radians(old.rotation_deg), np.asarray(old.centre_mm), old.polarity, config,
+                      bottom_shift)
+        if fit is None or not _acceptable(fit, config):
+            return None
+        if float(np.max(np.hypot(*(fit.outline_mm - old.outline_mm).T))) > max_move_mm:
+            return None
+        sigma = min(max(fit.pose_sigma_mm, old.alternative_mm / 2.0), config.max_sigma_mm)
+        out.append(replace(fit, pose_sigma_mm=sigma, alternative_mm=old.alternative_mm))
+    return out
+
+
 def _square_grid(half: float, step: float) -> np.ndarray:
     """Offsets (x, y) of a square grid, +-``half`` at ``step``, shape (n, 2)."""
     g = np.arange(-half, half + 1e-9, step)
@@ -1057,7 +1114,8 @@ def _polar_candidates(ev: _Evidence, seed: np.ndarray, shapes: list[_Shape], rad
     """
     n_phi = config.polar_n_phi
     grid, n_o, k = _polar_grid(radii, config, ev.r.s)
-    q = grid + ((np.asarray(seed) - ev.r.o) / ev.r.s).astype(np.float32)  # (O*(I+2k), J, 2) px
+    at = _as_xy(((np.asarray(seed) - ev.r.o) / ev.r.s).astype(np.float32))[0]
+    q = (_as_xy(grid) + at).view(np.float32).reshape(grid.shape)  # (O*(I+2k), J, 2) px
     both = cv2.remap(ev.stack, q, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     both = both.reshape(n_o, -1, n_phi, 2)
     rv = both[..., 0]
@@ -1372,7 +1430,7 @@ def _measure_fit(ev: _Evidence, sh: _Shape, theta: float, t: np.ndarray, sign: f
             inside_dim = float(sign * (1.0 - np.nanmedian(v)))
     outline = sh.outline @ R.T + t
     return BoardFit(sh.id, bool(sh.mirrored), (float(t[0]), float(t[1])), float(np.degrees(theta) % 360), outline,
-                    contrast, rms, sigma, support, chamfer, inside_dim, 0.0, line_strength)
+                    contrast, rms, sigma, support, chamfer, inside_dim, 0.0, line_strength, float(sign))
 
 
 def _wall_offset(P: np.ndarray, N: np.ndarray, bottom_shift) -> np.ndarray:
@@ -1409,3 +1467,4 @@ def _edge_offsets(ev: _Evidence, P: np.ndarray, N: np.ndarray, offs: np.ndarray,
     den = a - 2 * peak + c
     sub = 0.5 * (a - c) / np.where(np.abs(den) > 1e-9, den, np.inf)
     return offs[k] + np.clip(sub, -0.5, 0.5) * (offs[1] - offs[0]), good
+

@@ -18,14 +18,23 @@ from components import load_components
 from core.timing import StageTimer
 from scoring.carrotain_state import BoardReading, CarrotainState, ChipReading
 from scoring.flags import Flag
-from vision.acrylic import AcrylicConfig, board_maps, find_boards, find_boards_in, unexplained_regions
+from vision.acrylic import (
+    AcrylicConfig,
+    BoardFit,
+    board_maps,
+    find_boards,
+    find_boards_in,
+    refit_boards,
+    unexplained_regions,
+)
 from vision.carrotain_view import (
     DEFAULT_HFOV_DEG,
+    TopViewMaps,
     colour_reference,
     has_height_model,
     mm_to_px,
     px_to_mm,
-    top_view,
+    top_view_maps,
 )
 from vision.chips import ChipConfig, ChipDetection, find_chips
 from vision.colour import palette_to_normalised
@@ -64,6 +73,9 @@ class CarrotainVisionConfig:
     field_grow_diameters, min_field_overlap_mm2 : float
         The chip field is the convex hull of the chip centres grown by this many chip diameters; a
         board covering no chip is a challenge board only if it overlaps the field by more than this.
+    warm_max_move_mm : float
+        Warm reads (``recognise_warm``): a board re-fitted from its pose on an earlier frame of the still
+        scene that moved further than this (or no longer fits) sends the frame to a fresh search.
     chips : ChipConfig
     boards : AcrylicConfig
     """
@@ -85,6 +97,7 @@ class CarrotainVisionConfig:
     low_confidence: float = 0.35
     field_grow_diameters: float = 1.0
     min_field_overlap_mm2: float = 500.0
+    warm_max_move_mm: float = 2.0
     chips: ChipConfig = field(default_factory=ChipConfig)
     boards: AcrylicConfig = field(default_factory=AcrylicConfig)
 
@@ -118,6 +131,42 @@ def _height_spread_mm(cal, xy_mm: np.ndarray, z_mm: float) -> np.ndarray:
     return np.max(spreads, axis=0) / max(cal.px_per_mm, 1e-6)
 
 
+@dataclass(frozen=True)
+class CarrotainViews:
+    """What every frame seen through one calibration shares: where the pixels of the two top views lie in the
+    photo, and the boards' wall parallax (computed once per calibration, reused by the frames of a still scene).
+
+    Attributes
+    ----------
+    calibration : TableCalibration
+        The calibration these were computed for (compared by identity).
+    chips, boards : TopViewMaps
+        Top views of the chip faces and of the board tops.
+    bottom_shift : callable or None
+        Wall parallax of the boards (``_shift_field``; None: walls not modelled).
+    """
+
+    calibration: object
+    chips: TopViewMaps
+    boards: TopViewMaps
+    bottom_shift: object = None
+
+
+def carrotain_views(cal, config: CarrotainVisionConfig) -> CarrotainViews:
+    """The top-view maps and wall parallax of one calibration (``CarrotainViews``)."""
+    z_top, z_bottom = config.board_top_z_mm, config.board_top_z_mm - config.board_thickness_mm
+    return CarrotainViews(
+        cal,
+        top_view_maps(cal, config.region_mm, config.chip_mm_per_px, config.chip_face_z_mm),
+        top_view_maps(cal, config.region_mm, config.board_mm_per_px, config.board_top_z_mm),
+        _shift_field(cal, config.region_mm, z_bottom, z_top, config.wall_grid_mm) if config.board_walls else None,
+    )
+
+
+def _views_for(cal, config: CarrotainVisionConfig, views: CarrotainViews | None) -> CarrotainViews:
+    return views if views is not None and views.calibration is cal else carrotain_views(cal, config)
+
+
 def detect_chip_readings(image_rgb: np.ndarray, cal, ref, config: CarrotainVisionConfig, components: dict,
                          layout: MarkerLayout) -> list[ChipReading]:
     """Chips of one photo as ``ChipReading`` (table mm, sigma, confidence)."""
@@ -125,11 +174,14 @@ def detect_chip_readings(image_rgb: np.ndarray, cal, ref, config: CarrotainVisio
 
 
 def read_chips(image_rgb: np.ndarray, cal, ref, config: CarrotainVisionConfig, components: dict,
-               layout: MarkerLayout) -> tuple[list[ChipReading], list[tuple[float, float]]]:
+               layout: MarkerLayout, views: CarrotainViews | None = None
+               ) -> tuple[list[ChipReading], list[tuple[float, float]]]:
     """Chips of one photo as ``ChipReading`` (table mm, sigma, confidence), and the chip-like blobs that
-    could not be read (table mm)."""
+    could not be read (table mm). ``views``: the calibration's top-view maps, when already made."""
     dots, faces, hole = _palettes(components)
-    tv = top_view(cal, image_rgb, config.region_mm, config.chip_mm_per_px, config.chip_face_z_mm)
+    maps = views.chips if views is not None and views.calibration is cal else top_view_maps(
+        cal, config.region_mm, config.chip_mm_per_px, config.chip_face_z_mm)
+    tv = maps.resample(image_rgb)
     norm = np.asarray(ref.normalise(tv.image), dtype=np.float32)
     found = find_chips(norm, tv.origin_mm, tv.mm_per_px, dots, faces, hole, _exclusions(config, layout), config.chips)
     dets: list[ChipDetection] = found.chips
@@ -170,9 +222,11 @@ class BoardEvidence:
 
 
 def board_evidence(image_rgb: np.ndarray, cal, ref, config: CarrotainVisionConfig,
-                   layout: MarkerLayout) -> BoardEvidence:
-    """Top view at the board tops -> dimming, edge-line and print maps, markers masked out."""
-    tv = top_view(cal, image_rgb, config.region_mm, config.board_mm_per_px, config.board_top_z_mm)
+                   layout: MarkerLayout, views: CarrotainViews | None = None) -> BoardEvidence:
+    """Top view at the board tops -> dimming, edge-line and print maps, markers masked out. ``views``: the
+    calibration's top-view maps and wall parallax, when already made."""
+    views = _views_for(cal, config, views)
+    tv = views.boards.resample(image_rgb)
     level = ref.normalise(tv.image).mean(axis=2)
     valid = tv.image.reshape(-1, tv.image.shape[-1]).any(axis=1).reshape(level.shape)
     ratio, line, printed = board_maps(level, tv.mm_per_px, config.boards)
@@ -187,9 +241,7 @@ def board_evidence(image_rgb: np.ndarray, cal, ref, config: CarrotainVisionConfi
     k = max(int(round(2 * config.print_edge_guard_mm / tv.mm_per_px)) | 1, 3)
     inner = cv2.erode(np.pad(np.isfinite(ratio).astype(np.uint8), 1), np.ones((k, k), np.uint8))[1:-1, 1:-1]
     printed = (printed * inner).astype(np.uint8)
-    z_top, z_bottom = config.board_top_z_mm, config.board_top_z_mm - config.board_thickness_mm
-    shift = _shift_field(cal, config.region_mm, z_bottom, z_top, config.wall_grid_mm) if config.board_walls else None
-    return BoardEvidence(ratio, line, printed, tv.origin_mm, tv.mm_per_px, shift)
+    return BoardEvidence(ratio, line, printed, tv.origin_mm, tv.mm_per_px, views.bottom_shift)
 
 
 def board_outlines(components: dict) -> dict[str, np.ndarray]:
@@ -202,14 +254,37 @@ def detect_board_readings(image_rgb: np.ndarray, cal, ref, chips: list[ChipReadi
     """Boards of one photo as ``BoardReading``: the fitted boards (the two over the chip field are the
     challenge boards, the rest "other") and the acrylic-looking regions no board explains ("unread")."""
     ev = board_evidence(image_rgb, cal, ref, config, layout)
+    readings, _ = _boards_from_evidence(ev, cal, chips, config, components, None)
+    assert readings is not None  # a search (no carried fits) always answers
+    return readings
+
+
+def _boards_from_evidence(ev: BoardEvidence, cal, chips: list[ChipReading], config: CarrotainVisionConfig,
+                          components: dict, carried: tuple[BoardFit, ...] | None
+                          ) -> tuple[list[BoardReading] | None, tuple[BoardFit, ...]]:
+    """The boards on one frame's evidence, as readings, and the fits they came from.
+
+    Without ``carried`` the boards are searched (``find_boards``, then the exhaustive grid where a board the
+    judgement needs is still missing). With ``carried`` (the fits of an earlier frame of the same still
+    scene) each is re-fitted where it was (``refit_boards``); when one fails that check, or the chip field
+    would need the fallback search, the answer is (None, ()): the caller searches afresh.
+    """
     outlines = board_outlines(components)
     maps = (ev.ratio, ev.origin_mm, ev.mm_per_px, outlines, config.boards, ev.bottom_shift, ev.line, ev.printed)
-    fits = find_boards(*maps)
+    if carried is not None:
+        refit = refit_boards(list(carried), *maps[:7], max_move_mm=config.warm_max_move_mm)
+        if refit is None:
+            return None, ()
+        fits = refit
+    else:
+        fits = find_boards(*maps)
     chips_xy = [c.xy_mm for c in chips]
     challenge = _challenge_boards([f.outline_mm for f in fits], chips_xy, config)
     unread = unexplained_regions(ev.ratio, ev.printed, fits, ev.origin_mm, ev.mm_per_px, config.boards, ev.line,
                                  outlines)
     needed = _areas_needing_boards(unread, len(challenge), chips_xy, config)
+    if needed and carried is not None:
+        return None, ()
     if needed:  # the evidence-driven search left boards unfound: the exhaustive grid there
         fits = find_boards_in(needed, fits, *maps)
         challenge = _challenge_boards([f.outline_mm for f in fits], chips_xy, config)
@@ -224,7 +299,7 @@ def detect_board_readings(image_rgb: np.ndarray, cal, ref, chips: list[ChipReadi
                                 "challenge" if i in challenge else "other"))
     for region in unread:
         out.append(BoardReading("?", region, config.boards.max_sigma_mm, 0.0, "unread"))
-    return out
+    return out, tuple(fits)
 
 
 def _shift_field(cal, region_mm, z_from: float, z_to: float, grid_mm: float):
@@ -322,6 +397,61 @@ def recognise(
     -------
     CarrotainState
     """
+    return recognise_warm(challenge_rgb, cal, None, before, timer, config, components)[0]
+
+
+@dataclass(frozen=True)
+class CarrotainCarry:
+    """What a read of one still scene found that the next reading frames of it reuse (``recognise_warm``).
+
+    Attributes
+    ----------
+    boards : tuple[BoardFit, ...]
+        The boards fitted (re-fitted where they were on the next frames, not searched).
+    before_image : ndarray or None
+        The "before" photo those chips were read from (the very array: compared by identity).
+    before_chips : tuple[ChipReading, ...]
+        Its chips.
+    views : CarrotainViews or None
+        The top-view maps and wall parallax of the calibration the frames are seen through.
+    """
+
+    boards: tuple[BoardFit, ...]
+    before_image: np.ndarray | None = None
+    before_chips: tuple[ChipReading, ...] = ()
+    views: CarrotainViews | None = None
+
+
+def recognise_warm(
+    challenge_rgb: np.ndarray,
+    cal,
+    carry: CarrotainCarry | None,
+    before: tuple[np.ndarray, object] | None = None,
+    timer: StageTimer | None = None,
+    config: CarrotainVisionConfig = CarrotainVisionConfig(),
+    components: dict | None = None,
+) -> tuple[CarrotainState, CarrotainCarry]:
+    """``recognise``, reusing what an earlier reading frame of the same still scene found (live video).
+
+    Every frame's chips and board evidence are read afresh; with a ``carry``, the boards are re-fitted where
+    they were instead of searched (``vision.acrylic.refit_boards``), the chips of a "before" photo that is
+    the very same image are not read again, and the top-view maps of the same calibration are reused. When a
+    carried board fails the check (moved, no longer fits) or the chip field would need the fallback search,
+    the boards are searched as ``recognise`` does.
+
+    Parameters
+    ----------
+    challenge_rgb, cal, before, timer, config, components
+        As for ``recognise``.
+    carry : CarrotainCarry or None
+        What the previous call returned for this still scene (None: its first reading frame).
+
+    Returns
+    -------
+    state : CarrotainState
+    carry : CarrotainCarry
+        ``carry`` itself when it held; a new one after a search.
+    """
     timer = timer or StageTimer()
     comp = components or load_components()
     layout = MarkerLayout.from_components(comp)
@@ -332,19 +462,36 @@ def recognise(
         flags.append(Flag("no_camera_pose", "calibration has no camera pose: heights corrected from the homography "
                           f"(field of view assumed {DEFAULT_HFOV_DEG:.0f} deg when it cannot be measured)"))
     with timer.stage("chips"):
-        chips, unread_blobs = read_chips(challenge_rgb, cal, ref, config, comp, layout)
+        views = _views_for(cal, config, carry.views if carry is not None else None)
+        chips, unread_blobs = read_chips(challenge_rgb, cal, ref, config, comp, layout, views)
     if unread_blobs:
         flags.append(Flag("unread_chip_blobs", f"{len(unread_blobs)} chip-like blob(s) could not be read as chips",
                           {"xy_mm": [[round(x, 1), round(y, 1)] for x, y in unread_blobs]}))
+    b_img = None if before is None else before[0]
+    b_chips: list[ChipReading] = []
     if before is not None:
         with timer.stage("before"):
-            b_img, b_cal = before
-            b_ref = colour_reference(b_cal, b_img, layout)
-            b_chips = detect_chip_readings(b_img, b_cal, b_ref, config, comp, layout)
+            b_cal = before[1]
+            if carry is not None and carry.before_image is b_img:
+                b_chips = list(carry.before_chips)
+            else:
+                b_ref = colour_reference(b_cal, b_img, layout)
+                b_chips = detect_chip_readings(b_img, b_cal, b_ref, config, comp, layout)
             chips, more = _merge_before(chips, b_chips, config)
             flags += more
-    with timer.stage("boards"):
-        boards = detect_board_readings(challenge_rgb, cal, ref, chips, config, comp, layout)
+    boards: list[BoardReading] | None = None
+    with timer.stage("boards" if carry is None else "boards_carried"):  # carried: re-fitted where they were
+        ev = board_evidence(challenge_rgb, cal, ref, config, layout, views)
+        if carry is not None:
+            boards, fits = _boards_from_evidence(ev, cal, chips, config, comp, carry.boards)
+    if carry is not None and boards is not None and carry.before_image is b_img and carry.views is views:
+        new_carry = carry  # the carried boards held: they stay what later frames are checked against
+    else:
+        if boards is None:  # no carry, or a carried board failed its check: searched
+            with timer.stage("boards"):
+                boards, fits = _boards_from_evidence(ev, cal, chips, config, comp, None)
+        new_carry = CarrotainCarry(fits, b_img, tuple(b_chips), views)
+    assert boards is not None  # a search always answers
     if before is None:
         chips = _refraction_correction(chips, boards, cal, config)
     low = [i for i, c in enumerate(chips) if c.confidence < config.low_confidence]
@@ -362,7 +509,7 @@ def recognise(
     if n_ch != 2:
         flags.append(Flag("boards_not_found", f"found {n_ch} challenge board(s) over the chips, expected 2",
                           {"found": n_ch}))
-    return CarrotainState(tuple(chips), tuple(boards), tuple(flags))
+    return CarrotainState(tuple(chips), tuple(boards), tuple(flags)), new_carry
 
 
 def _refraction_correction(chips: list[ChipReading], boards: list[BoardReading], cal,
@@ -444,5 +591,5 @@ def chip_px(cal, xy_mm: np.ndarray, z_mm: float = 2.0) -> np.ndarray:
 chip_palettes = _palettes
 chip_exclusions = _exclusions
 
-__all__ = ["CarrotainVisionConfig", "recognise", "project_outline_px", "chip_px", "px_to_mm", "chip_palettes",
-           "chip_exclusions"]
+__all__ = ["CarrotainVisionConfig", "recognise", "recognise_warm", "CarrotainCarry", "project_outline_px", "chip_px",
+           "px_to_mm", "chip_palettes", "chip_exclusions"]

@@ -111,6 +111,53 @@ class TopView:
         return (np.asarray(xy_mm, dtype=np.float64).reshape(-1, 2) - self.origin_mm) / self.mm_per_px
 
 
+@dataclass(frozen=True)
+class TopViewMaps:
+    """Where every pixel of a top view lies in the photo (``cv2.remap`` maps, fixed point), for one calibration:
+    reused to resample later frames seen through the same calibration (live video).
+
+    Attributes
+    ----------
+    map_xy, map_frac : ndarray, shapes (h, w, 2) int16 and (h, w) uint16
+        ``cv2.convertMaps`` of the float maps (the fixed point ``cv2.remap`` uses for them anyway: the same
+        pixels, resampled faster).
+    origin_mm : (float, float)
+    mm_per_px, z_mm : float
+    """
+
+    map_xy: np.ndarray
+    map_frac: np.ndarray
+    origin_mm: tuple[float, float]
+    mm_per_px: float
+    z_mm: float
+
+    def resample(self, image: np.ndarray) -> TopView:
+        """The top view of ``image`` (a frame of the calibration these maps were made for)."""
+        out = cv2.remap(image, self.map_xy, self.map_frac, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                        borderValue=0)
+        return TopView(out, self.origin_mm, self.mm_per_px, self.z_mm)
+
+
+def top_view_maps(cal, region_mm: tuple[float, float, float, float], mm_per_px: float, z_mm: float = 0.0,
+                  grid_step_px: int = 8) -> TopViewMaps:
+    """The maps of :func:`top_view` (same parameters), to resample any frame of this calibration."""
+    x0, y0, x1, y1 = region_mm
+    w = int(round((x1 - x0) / mm_per_px))
+    h = int(round((y1 - y0) / mm_per_px))
+    gx = np.arange(0, w + grid_step_px, grid_step_px, dtype=np.float64)
+    gy = np.arange(0, h + grid_step_px, grid_step_px, dtype=np.float64)
+    GX, GY = np.meshgrid(gx, gy)
+    mm = np.stack([GX.ravel() * mm_per_px + x0, GY.ravel() * mm_per_px + y0], axis=1)
+    px = mm_to_px(cal, mm, z_mm).reshape(len(gy), len(gx), 2).astype(np.float32)
+    # bilinear interpolation of the coarse grid with its nodes on exact output pixels
+    qx = np.broadcast_to((np.arange(w, dtype=np.float32) / grid_step_px)[None, :], (h, w))
+    qy = np.broadcast_to((np.arange(h, dtype=np.float32) / grid_step_px)[:, None], (h, w))
+    mx = cv2.remap(px[..., 0], qx, qy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    my = cv2.remap(px[..., 1], qx, qy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    map_xy, map_frac = cv2.convertMaps(mx, my, cv2.CV_16SC2)
+    return TopViewMaps(map_xy, map_frac, (float(x0), float(y0)), float(mm_per_px), float(z_mm))
+
+
 def top_view(cal, image: np.ndarray, region_mm: tuple[float, float, float, float], mm_per_px: float,
              z_mm: float = 0.0, grid_step_px: int = 8) -> TopView:
     """Resample the photo top-down over ``region_mm`` on the plane ``z_mm`` above the table.
@@ -131,21 +178,7 @@ def top_view(cal, image: np.ndarray, region_mm: tuple[float, float, float, float
     -------
     TopView
     """
-    x0, y0, x1, y1 = region_mm
-    w = int(round((x1 - x0) / mm_per_px))
-    h = int(round((y1 - y0) / mm_per_px))
-    gx = np.arange(0, w + grid_step_px, grid_step_px, dtype=np.float64)
-    gy = np.arange(0, h + grid_step_px, grid_step_px, dtype=np.float64)
-    GX, GY = np.meshgrid(gx, gy)
-    mm = np.stack([GX.ravel() * mm_per_px + x0, GY.ravel() * mm_per_px + y0], axis=1)
-    px = mm_to_px(cal, mm, z_mm).reshape(len(gy), len(gx), 2).astype(np.float32)
-    # bilinear interpolation of the coarse grid with its nodes on exact output pixels
-    qx = np.broadcast_to((np.arange(w, dtype=np.float32) / grid_step_px)[None, :], (h, w))
-    qy = np.broadcast_to((np.arange(h, dtype=np.float32) / grid_step_px)[:, None], (h, w))
-    mx = cv2.remap(px[..., 0], qx, qy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    my = cv2.remap(px[..., 1], qx, qy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    out = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-    return TopView(out, (float(x0), float(y0)), float(mm_per_px), float(z_mm))
+    return top_view_maps(cal, region_mm, mm_per_px, z_mm, grid_step_px).resample(image)
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, replace
+from typing import Any
 
 import cv2
 import numpy as np
@@ -111,7 +112,16 @@ def components_for(profile) -> dict:
 
 def detect(frames: list[Frame], ctx: CarrotainContext, timer: StageTimer) -> CarrotainState:
     """Last frame = the challenge photo; an earlier one = the "before" photo (optional)."""
-    from vision.carrotain import recognise  # noqa: PLC0415  (cv2-heavy; only when detecting)
+    return live_detect(frames, ctx, timer, None)[0]
+
+
+def live_detect(frames: list[Frame], ctx: CarrotainContext, timer: StageTimer, carry: Any
+                ) -> tuple[CarrotainState, Any]:
+    """``LiveSupport.detect_warm``: the first reading frame of a still scene runs the full detection and carries
+    its board fits and the chips of the "before" photo (``vision.carrotain.CarrotainCarry``); the later ones read
+    the chips and the board evidence again and re-fit each board where it was, after checking that it still
+    fits there (else its boards are searched afresh, as :func:`detect` does)."""
+    from vision.carrotain import recognise_warm  # noqa: PLC0415  (cv2-heavy; only when detecting)
 
     if not frames:
         raise BadInput("no image given")
@@ -124,7 +134,8 @@ def detect(frames: list[Frame], ctx: CarrotainContext, timer: StageTimer) -> Car
         if b.calibration is None:
             raise CannotJudge(f"before photo: {b.calibration_error or 'no calibration markers found'}")
         before = (b.image_rgb, b.calibration)
-    state = recognise(ch.image_rgb, ch.calibration, before=before, timer=timer, components=components_for(ch.profile))
+    state, carry = recognise_warm(ch.image_rgb, ch.calibration, carry, before=before, timer=timer,
+                                  components=components_for(ch.profile))
     if not state.chips:
         raise CannotJudge("no chips found on the mat")
     challenge = [b.id for b in state.boards if b.role == "challenge"]
@@ -132,7 +143,7 @@ def detect(frames: list[Frame], ctx: CarrotainContext, timer: StageTimer) -> Car
         seen = ", ".join(f"{b.id} ({b.role})" for b in state.boards) or "none"
         raise CannotJudge(f"found {len(challenge)} of the 2 challenge boards over the chips (boards seen: {seen}); "
                           "retake the photo more from above, with less glare on the boards")
-    return state
+    return state, carry
 
 
 def state_from_json(obj: dict) -> CarrotainState:
@@ -321,6 +332,7 @@ PLUGIN = GamePlugin(
     session=SESSION,
     camera_resolution="1080p",
     order=10,
-    live=LiveSupport(before="cannot_judge", before_reason="boards seen: none"),  # live: chips alone = "before"
+    # live: chips alone = "before"; the later reading frames of a still scene re-fit the boards where they were
+    live=LiveSupport(before="cannot_judge", before_reason="boards seen: none", detect_warm=live_detect),
 )
 SPEC = PLUGIN

@@ -1,0 +1,98 @@
+"""Carrotain's warm live reads (``LiveSupport.detect_warm``): the later reading frames of a still scene re-fit the
+boards where the first frame found them (and reuse the chips of the same "before" photo), and judge exactly as a
+cold read; a board nudged without the motion being seen fails the check and the frame is searched afresh."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+from core.timing import StageTimer
+from judge.live import reading_key
+from judge.live_run import LiveJudge, LiveRunConfig
+from judge.pipeline import adjudicate, make_frame
+from judge.registry import game as get_game
+from synth.clip import ClipConfig, clip_scene, expand, key_frames, render_key
+
+pytestmark = pytest.mark.slow  # rendered clip frames, each judged warm and cold
+
+CONFIG = ClipConfig()
+SEED = 1
+
+
+def _verdict(result: dict) -> tuple[str, list[str]]:
+    """What a judgement says about the table (``reading_key``) and which kinds of flag it raises."""
+    return reading_key(result), sorted({f["code"] for f in result.get("flags", [])})
+
+
+def _nudged_board_frame(scene, push_mm: tuple[float, float]) -> np.ndarray:
+    """The clip's ``after`` table with its first challenge board pushed by ``push_mm``, still."""
+    from components import load_components
+    from synth.carrotain import board_outline_mm, sample_scene, scene_layers
+
+    comp = load_components()
+    table = sample_scene(np.random.default_rng(scene.seed), components=comp)  # the clip's table (drawn first)
+    pushed = copy.deepcopy(table)
+    b = next(b for b in pushed["boards"] if b["role"] == "challenge")
+    b["centre_mm"] = [c + d for c, d in zip(b["centre_mm"], push_mm, strict=True)]
+    b["outline_mm"] = np.round(board_outline_mm(b["id"], b["centre_mm"], b["rotation_deg"], b["mirrored"], comp),
+                               3).tolist()
+    return render_key(scene_layers(pushed, np.random.default_rng(scene.seed + 1), components=comp), scene, None)
+
+
+def test_warm_reads_judge_as_cold_ones_and_a_nudged_board_is_searched_afresh():
+    plugin = get_game("carrotain")
+    scene = clip_scene("carrotain", SEED)
+    keys = key_frames(scene, "place", CONFIG)
+    before_img, after_img = keys[0][0], keys[-1][0]
+    before = make_frame(expand([(before_img, 1)], CONFIG, seed=2)[0], "clip")
+    first, *later = expand([(after_img, 3)], CONFIG, seed=3)
+    frame = make_frame(first, "clip")
+    assert before.calibration is not None and frame.calibration is not None
+    ctx = plugin.parse_context(scene.context)
+    state, carry = plugin.live.detect_warm([before, frame], ctx, StageTimer(), None)
+    assert carry is not None and len(carry.boards) >= 2 and carry.before_chips
+
+    def warm_and_cold(image_rgb):
+        f = type(frame)(image_rgb=image_rgb, calibration=frame.calibration, source="clip", profile=frame.profile)
+        timer = StageTimer()
+        warm_state, new_carry = plugin.live.detect_warm([before, f], ctx, timer, carry)
+        cold_timer = StageTimer()
+        cold_state = plugin.detect([before, f], ctx, cold_timer)
+        carried = new_carry is carry and "boards" not in timer.ms and "boards_carried" in timer.ms
+        return (_verdict(adjudicate(plugin, warm_state, ctx)), _verdict(adjudicate(plugin, cold_state, ctx)), carried,
+                warm_state, cold_state)
+
+    for img in later:  # later frames of the still scene (noise, flicker): the boards re-fitted where they were
+        warm, cold, carried, warm_state, cold_state = warm_and_cold(img)
+        assert carried and warm == cold
+        for w, c in zip(warm_state.boards, cold_state.boards, strict=True):  # the same boards, re-read
+            assert w.id == c.id and w.role == c.role
+            assert np.max(np.hypot(*(w.outline_mm - c.outline_mm).T)) < 1.0
+    # a challenge board nudged by 6 mm (same calibration, the motion not seen): it no longer fits where it was,
+    # so the frame is searched afresh and judged as a cold read, with the board where it now lies
+    push = (6.0, 0.0)
+    warm, cold, carried, warm_state, _ = warm_and_cold(expand([(_nudged_board_frame(scene, push), 1)], CONFIG,
+                                                              seed=5)[0])
+    assert not carried and warm == cold
+    moved = [np.mean(w.outline_mm, axis=0) - np.mean(o.outline_mm, axis=0)
+             for w in warm_state.boards for o in state.boards if w.id == o.id and w.role == o.role == "challenge"]
+    assert any(np.hypot(*(m - push)) < 1.5 for m in moved)
+
+
+def test_the_carrotain_clip_judges_the_same_warm_and_cold():
+    scene = clip_scene("carrotain", SEED)
+    frames = expand(key_frames(scene, "place", CONFIG), CONFIG, seed=7)
+    runs = {}
+    for warm in (True, False):
+        live = LiveJudge(get_game("carrotain"), scene.context, config=LiveRunConfig(warm=warm))
+        events = [(ev.kind, ev.frame, _verdict(ev.reading.value) if ev.reading and ev.reading.ok else None)
+                  for f in frames for ev in live.feed(f)]
+        runs[warm] = (events, live)
+    (warm_events, live_warm), (cold_events, live_cold) = runs[True], runs[False]
+    assert warm_events == cold_events
+    assert [k for k, _, v in warm_events if v is not None] == ["settled"]  # the challenge, judged once
+    assert live_cold.warm_reads == 0 and live_warm.reads == live_cold.reads
+    assert live_warm.warm_reads > 0
