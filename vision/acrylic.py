@@ -343,6 +343,8 @@ def _resample(poly: np.ndarray, step: float) -> tuple[np.ndarray, np.ndarray]:
 
 def _rot(theta_rad: np.ndarray) -> np.ndarray:
     c, s = np.cos(theta_rad), np.sin(theta_rad)
+    if np.ndim(c) == 0:  # one rotation (the refinement's steps): the same matrix without the stacking
+        return np.array([[c, -s], [s, c]], dtype=np.float64)
     return np.stack([np.stack([c, -s], -1), np.stack([s, c], -1)], -2)
 
 
@@ -351,6 +353,11 @@ def _as_xy(p: np.ndarray) -> np.ndarray:
     one operation per point, not a broadcast over a trailing axis of 2 (the same float arithmetic, faster)."""
     p = np.ascontiguousarray(p)
     return p.reshape(-1, 2).view(np.complex64 if p.dtype == np.float32 else np.complex128).ravel()
+
+
+def _xy_of(z: np.ndarray) -> np.ndarray:
+    """Complex points (...) back to (..., 2) coordinates (a view)."""
+    return z.view(np.float32 if z.dtype == np.complex64 else np.float64).reshape(z.shape + (2,))
 
 
 class _Sampler:
@@ -1117,14 +1124,15 @@ def _polar_candidates(ev: _Evidence, seed: np.ndarray, shapes: list[_Shape], rad
     at = _as_xy(((np.asarray(seed) - ev.r.o) / ev.r.s).astype(np.float32))[0]
     q = (_as_xy(grid) + at).view(np.float32).reshape(grid.shape)  # (O*(I+2k), J, 2) px
     both = cv2.remap(ev.stack, q, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    both = both.reshape(n_o, -1, n_phi, 2)
-    rv = both[..., 0]
-    maps = [rv[:, 2 * k:] - rv[:, :-2 * k]]  # outside - inside, (O, I, J)
+    rv, lv = (c.reshape(n_o, -1, n_phi) for c in cv2.split(both))
+    n_i = rv.shape[1] - 2 * k
+    ev_polar = np.empty(((1 if ev.l is None else 2) * n_o, n_i, n_phi), np.float32)  # (m*O, I, J)
+    np.subtract(rv[:, 2 * k:], rv[:, :-2 * k], out=ev_polar[:n_o])  # outside - inside, (O, I, J)
     if ev.l is not None:
-        maps.append(both[:, k:-k, :, 1])
-    ev_polar = np.nan_to_num(np.concatenate(maps, axis=0), nan=0.0)  # (m*O, I, J)
+        ev_polar[n_o:] = lv[:, k:-k]
+    np.nan_to_num(ev_polar, copy=False, nan=0.0)
     inv = _dft_matrices(n_phi)[2]
-    f_ev = np.fft.rfft(ev_polar.astype(np.float32), axis=-1)  # (m*O, I, F): DFT along the angle, complex64
+    f_ev = np.fft.rfft(ev_polar, axis=-1)  # (m*O, I, F): DFT along the angle, complex64
     corr = np.matmul(f_ev.transpose(2, 0, 1), _shape_bank(shapes))  # (F, m*O, S)
     sc = np.real(corr.transpose(1, 2, 0) @ inv)  # (m*O, S, K): circular correlation over the rotation
     sc_c = sc[:n_o]
@@ -1453,10 +1461,12 @@ def _edge_offsets(ev: _Evidence, P: np.ndarray, N: np.ndarray, offs: np.ndarray,
     edge-line strength there.
     """
     d = config.contrast_offset_mm
-    q = P[:, None, :] + offs[None, :, None] * N[:, None, :]
-    resp = sign * (ev.r(q + d * 0.5 * N[:, None, :]) - ev.r(q - d * 0.5 * N[:, None, :]))
+    n_c = _as_xy(N)[:, None]
+    q = _as_xy(P)[:, None] + offs[None, :] * n_c  # (n, K) points as x + iy: the same sums, one per point
+    half = (d * 0.5) * n_c
+    resp = sign * (ev.r(_xy_of(q + half)) - ev.r(_xy_of(q - half)))
     if ev.l is not None:
-        resp = resp + ev.w * ev.l(q)
+        resp = resp + ev.w * ev.l(_xy_of(q))
     resp = np.where(np.isnan(resp), -1.0, resp)
     k = np.argmax(resp, axis=1)
     ar = np.arange(len(P))
