@@ -360,6 +360,24 @@ def _xy_of(z: np.ndarray) -> np.ndarray:
     return z.view(np.float32 if z.dtype == np.complex64 else np.float64).reshape(z.shape + (2,))
 
 
+def _posed(rotated: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """Rotated outline samples (T, n, 2) moved onto every centre (D, 2): shape (T, D, n, 2)."""
+    t, n = rotated.shape[:2]
+    return _xy_of(_as_xy(rotated).reshape(t, 1, n) + _as_xy(centres)[None, :, None])
+
+
+def _nanmean_last(a: np.ndarray):
+    """``np.nanmean(a, axis=-1)`` (the same sums and division) without its Python overhead; NaN where a row has
+    no number, silently. ``a``: ndarray, shape (..., n); returns shape (...) (a scalar for 1-D ``a``)."""
+    mask = np.isnan(a)
+    cnt = np.sum(~mask, axis=-1, dtype=np.intp)
+    tot = np.sum(np.where(mask, 0, a), axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if isinstance(tot, np.ndarray):
+            return np.divide(tot, cnt, out=tot, casting="unsafe")
+        return tot.dtype.type(tot / cnt)
+
+
 class _Sampler:
     """Bilinear sampling of a map at table positions (NaN outside)."""
 
@@ -549,13 +567,12 @@ class _Evidence:
 
     def outline_terms(self, P: np.ndarray, N: np.ndarray, d: float) -> tuple[np.ndarray, np.ndarray]:
         """Mean signed step (outside - inside) and mean line strength along outlines (..., n, 2)."""
-        with warnings.catch_warnings():  # outlines wholly off the view give empty means: scored 0
-            warnings.simplefilter("ignore", RuntimeWarning)
-            c = np.nanmean(self.r(P + d * N) - self.r(P - d * N), axis=-1)
-            c = np.where(np.isnan(c), 0.0, c)
-            if self.l is None:
-                return c, np.zeros_like(c)
-            ln = np.nanmean(self.l(P), axis=-1)
+        # outlines wholly off the view give empty means: scored 0
+        c = _nanmean_last(self.r(P + d * N) - self.r(P - d * N))
+        c = np.where(np.isnan(c), 0.0, c)
+        if self.l is None:
+            return c, np.zeros_like(c)
+        ln = _nanmean_last(self.l(P))
         return c, np.where(np.isnan(ln), 0.0, ln)
 
     def score(self, c: np.ndarray, ln: np.ndarray, sign: float) -> np.ndarray:
@@ -937,7 +954,7 @@ def _grid_scores(ev: _Evidence, pts: np.ndarray, nrm: np.ndarray, thetas: np.nda
                  sign: float) -> tuple[np.ndarray, np.ndarray]:
     """Signed dimming step and score of one shape at every (rotation, centre), shapes (T, D)."""
     Rs = _rot(thetas)
-    P = np.einsum("tij,nj->tni", Rs, pts)[:, None] + centres[None, :, None, :]  # (T, D, n, 2)
+    P = _posed(np.einsum("tij,nj->tni", Rs, pts), centres)  # (T, D, n, 2)
     Nn = np.broadcast_to(np.einsum("tij,nj->tni", Rs, nrm)[:, None], P.shape)
     c, ln = ev.outline_terms(P, Nn, d)
     return c, ev.score(c, ln, sign)
@@ -1354,7 +1371,7 @@ def _grid_best(ev: _Evidence, pts: np.ndarray, nrm: np.ndarray, thetas: np.ndarr
     ``centre`` after rotating by ``theta``.
     """
     Rs = _rot(thetas)
-    P = np.einsum("tij,nj->tni", Rs, pts)[:, None] + centres[None, :, None, :]
+    P = _posed(np.einsum("tij,nj->tni", Rs, pts), centres)
     Nn = np.broadcast_to(np.einsum("tij,nj->tni", Rs, nrm)[:, None], P.shape)
     c, ln = ev.outline_terms(P, Nn, d)
     sc = ev.score(c, ln, sign)
