@@ -13,6 +13,7 @@ import json
 import numpy as np
 import streamlit as st
 
+from core.blas import single_thread_blas
 from core.errors import BadInput, CannotJudge
 from judge.images import decode_image
 from judge.pipeline import adjudicate_typed, judge_images, state_from_json
@@ -161,6 +162,7 @@ def judge_panel(game_name: str, game, page, phone: bool, live: bool, table: str,
 
 
 def main() -> None:
+    single_thread_blas()
     st.set_page_config(page_title="Table Judge", layout="wide")
     games = plugins()
     phone = is_phone()

@@ -38,6 +38,7 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
+from core.blas import single_thread_blas
 from core.errors import BadInput, CannotJudge
 
 
@@ -423,7 +424,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="--video/--clip: every reading frame detected from scratch (no warm carry), to compare")
     sp.set_defaults(func=cmd_bench)
 
-    sp = sub.add_parser("live", help="a webcam or video file -> one JSON line per settled judgement")
+    sp = sub.add_parser("live", help="a webcam or video file -> one JSON line per settled judgement (a game of "
+                        "one photo per player, CMYK!: the players' photos shown in turn, one line per table)")
     game_arg(sp)
     sp.add_argument("--source", required=True, help="camera index (0) or a video file")
     sp.add_argument("--context", help="context JSON (players, challenger, cards)")
@@ -447,6 +449,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    single_thread_blas()
     args = build_parser().parse_args(argv)
     if args.command == "ledger" and args.action.startswith("export") and not args.out:
         sys.stderr.write("error: ledger export needs --out\n")

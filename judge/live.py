@@ -100,21 +100,25 @@ class LiveEvent:
         ``"moving"`` (the scene changed after being still or settled), ``"settled"`` (all readings agreed),
         ``"contested"`` (readings disagreed), ``"unchanged"`` (settled back to the reading already settled);
         the live driver adds ``"baseline"`` (a pair game's first still scene, kept as the next "before") and
-        ``"baseline_contested"`` (its frames disagreed: not kept, read again).
+        ``"baseline_contested"`` (its frames disagreed: not kept, read again) and ``"gathered"`` (one photo of a
+        judgement of several shown in turn, kept until the last one settles).
     frame : int
         Index of the frame that caused it.
     votes : tuple[Vote, ...]
         Settled/contested/unchanged: the distinct readings of the vote window, most frequent first.
+    note : str
+        What the driver adds for the people at the table when the event happens (e.g. whose photo is next).
     """
 
     kind: str
     frame: int
     votes: tuple[Vote, ...] = ()
+    note: str = ""
 
     @property
     def reading(self) -> Reading | None:
-        """The agreed reading (settled, baseline, or unchanged after settled), else None."""
-        agreed = self.kind in ("settled", "unchanged", "baseline") and len(self.votes) == 1
+        """The agreed reading (settled, baseline, gathered, or unchanged after settled), else None."""
+        agreed = self.kind in ("settled", "unchanged", "baseline", "gathered") and len(self.votes) == 1
         return self.votes[0].reading if agreed else None
 
 

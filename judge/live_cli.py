@@ -2,6 +2,8 @@
 
 stdout: one JSON line per settled judgement (the judgement JSON plus ``live``: frame, time, status);
 stderr: progress (moving / settled / cannot judge). Agreed judgements are recorded in the ledger once.
+A game judged from several photos (CMYK!: one mosaic per player) is shown them in turn, in the context's
+player order: each settled photo is said on stderr, and the table's judgement is the one JSON line.
 """
 
 from __future__ import annotations
@@ -101,6 +103,9 @@ def run_live(game: Any, source: str, context: dict | None, profile: Any = None, 
     err = err or sys.stderr
     live = LiveJudge(game, context, profile, config or LiveRunConfig(), source=f"live:{source}")
     cap = open_source(source)
+    if live.photos:
+        err.write(f"{len(live.photos)} photo(s) per judgement, shown to the camera in turn: "
+                  + ", ".join(label for label, _ in live.photos) + "\n")
     fps = float(cap.get(cv2.CAP_PROP_FPS) or 0.0) or None
     written = 0
     t0 = time.perf_counter()

@@ -20,10 +20,18 @@ reports ``unchanged``; a scene that cannot be judged or is contested leaves the 
 placement the game's ``LiveSupport.next_context`` gives the next placement's context (the turn passed on,
 the scores after it); a game without one judges later placements with the context as given, flagged
 ``live_context_stale`` (the mover and scores before may be out of date).
+
+Several photos per judgement (``GamePlugin.live.per_photo``; CMYK!: one mosaic per player): the players show
+their photos to the camera one after the other, in the context's order. Each still scene is read alone as the
+next photo (with that photo's own context) and reported as ``gathered``; a hand that passes over the photo
+just kept without changing it reports ``unchanged``; when the last photo has settled, all of them are judged
+together (each photo's last voted frame, detected again with the whole context) and that table judgement
+settles. ``restart_table`` forgets the photos gathered so far.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -32,7 +40,7 @@ import numpy as np
 from core.errors import BadInput, CannotJudge
 from core.timing import StageTimer
 from judge.images import ImageLimits
-from judge.live import LiveConfig, LiveEvent, Reading, Settler, cannot_key, reading_key
+from judge.live import LiveConfig, LiveEvent, Reading, Settler, Vote, cannot_key, reading_key
 from judge.motion import MotionConfig, MotionMeter, MotionSample
 from judge.pipeline import add_calibration_notes, adjudicate, make_frame, parse_context
 from judge.plugin import Frame, GamePlugin
@@ -61,12 +69,16 @@ class LiveRunConfig:
 @dataclass(frozen=True)
 class ReadPayload:
     """What a reading keeps for the caller: the frame read, when judged its state (for the overlay), the
-    index of the frame judged as its "before" photo (None: none), and a pair game's context it was judged with."""
+    index of the frame judged as its "before" photo (None: none), a pair game's context it was judged with,
+    the frame's own judgement (before the vote merged every frame's doubts into it), and for a judgement of
+    several photos shown in turn the frame index of each photo."""
 
     frame: Frame
     state: Any = None
     before_frame: int | None = None
     context: dict | None = None
+    result: dict | None = None
+    photo_frames: tuple[int, ...] = ()
 
 
 class LiveJudge:
@@ -101,6 +113,11 @@ class LiveJudge:
         Why the context may be out of date (a pair game whose next context could not be told), else None.
     reads : int
         Frames read (detection run) so far; ``warm_reads`` of them with what an earlier frame found.
+    photos : tuple[(str, dict), ...]
+        A judgement of several photos shown in turn (``LiveSupport.per_photo``, two or more): each photo's label
+        and own context; empty for a game judged from one still scene.
+    gathered : list of (int, Reading)
+        The photos of the table settled so far (frame index, agreed reading), in order.
     """
 
     def __init__(self, game: GamePlugin, context: dict | None, profile: Any = None,
@@ -110,6 +127,11 @@ class LiveJudge:
         self.game = game
         self.context_json = context
         self.ctx = parse_context(game, context)
+        photos = game.live.per_photo(context) if game.live.per_photo is not None else ()
+        self.photos = photos if len(photos) > 1 else ()  # one photo: every still scene is a judgement
+        self._photo_ctx = tuple(parse_context(game, c) for _, c in self.photos)
+        self.gathered: list[tuple[int, Reading]] = []
+        self._kept_view: np.ndarray | None = None  # the motion view of the table when the last photo was kept
         self.placements = 0
         self.stale: str | None = None
         self.profile = profile
@@ -157,9 +179,9 @@ class LiveJudge:
             self._fresh = False
             self._carry = None
         events = self.settler.step(i, sample.moving or resized, lambda: self._read(image_rgb, timer))
-        events = [self._pair_event(ev) for ev in events]
+        events = [self._gather_event(self._pair_event(ev), timer) for ev in events]
         for ev in events:
-            if ev.kind in ("settled", "contested", "unchanged", "baseline", "baseline_contested"):
+            if ev.kind in ("settled", "contested", "unchanged", "baseline", "baseline_contested", "gathered"):
                 self.motion.mark_still()
                 self._keep_before(ev)
             if ev.kind in ("settled", "contested"):
@@ -196,8 +218,23 @@ class LiveJudge:
         """The game is judged on photo pairs, the previous settled scene as "before"."""
         return self.game.live.before == "previous"
 
+    def set_context(self, context: dict) -> None:
+        """Judge the next placement with this context (e.g. the game kept in the ledger after a recorded move,
+        which knows an Ingenious! extra placement owed); ``BadInput`` when it is not valid for the game."""
+        self.ctx, self.context_json, self.stale = parse_context(self.game, context), context, None
+
+    @property
+    def next_photo(self) -> str | None:
+        """The label of the photo the camera should see next (several photos per judgement), else None."""
+        return self.photos[len(self.gathered)][0] if self.photos else None
+
+    def restart_table(self) -> None:
+        """Forget the photos gathered so far: the next still scene is the first photo again."""
+        self.gathered, self._kept_view = [], None
+
     def _read(self, image_rgb: np.ndarray, timer: StageTimer) -> Reading:
         frame = self._frame(image_rgb, timer)
+        ctx = self._photo_ctx[len(self.gathered)] if self.photos else self.ctx
         if self.before is not None:
             frames = [self.before, frame]
         else:  # a pair game's baseline is judged against itself: its board must be readable
@@ -205,8 +242,8 @@ class LiveJudge:
         before = self.before_frame if self.before is not None else None
         try:
             with timer.stage("reading"):
-                state = self._detect(frames, timer)
-                result = adjudicate(self.game, state, self.ctx)
+                state = self._detect(frames, ctx, timer)
+                result = adjudicate(self.game, state, ctx)
         except CannotJudge as exc:
             return Reading(cannot_key(str(exc)), False, str(exc), ReadPayload(frame, None, before))
         except BadInput as exc:  # e.g. a context that does not fit what is on the table
@@ -214,18 +251,78 @@ class LiveJudge:
         add_calibration_notes(result, (frame,))
         if self.stale and self.before is not None:
             result.setdefault("flags", []).append({"code": "live_context_stale", "message": self.stale})
-        payload = ReadPayload(frame, state, before, self.context_json if self.pairs else None)
+        payload = ReadPayload(frame, state, before, self.context_json if self.pairs else None, result)
         return Reading(reading_key(result, self._vote), True, result, payload)
 
-    def _detect(self, frames: list[Frame], timer: StageTimer) -> Any:
+    def _detect(self, frames: list[Frame], ctx: Any, timer: StageTimer) -> Any:
         """The game's detection; warm (carrying what earlier reads of this still scene found) when it can."""
         warm = self.game.live.detect_warm if self.config.warm else None
         self.reads += 1
         if warm is None:
-            return self.game.detect(frames, self.ctx, timer)
+            return self.game.detect(frames, ctx, timer)
         self.warm_reads += self._carry is not None
-        state, self._carry = warm(frames, self.ctx, timer, self._carry)
+        state, self._carry = warm(frames, ctx, timer, self._carry)
         return state
+
+    def _scene_key(self, reading: Reading) -> str:
+        """What a photo's reading says about the pieces alone (not whose photo it was judged as)."""
+        state = reading.payload.state.to_json() if reading.payload.state is not None else {}
+        return reading_key(state, replace(self._vote, ignore_keys=self._vote.ignore_keys + ("player", "source")))
+
+    def _same_photo(self, reading: Reading) -> bool:
+        """The still table is the photo kept last: it looks as it did then (the motion view; a mark read another
+        way does not make it another player's mosaic), or its pieces read the same."""
+        looks_same = self.motion.changed_from(self._kept_view) <= self.config.motion.moving_fraction * 4
+        return looks_same or self._scene_key(self.gathered[-1][1]) == self._scene_key(reading)
+
+    def _gather_event(self, ev: LiveEvent, timer: StageTimer) -> LiveEvent:
+        """Several photos per judgement: an agreed photo is ``gathered`` (the same pieces as the photo just kept:
+        ``unchanged``); the last one makes the table judgement, which settles. The event's note names the photos."""
+        r = ev.reading
+        n = len(self.gathered)
+        if not self.photos:
+            return ev
+        if ev.kind == "contested":  # this photo's frames disagree: nothing kept, read again
+            return LiveEvent(ev.kind, ev.frame, ev.votes, f"{self.photos[n][0]} ({n + 1} of {len(self.photos)}) "
+                             "reads differently from frame to frame: nothing kept yet; it is read again")
+        if ev.kind != "settled" or r is None or not r.ok:
+            return ev
+        if n and self._same_photo(r):  # a hand passed over the photo kept
+            return LiveEvent("unchanged", ev.frame, ev.votes, f"still {self.photos[n - 1][0]}; "
+                             f"now show {self.photos[n][0]} and take your hand away")
+        self.gathered.append((ev.frame, r))
+        self._kept_view = self.motion.snapshot()
+        if n + 1 < len(self.photos):
+            return LiveEvent("gathered", ev.frame, ev.votes, f"{self.photos[n][0]} read ({n + 1} of "
+                             f"{len(self.photos)}); now show {self.photos[n + 1][0]} and take your hand away")
+        gathered, self.gathered = self.gathered, []
+        table = self._table_reading(gathered, timer)
+        note = f"the table of {len(self.photos)}: " + ", ".join(label for label, _ in self.photos)
+        return LiveEvent("settled", ev.frame, (Vote(table, ev.votes[0].count),), note)
+
+    def _table_reading(self, gathered: list[tuple[int, Reading]], timer: StageTimer) -> Reading:
+        """All photos of a table judged together with the whole context: each photo's last voted frame detected
+        again (named by its frame, so an overlay finds its photo), with every doubt the votes saw."""
+        frames = [replace(r.payload.frame, source=f"{self.source} frame {i}") for i, r in gathered]
+        photo_frames = tuple(i for i, _ in gathered)
+        try:
+            with timer.stage("reading"):
+                state = self.game.detect(frames, self.ctx, timer)
+                result = adjudicate(self.game, state, self.ctx)
+        except (CannotJudge, BadInput) as exc:
+            payload = ReadPayload(frames[-1], None, photo_frames=photo_frames)
+            return Reading(cannot_key(str(exc)), False, str(exc), payload)
+        add_calibration_notes(result, tuple(frames))
+        seen = {json.dumps(f, sort_keys=True, default=str) for f in result.get("flags", [])}
+        for _, r in gathered:  # doubts seen in the other voted frames of a photo, not in its last one
+            own = {json.dumps(f, sort_keys=True, default=str) for f in (r.payload.result or {}).get("flags", [])}
+            for f in r.value.get("flags", []):
+                k = json.dumps(f, sort_keys=True, default=str)
+                if k not in own and k not in seen:
+                    seen.add(k)
+                    result.setdefault("flags", []).append(f)
+        payload = ReadPayload(frames[-1], state, None, None, result, photo_frames)
+        return Reading(reading_key(result, self._vote), True, result, payload)
 
     def _pair_event(self, ev: LiveEvent) -> LiveEvent:
         """Pair games: an agreed reading with no change is ``baseline`` (nothing kept yet) or ``unchanged``; a
@@ -283,13 +380,16 @@ class LiveJudge:
             return None
         image_rgb = self._working(image_rgb, StageTimer())
         payload: ReadPayload = ev.reading.payload
-        frame = Frame(image_rgb=image_rgb, calibration=payload.frame.calibration, source=self.source,
+        frame = Frame(image_rgb=image_rgb, calibration=payload.frame.calibration, source=payload.frame.source,
                       profile=self.profile)
         return self.game.overlay(frame, payload.state, ev.reading.value)
 
 
 def event_json(ev: LiveEvent, game: str, fps: float | None, before_frame: int | None = None) -> dict:
     """A settled or contested event as the CLI's JSON line: the judgement plus a ``live`` field.
+
+    Several photos per judgement (CMYK!'s table): ``photo_frames`` (the frame each photo settled on) and ``note``
+    (a contested photo: whose it was).
 
     ``live``: ``frame``, ``status``, ``time_s`` (when the frame rate is known), ``before_frame`` (the settled
     frame judged as the "before" photo: Carrotain's chips alone, a pair game's previous settled board; by
@@ -308,6 +408,10 @@ def event_json(ev: LiveEvent, game: str, fps: float | None, before_frame: int | 
         live["time_s"] = round(ev.frame / fps, 3)
     if before_frame is not None:
         live["before_frame"] = before_frame
+    if isinstance(payload, ReadPayload) and payload.photo_frames:
+        live["photo_frames"] = list(payload.photo_frames)  # each photo of the judgement: its settled frame
+    if ev.note:
+        live["note"] = ev.note  # e.g. whose photo a contested reading was, and what the players do next
     if ev.kind in ("settled", "unchanged"):
         r = ev.votes[0].reading
         live["frames_agreeing"] = ev.votes[0].count
@@ -352,7 +456,12 @@ def record_settled(ledger: Any, game: str, ev: LiveEvent, source: str, table: st
 
 
 def describe(ev: LiveEvent) -> str:
-    """One line for stderr."""
+    """One line for stderr (with the event's note, e.g. whose photo the camera should see next)."""
+    line = _describe(ev)
+    return f"{line} - {ev.note}" if ev.note else line
+
+
+def _describe(ev: LiveEvent) -> str:
     if ev.kind == "moving":
         return f"frame {ev.frame}: pieces moving; waiting for the table to be still"
     if ev.kind == "baseline":
@@ -362,6 +471,8 @@ def describe(ev: LiveEvent) -> str:
                 "not kept as the 'before' yet, reading it again")
     if ev.kind == "contested":
         return f"frame {ev.frame}: settled as CONTESTED ({len(ev.votes)} different readings)"
+    if ev.kind == "gathered":
+        return f"frame {ev.frame}: photo read and kept for the judgement"
     r = ev.votes[0].reading
     what = "judged" if r.ok else f"cannot judge: {r.value}"
     if ev.kind == "unchanged":

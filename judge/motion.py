@@ -228,6 +228,17 @@ class MotionMeter:
             new = cv2.morphologyEx(new, cv2.MORPH_OPEN, np.ones((cfg.skin_open_px, cfg.skin_open_px), np.uint8))
         return float(np.count_nonzero(new)) / new.size
 
+    def snapshot(self) -> np.ndarray | None:
+        """The last measured frame's view (to compare a later still table with: :meth:`changed_from`)."""
+        return self._prev
+
+    def changed_from(self, view: np.ndarray | None) -> float:
+        """Fraction of the last measured view that differs from ``view`` (a :meth:`snapshot`); 1.0 when they
+        cannot be compared (none, or another size: the camera's view changed)."""
+        if view is None or self._prev is None or view.shape != self._prev.shape:
+            return 1.0
+        return self._changed(self._prev, view)
+
     def mark_still(self) -> None:
         """The last measured frame is the still table: later frames are also compared with it."""
         self._still = self._prev

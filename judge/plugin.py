@@ -115,6 +115,11 @@ class LiveSupport:
         Judgement fields left out when the frames of a still scene are compared (besides the live config's:
         flags, prose, measurements), e.g. a readout of every piece whose frame-to-frame doubt the scores and
         flags already carry; what is scored is always compared.
+    per_photo : callable(context JSON or None) -> tuple[(label, context JSON), ...], or None
+        A judgement of several photos shown to the camera one after the other (CMYK!: one mosaic per player):
+        each photo's label ("Aki's mosaic") and the context that judges it alone, in the order they are shown.
+        Live mode reads each still scene as the next photo and judges them together once the last has
+        settled. None: every still scene is one judgement.
     """
 
     before: str = "none"
@@ -123,6 +128,7 @@ class LiveSupport:
     detect_warm: Callable[[list[Frame], Any, StageTimer, Any], tuple[Any, Any]] | None = None
     next_context: Callable[[dict | None, dict], dict | None] | None = None
     vote_ignores: tuple[str, ...] = ()
+    per_photo: Callable[[dict | None], tuple[tuple[str, dict], ...]] | None = None
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,15 @@ from scoring.cmyk_cards import (
     PersonalCard,
     resolve_cards,
 )
-from scoring.cmyk_checks import K_TILES_IN_SET, doubtful_reading, flagged_cells, mosaic_flags, tile_set_flags
+from scoring.cmyk_checks import (
+    K_TILES_IN_SET,
+    conflicting_cells,
+    doubtful_reading,
+    duplicate_readings,
+    flagged_cells,
+    mosaic_flags,
+    tile_set_flags,
+)
 from scoring.cmyk_options import (
     CmykContext,
     CmykOptions,
@@ -68,7 +76,8 @@ class PlayerScore:
     total_range : (int, int)
         Lowest and highest total if the doubtful readings (tile or edge confidence below
         ``min_confidence``, or cells the detector flagged) counted for no mark-based card / for every
-        one and a doubtful K tile were a normal one (equal to ``total`` when nothing is doubtful).
+        one and a doubtful K tile were a normal one (equal to ``total`` when nothing is doubtful); readings
+        that contradict another (an illegal contact, a tile read twice) are doubtful too.
     """
 
     name: str
@@ -371,6 +380,7 @@ def score_game(players: Sequence[CmykPlayer], mosaics: Sequence[MosaicState], pu
     counts = {p.name: len(m.tiles) for p, m in zip(players, mosaics)}
     unread = {p.name: unread_cells(m) for p, m in zip(players, mosaics)}
     k_left = sum(_is_k(t) for m in mosaics for t in m.tiles) < K_TILES_IN_SET
+    duplicates = duplicate_readings(names, mosaics)
     flags: list[Flag] = list(res.flags)
     scores = []
     ranges: dict[str, tuple[int, int]] = {}
@@ -383,6 +393,8 @@ def score_game(players: Sequence[CmykPlayer], mosaics: Sequence[MosaicState], pu
                              if doubtful_reading(t, options.min_confidence, options.min_k_confidence))
         if options.doubt_flagged_cells:
             doubtful |= flagged_cells(mosaic) & {t.cell for t in mosaic.tiles}
+        if options.doubt_conflicting_cells:
+            doubtful |= conflicting_cells(name, mosaic, s.illegal, duplicates)
         lo = hi = s.total
         if doubtful:  # doubtful mark readings counting for nothing / for everything they could
             lo, hi = (_score_player(k, players, mosaic, res, counts, options, options.k_marks_wild_for_cards,

@@ -94,21 +94,35 @@ def mosaic_flags(player: str, mosaic: MosaicState, illegal: Sequence[IllegalCont
     return out
 
 
+def duplicate_readings(players: Sequence[str], mosaics: Sequence[MosaicState]) -> dict[tuple, list[dict]]:
+    """Normal tiles read in more than one place across the table (each exists once): (c, m, y) -> places
+    (``{"player", "cell"}``), sorted by tile."""
+    where: dict[tuple, list] = {}
+    for name, m in zip(players, mosaics):
+        for t in m.tiles:
+            if not _is_k(t) and None not in t.cmy:
+                where.setdefault(t.cmy, []).append({"player": name, "cell": list(t.cell)})
+    return {cmy: places for cmy, places in sorted(where.items()) if len(places) > 1}
+
+
+def conflicting_cells(player: str, mosaic: MosaicState, illegal: Sequence[IllegalContact],
+                      duplicates: dict[tuple, list[dict]]) -> frozenset[tuple[int, int]]:
+    """This player's cells whose readings contradict another reading: both tiles of every illegal contact, and
+    every place of a tile read more than once (:func:`duplicate_readings`). One reading of each pair is wrong
+    (unless a contact really is illegal), whatever confidence either was read with."""
+    out = {c for contact in illegal for c in contact.cells}
+    out |= {(int(p["cell"][0]), int(p["cell"][1])) for places in duplicates.values() for p in places
+            if p["player"] == player}
+    return frozenset(out) & {t.cell for t in mosaic.tiles}
+
+
 def tile_set_flags(players: Sequence[str], mosaics: Sequence[MosaicState]) -> list[Flag]:
     """Flags across the whole game: a tile read twice (each exists once), more K tiles than the set has."""
     out = []
-    where: dict[tuple, list] = {}
-    n_k = 0
-    for name, m in zip(players, mosaics):
-        for t in m.tiles:
-            if _is_k(t):
-                n_k += 1
-            elif None not in t.cmy:
-                where.setdefault(t.cmy, []).append({"player": name, "cell": list(t.cell)})
-    for cmy, places in sorted(where.items()):
-        if len(places) > 1:
-            out.append(Flag("duplicate_tile", f"tile {cmy} read {len(places)} times but exists once: "
-                            "one reading is wrong", {"cmy": list(cmy), "places": places}))
+    n_k = sum(_is_k(t) for m in mosaics for t in m.tiles)
+    for cmy, places in duplicate_readings(players, mosaics).items():
+        out.append(Flag("duplicate_tile", f"tile {cmy} read {len(places)} times but exists once: "
+                        "one reading is wrong", {"cmy": list(cmy), "places": places}))
     if n_k > K_TILES_IN_SET:
         out.append(Flag("too_many_k", f"{n_k} K tiles read but the set has {K_TILES_IN_SET}", {"k_tiles": n_k}))
     return out

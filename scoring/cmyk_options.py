@@ -45,6 +45,10 @@ class CmykOptions:
     doubt_flagged_cells : bool
         Cells named in the detector's own flags (``MosaicState.flags[].data["cells"]``) also count as
         doubtful for ``total_range`` / ``score_range`` / ``ranking_uncertain``.
+    doubt_conflicting_cells : bool
+        Readings that contradict each other are doubtful too: both tiles of an illegal contact (one reading
+        is wrong, unless the players placed them illegally) and every place of a tile read more than once
+        across the table (each tile exists once). However surely each was read, one of them is wrong.
     incomplete_max_cells : int
         A mosaic flagged ``mosaic_incomplete`` bounds its total over every subset of its unread cells
         holding unknown tiles when it has at most this many; with more, the total is reported as not
@@ -69,6 +73,7 @@ class CmykOptions:
     min_confidence: float = 0.6
     min_k_confidence: float = 0.9
     doubt_flagged_cells: bool = True
+    doubt_conflicting_cells: bool = True
     incomplete_max_cells: int = 6
 
     def __post_init__(self) -> None:

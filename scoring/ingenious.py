@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from geometry.hexgrid import DIRECTIONS, Cell, are_neighbours, cells_within, direction_between, ray, ring
+from geometry.hexgrid import DIRECTIONS, Cell, add, are_neighbours, cells_within, direction_between, ray, ring
 from scoring.flags import Flag
 from scoring.ingenious_state import COLOURS, FULL_RADIUS, START_CELLS, Board, Hex, check_colour  # noqa: F401
 
@@ -74,6 +74,32 @@ def count_line(cells: dict[Cell, str], start: Cell, d: Cell, colour: str, radius
             break
         out.append(c)
     return tuple(out)
+
+
+def line_stops(board_after: Board, placed: tuple[Hex, Hex], radius: int) -> tuple[tuple[Cell, str], ...]:
+    """The cell that ends each line of a placement: along each of the five directions from each placed hex
+    (not towards its partner), the first cell in play past the run of its colour (none where the run reaches the
+    edge of play). Lines of no hex count too: their first cell stopped them.
+
+    A stopping cell read wrongly (a hand over a same-colour tile) makes its line short, so a judgement must
+    doubt its points when any of these cells is in doubt (and may show the line's colour).
+
+    Returns
+    -------
+    tuple of (Cell, colour of the line it stops), sorted, without repeats.
+    """
+    cells = board_after.cells()
+    out: set[tuple[Cell, str]] = set()
+    for me, partner in ((placed[0], placed[1]), (placed[1], placed[0])):
+        toward = direction_between(me.qr, partner.qr)
+        for d in DIRECTIONS:
+            if d == toward:
+                continue
+            run = count_line(cells, me.qr, d, me.colour, radius)
+            nxt = add(run[-1] if run else me.qr, d)
+            if ring(nxt) <= radius:
+                out.add((nxt, me.colour))
+    return tuple(sorted(out))
 
 
 def placement_points(board_after: Board, placed: tuple[Hex, Hex], radius: int) -> PlacementPoints:

@@ -18,6 +18,7 @@ from scoring.ingenious import (
     Board,
     Hex,
     check_placement,
+    line_stops,
     placement_flags,
     placement_points,
     radius_for,
@@ -116,6 +117,9 @@ class IngeniousState:
         Tile hexes read on the before photo (None: only the after photo, ``placed`` in the context).
     doubtful : dict Cell -> str
         Cells whose reading is in doubt (either photo), with the reason.
+    doubt_colours : dict Cell -> tuple of str
+        For doubtful cells whose doubt is only between some colours (a hue between two): those colours. A doubtful
+        cell not listed may show anything (a hand over it).
     notes : tuple of str
         Vision notes for the explanation (pose, refinement).
     vision_flags : tuple of Flag
@@ -127,6 +131,7 @@ class IngeniousState:
     after: Board
     before: Board | None = None
     doubtful: dict = field(default_factory=dict)
+    doubt_colours: dict = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     vision_flags: tuple[Flag, ...] = ()
     pose: dict | None = None
@@ -136,7 +141,9 @@ class IngeniousState:
             "game": "ingenious",
             "after": self.after.to_json(),
             "before": self.before.to_json() if self.before is not None else None,
-            "doubtful": [{"qr": list(c), "why": w} for c, w in sorted(self.doubtful.items())],
+            "doubtful": [{"qr": list(c), "why": w, **({"colours": list(self.doubt_colours[c])}
+                                                         if c in self.doubt_colours else {})}
+                         for c, w in sorted(self.doubtful.items())],
             "notes": list(self.notes),
             "vision_flags": [f.to_json() for f in self.vision_flags],
             "pose": self.pose,
@@ -149,6 +156,8 @@ class IngeniousState:
             after=Board.from_json(obj["after"]),
             before=Board.from_json(before) if before is not None else None,
             doubtful={(int(d["qr"][0]), int(d["qr"][1])): str(d.get("why", "")) for d in obj.get("doubtful", [])},
+            doubt_colours={(int(d["qr"][0]), int(d["qr"][1])): tuple(str(c) for c in d["colours"])
+                           for d in obj.get("doubtful", []) if d.get("colours")},
             notes=tuple(str(n) for n in obj.get("notes", [])),
             vision_flags=tuple(Flag.from_json(f) for f in obj.get("vision_flags", [])),
             pose=obj.get("pose"),
@@ -261,8 +270,8 @@ def judge_placement(state: IngeniousState, ctx: IngeniousContext) -> IngeniousAd
     lines = []
     valid = len(placed) == 2 and not any(f.code in PLACEMENT_CODES for f in flags)
     if valid:
-        pts = placement_points(state.after if state.before is not None else before.with_hexes(placed),
-                               (placed[0], placed[1]), radius)
+        board_after = state.after if state.before is not None else before.with_hexes(placed)
+        pts = placement_points(board_after, (placed[0], placed[1]), radius)
         upd = apply_points(scores_before[ctx.mover], pts.raw, ctx.team)
         move_points = dict(upd.gained)
         extra = upd.extra_placements
@@ -280,9 +289,13 @@ def judge_placement(state: IngeniousState, ctx: IngeniousContext) -> IngeniousAd
         for c, t in upd.reached:
             explanation.append(f"{c} reached {t}: Ingenious! one extra placement")
         involved = {h.qr for h in placed} | {c for ln in pts.lines for c in ln.cells}
+        # a line runs on under a doubtful stopping cell that may show its colour
+        involved |= {c for c, colour in line_stops(board_after, (placed[0], placed[1]), radius)
+                     if colour in state.doubt_colours.get(c, (colour,))}
         in_doubt = sorted(c for c in state.doubtful if c in involved)
         if in_doubt:
-            flags.append(Flag("contested", "a cell of this placement or of its counted lines is in doubt: check it",
+            flags.append(Flag("contested", "a cell of this placement, of its counted lines or where a line stops is "
+                              "in doubt (a line may run on under it): check it",
                               {"cells": [list(c) for c in in_doubt]}))
     else:
         explanation.append("not one clean placement: nothing scored (see flags)")

@@ -7,7 +7,8 @@ written with ``cv2.VideoWriter`` (Motion-JPEG AVI: every frame JPEG-compressed a
 Chromium's fake camera plays).
 
 Scenes per game (``before`` -> ``after``): Kaleido, tiles of one board missing -> placed; CMYK!, the last
-tiles of the mosaic missing -> placed; Carrotain, chips alone -> the boards laid over them (the "before"
+tiles of the mosaic missing -> placed (``players`` > 1: a table, each player's whole mosaic shown to the camera in
+turn, a hand swapping them); Carrotain, chips alone -> the boards laid over them (the "before"
 photo of a challenge, then the challenge); Ingenious and Genial Spezial, the board before the mover's
 placement (still: the live judge's baseline) -> the tile placed (``placements`` > 1: further placements, each
 with its own hand visit and still table). ``nudged`` (Kaleido): ``after`` with one tile moved.
@@ -146,6 +147,38 @@ def _cmyk_scene(seed: int) -> ClipScene:
     return ClipScene("cmyk", [mosaic_layer(before)], [mosaic_layer(scene)], context, cond, seed)
 
 
+def _cmyk_table_scene(seed: int, players: int) -> ClipScene:
+    """A CMYK! table of ``players`` mosaics, no tile in two of them (each exists once), shown one after the other."""
+    from scoring.cmyk_checks import K_TILES_IN_SET
+    from synth.cmyk import MosaicSceneConfig, mosaic_layer, random_mosaic
+    from synth.photo import sample_conditions
+    from synth.registry import renderer
+
+    rng = np.random.default_rng(seed)
+    config = MosaicSceneConfig(min_tiles=9, max_tiles=13, centre_jitter_mm=30.0)
+    mosaics: list = []
+    for _ in range(200):
+        if len(mosaics) == players:
+            break
+        cand = random_mosaic(rng, config)
+        used = {t.cmy for m in mosaics for t in m.tiles if t.cmy is not None}
+        k_tiles = sum(t.cmy is None for m in [*mosaics, cand] for t in m.tiles)
+        if not used & {t.cmy for t in cand.tiles if t.cmy is not None} and k_tiles <= K_TILES_IN_SET:
+            mosaics.append(cand)
+    if len(mosaics) < players:
+        raise ValueError(f"no {players} mosaics without a shared tile (seed {seed})")
+    cond = sample_conditions(rng, look_at_mm=(280, 210))
+    names = ("Aki", "Ben", "Chika", "Dan", "Emi")
+    inks = ("cyan", "magenta", "yellow")
+    context = {**renderer("cmyk")(seed)[1]["context"],
+               "players": [{"name": names[k], "personal_card": {"colour": inks[int(rng.integers(3))],
+                                                                  "level": int(rng.integers(6))}}
+                           for k in range(players)]}
+    layers = [[mosaic_layer(m)] for m in mosaics]
+    return ClipScene("cmyk", layers[0], layers[1], context, cond, seed, starts_still=True,
+                     layers_more=tuple(layers[2:]))
+
+
 def _carrotain_scene(seed: int) -> ClipScene:
     from components import load_components
     from synth.carrotain import sample_scene, scene_layers
@@ -161,8 +194,9 @@ def _carrotain_scene(seed: int) -> ClipScene:
                      cond, seed, starts_still=True)
 
 
-def _ingenious_scene(seed: int, placements: int = 1) -> ClipScene:
-    """A valid placement by the mover (and ``placements - 1`` more legal ones after it)."""
+def _ingenious_scene(seed: int, placements: int = 1, from_start: bool = False) -> ClipScene:
+    """A valid placement by the mover (and ``placements - 1`` more legal ones after it); ``from_start``: the game's
+    first placements on the empty board (the first player to place, no scores yet, the first round)."""
     from geometry.hexgrid import HexBoardPose
     from scoring.ingenious import Hex
     from scoring.ingenious_game import IngeniousGame
@@ -180,7 +214,8 @@ def _ingenious_scene(seed: int, placements: int = 1) -> ClipScene:
     from vision.ingenious import marker_layout
 
     rng = np.random.default_rng(seed)
-    scene = sample_scene(rng, replace(IngeniousSceneConfig(), invalid_prob=0.0))
+    config = replace(IngeniousSceneConfig(), invalid_prob=0.0)
+    scene = sample_scene(rng, replace(config, moves=(0, 0)) if from_start else config)
     pose = HexBoardPose.from_json(scene["board"])
     layout = marker_layout()
     board = board_layer(pose, rng)
@@ -251,10 +286,14 @@ def _genial_scene(seed: int, placements: int = 1) -> ClipScene:
                      context, cond, seed, marker_layout=layout, starts_still=True, layers_more=tuple(more))
 
 
-def clip_scene(game: str, seed: int, placements: int = 1) -> ClipScene:
-    """The game's scene for a clip (see the module's text for what changes); ``placements``: the pair games."""
+def clip_scene(game: str, seed: int, placements: int = 1, players: int = 1, from_start: bool = False) -> ClipScene:
+    """The game's scene for a clip (see the module's text for what changes); ``placements``: the pair games;
+    ``players``: CMYK!, a table of that many mosaics shown in turn (2 or more); ``from_start``: Ingenious, the
+    game's first placements on the empty board."""
+    if game == "cmyk" and players > 1:
+        return _cmyk_table_scene(seed, players)
     if game == "ingenious":
-        return _ingenious_scene(seed, placements)
+        return _ingenious_scene(seed, placements, from_start)
     if game == "genial":
         return _genial_scene(seed, placements)
     scenes = {"kaleido": _kaleido_scene, "cmyk": _cmyk_scene, "carrotain": _carrotain_scene, "genial": _genial_scene}
@@ -290,9 +329,10 @@ def render_key(layers: list, scene: ClipScene, hand: HandSpec | None) -> np.ndar
 def key_frames(scene: ClipScene, story: str, config: ClipConfig = ClipConfig()) -> list[tuple[np.ndarray, int]]:
     """The clip's key frames and how many frames each lasts.
 
-    ``story``: ``"place"`` (hand places the pieces and leaves: before+hand, after+hands, after; Carrotain
-    and the pair games start with the ``before`` table still; further placements of a pair game follow, each
-    a hand visit and a still table) or ``"nudge"`` (after, a hand nudges a piece, nudged).
+    ``story``: ``"place"`` (hand places the pieces and leaves: before+hand, after+hands, after; Carrotain,
+    the pair games and a CMYK! table start with the ``before`` table still; further placements of a pair game
+    (further mosaics of a table) follow, each a hand visit and a still table) or ``"nudge"`` (after, a hand
+    nudges a piece, nudged).
     """
     hands = _hands(scene, config.hands)
     if story == "place":

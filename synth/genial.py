@@ -3,7 +3,8 @@
 The board (a double hexagon of 247 pointy-top cells, components ``genial_spezial``) lies anywhere near the
 middle of the 700 x 560 mm marker rectangle at any rotation; tiles are 4 mm thick player-coloured double
 hexes; towers are light-grey hexagonal prisms (28 or 45 mm) drawn as stacks of slices, each with a round token
-on top (light face with the symbol and a black numeral, or dark face with a white numeral). The truth comes
+on top, drawn as the photoreal kit prints it (light face with the symbol around a face-coloured centre and a
+black numeral there, or dark face with a white numeral; the numeral's outline from the components). The truth comes
 from the product's rules (the photoreal kit gives independent truth).
 """
 
@@ -21,6 +22,7 @@ from scoring.genial_board import Cell, GenialBoard, neighbours
 from synth.conditions import sample_conditions
 from synth.layers import Layer
 from synth.photo import render_photo
+from vision.genial_numeral import numeral_outlines
 
 SQRT3 = float(np.sqrt(3.0))
 
@@ -205,30 +207,43 @@ def tile_layers(scene: dict, cells_by_player: dict[str, list[tuple[Cell, Cell]]]
             top.layer(z0 + config.tile_thickness_mm, "genial_tiles")]
 
 
-def _symbol(cv: _Canvas, p: np.ndarray, shape: str, rgb, face_rgb, rot: float) -> None:
-    """A token's symbol shape: sun (disc with rays), ring, hexagon or six-petal flower, about 10 mm across."""
-    symbol = shape
-    if symbol == "ring":
-        cv.fill(_circle(p, 4.5), rgb)
-        cv.fill(_circle(p, 2.8), face_rgb)
-    elif symbol == "hexagon":
-        cv.fill(hexagon_mm(p, 8.0, rot), rgb)
-    elif symbol == "sun":
-        cv.fill(_circle(p, 3.0), rgb)
-        for a in range(8):
-            ang = np.radians(rot + 45 * a)
-            d = np.array([np.cos(ang), np.sin(ang)])
-            n = np.array([-d[1], d[0]]) * 0.7
-            cv.fill(np.array([p + d * 3.5 - n, p + d * 5.2, p + d * 3.5 + n]), rgb)
-    else:
-        for a in range(6):
-            ang = np.radians(rot + 60 * a)
-            cv.fill(_circle(p + 2.4 * np.array([np.cos(ang), np.sin(ang)]), 1.6), rgb)
+def _symbol(cv: _Canvas, p: np.ndarray, shape: str, rgb, rot: float) -> float:
+    """A token's symbol centred on ``p``, turned by ``rot`` degrees, in the photoreal kit's geometry (mm): a sun
+    (disc 5.7 and twelve rays to 8.3), a ring (disc 7.8), a hexagon (corners at 8.2) or a six-petal flower (petals
+    at 5.7 around a disc of 3.9). Returns the radius of the face-coloured disc left inside it for the numeral."""
+    def at(r: float, deg: float) -> np.ndarray:
+        a = np.radians(deg + rot)
+        return p + r * np.array([np.cos(a), np.sin(a)])
+
+    if shape == "sun":
+        for k in range(12):
+            cv.fill(np.array([at(8.3, 30 * k), at(5.3, 30 * k - 9), at(5.3, 30 * k + 9)]), rgb)
+        cv.fill(_circle(p, 5.7), rgb)
+        return 4.3
+    if shape == "ring":
+        cv.fill(_circle(p, 7.8, 64), rgb)
+        return 4.6
+    if shape == "hexagon":
+        cv.fill(np.array([at(8.2, 30 + 60 * k) for k in range(6)]), rgb)
+        return 4.9
+    for k in range(6):
+        a = np.radians(60 * k + 90 + rot)
+        u = np.linspace(0, 2 * np.pi, 24, endpoint=False)
+        er, et = 2.55 * np.cos(u), 2.05 * np.sin(u)
+        centre = p + 5.7 * np.array([np.cos(a), np.sin(a)])
+        cv.fill(centre + np.column_stack([er * np.cos(a) - et * np.sin(a), er * np.sin(a) + et * np.cos(a)]), rgb)
+    cv.fill(_circle(p, 3.9), rgb)
+    return 3.9
 
 
 def _circle(p: np.ndarray, r: float, n: int = 32) -> np.ndarray:
     a = np.linspace(0, 2 * np.pi, n, endpoint=False)
     return p + r * np.column_stack([np.cos(a), np.sin(a)])
+
+
+def token_turn(qr: Cell, board_rotation_deg: float) -> float:
+    """How a token lies on its tower (degrees): any turn, fixed per tower so that both photos of a pair agree."""
+    return float((board_rotation_deg + 47.0 * qr[0] + 89.0 * qr[1] + 13.0) % 360.0)
 
 
 def tower_layers(scene: dict, towers: list[Tower], board: GenialBoard, comp: dict,
@@ -251,24 +266,22 @@ def tower_layers(scene: dict, towers: list[Tower], board: GenialBoard, comp: dic
             out.append(replace(slab, z_mm=float(z), casts_shadow=k in (0, n - 1)))
         face = _Canvas(x0, y0, x0 + 26, y0 + 26, config.mm_per_px / 2)
         face_rgb = config.token_dark_rgb if t.dark else config.token_light_rgb
-        face.fill(_circle(p, config.token_diameter_mm / 2), face_rgb)
-        shape = spec["token"]["symbols"][t.symbol]["shape"]
-        _symbol(face, p + np.array([0.0, -2.5]), shape, symbols_rgb[t.symbol], face_rgb, rot)
-        digit = str(t.value)
-        _numeral(face, p + np.array([0.0, 4.5]), digit, (250, 250, 250) if t.dark else (10, 10, 10))
+        face.fill(_circle(p, config.token_diameter_mm / 2, 64), face_rgb)
+        turn = token_turn(t.qr, rot)
+        inner = _symbol(face, p, spec["token"]["symbols"][t.symbol]["shape"], symbols_rgb[t.symbol], turn)
+        face.fill(_circle(p, inner, 48), face_rgb)
+        _numeral(face, p, str(t.value), turn, (250, 250, 250) if t.dark else (12, 12, 12))
         out.append(face.layer(config.board_top_mm + h + config.token_thickness_mm, "genial_token"))
     return out
 
 
-def _numeral(cv: _Canvas, p: np.ndarray, digit: str, rgb) -> None:
-    img = np.zeros((cv.h, cv.w), np.uint8)
-    org = cv.px(p)
-    scale = 4.0 / cv.mpp / 22.0
-    (tw, th), _ = cv2.getTextSize(digit, cv2.FONT_HERSHEY_SIMPLEX, scale, max(1, int(scale * 2)))
-    cv2.putText(img, digit, (int(org[0] - tw / 2), int(org[1] + th / 2)), cv2.FONT_HERSHEY_SIMPLEX, scale, 255,
-                max(1, int(scale * 2)), cv2.LINE_AA)
-    cover = img.astype(np.float32)[..., None] / 255.0
-    cv.rgba[..., :3] = cv.rgba[..., :3] * (1 - cover) + np.asarray(rgb, np.float32) / 255.0 * cover
+def _numeral(cv: _Canvas, p: np.ndarray, digit: str, turn_deg: float, rgb) -> None:
+    """The token's value as printed: the digit's outline (DejaVu Sans Bold, 6.6 mm font size, centred on the
+    token; ``components/genial_numerals.json``) turned with the token."""
+    a = np.radians(turn_deg)
+    rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    for poly in numeral_outlines()[digit]:
+        cv.fill(p + poly @ rot.T, rgb, ss=8)
 
 
 def marker_layout(comp: dict) -> MarkerLayout:

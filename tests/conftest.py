@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import pytest
 
+from core.blas import single_thread_blas
 from tests.system_components import MUST_RUN_IN_CI, in_ci
+
+single_thread_blas()  # as cli.main and the page do: every test process and the CLI processes it starts
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -193,7 +193,8 @@ def test_misreadings_are_flagged():
     assert "duplicate_tile" in codes and "low_confidence" in codes
     # (0,-1) read with doubt: it may or may not be the (1,1,1) like_this_tile counts, may or may not carry cyan 0
     shaky = MosaicState(M1.tiles[:6] + (TileReading((0, -1), "normal", M1.tiles[6].edges, 0.2),))
-    r = score_game([AKI, BEN], [shaky, M1], ["like_this_tile"])
+    twice = CmykOptions(doubt_conflicting_cells=False)  # the same mosaic twice: every tile read twice (tested below)
+    r = score_game([AKI, BEN], [shaky, M1], ["like_this_tile"], options=twice)
     f = [x for x in r.flags if x.code == "score_range"][0]
     assert f.data["range"] == [8, 12] and f.data["cells"] == [[0, -1]]
     assert r.to_json()["players"]["Aki"]["total_range"] == [8, 12] and r.scores == {"Aki": 11, "Ben": 10}
@@ -215,7 +216,7 @@ def test_misreadings_are_flagged():
     off = CmykOptions(doubt_flagged_cells=False)
     assert score_game([AKI], [flagged], ["like_this_tile"], options=off).to_json()["players"]["Aki"]["total_range"] == [
         11, 11]
-    sure = score_game([AKI, BEN], [M1, M1], ["like_this_tile"])
+    sure = score_game([AKI, BEN], [M1, M1], ["like_this_tile"], options=twice)
     assert not [x for x in sure.flags if x.code in ("score_range", "ranking_uncertain")]
     misread = MosaicState(M1.tiles[:4] + (tile(0, 0, 0, 2, 1, conf=0.4),) + M1.tiles[5:])
     (f,) = [x for x in score_game([AKI], [misread], []).flags if x.code == "illegal_contact"]
@@ -224,6 +225,26 @@ def test_misreadings_are_flagged():
     assert [f.code for f in score_game([AKI], [imp], []).flags] == ["impossible_tile"]
     ks = MosaicState((k_tile(0, 0), k_tile(1, 0), k_tile(2, 0)))
     assert "too_many_k" in [f.code for f in score_game([AKI], [ks], []).flags]
+
+
+def test_contradicting_readings_widen_the_range():
+    """An illegal contact or a tile read twice across the table means one reading is wrong, however surely each
+    was read: the total range covers the other reading (photoreal webcam / phone photos: confident +-1 misreads)."""
+    # (0, 0) read magenta 2 against (1, 0)'s 3 on their shared edge, both confidently; the truth is magenta 3
+    bad = MosaicState(M1.tiles[:4] + (tile(0, 0, 0, 2, 1),) + M1.tiles[5:])
+    good = score_game([BEN], [M1], []).to_json()["players"]["Ben"]["total"]
+    r = score_game([BEN], [bad], []).to_json()
+    lo, hi = r["players"]["Ben"]["total_range"]
+    assert r["players"]["Ben"]["total"] == good - 1 and lo <= good <= hi
+    assert [f["cells"] for f in r["flags"] if f["code"] == "score_range"] == [[[0, 0], [1, 0]]]
+    # Aki's (0, -1) and Ben's (3, 0) both read as (1, 1, 1): one is another tile; like_this_tile may count 1 or 2
+    ben = MosaicState(M2.tiles + (tile(3, 0, 1, 1, 1),))
+    r = score_game([AKI, BEN], [M1, ben], ["like_this_tile"]).to_json()
+    assert "duplicate_tile" in [f["code"] for f in r["flags"]]
+    assert r["players"]["Aki"]["total_range"][0] <= r["players"]["Aki"]["total"] - 3
+    assert r["players"]["Ben"]["total_range"][0] <= r["players"]["Ben"]["total"] - 3
+    off = CmykOptions(doubt_conflicting_cells=False)
+    assert score_game([BEN], [bad], [], options=off).to_json()["players"]["Ben"]["total_range"] == [good - 1] * 2
 
 
 def test_ranking_tie_breaks():

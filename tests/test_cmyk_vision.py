@@ -8,6 +8,8 @@ colour cast, noise, blur, JPEG; seeds fixed.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
 
@@ -184,10 +186,10 @@ def test_markerless_frame_from_tiles():
         st = detect([Frame(image, None, "no markers")], ctx, StageTimer())
         m = st.mosaics[0]
         assert any(f.code == "markerless" for f in m.flags)
-        got = sorted(str(t.cmy) if t.kind == "normal" else "k" for t in m.tiles)
-        want = sorted(str(t.cmy) if t.kind == "normal" else "k" for t in scene.tiles)
-        assert len(got) == len(want)
-        assert sum(a == b for a, b in zip(got, want)) >= len(want) - 1
+        got = Counter(str(t.cmy) if t.kind == "normal" else "k" for t in m.tiles)
+        want = Counter(str(t.cmy) if t.kind == "normal" else "k" for t in scene.tiles)
+        assert got.total() == want.total()
+        assert (want - got).total() <= 1  # at most one tile misread (a sorted zip counted one misread many times)
         assert len(_hexagon_vertices({t.cell for t in m.tiles})) == len(
             _hexagon_vertices({t.cell for t in scene.tiles}))
 

@@ -40,7 +40,8 @@ def _check(photo: GenialPhoto, game, sc) -> None:
     assert all(t.doubt for t in unread) and len(unread) <= 0.4 * len(towers)
     assert all(t.symbol == towers[t.qr].symbol for t in photo.towers if t.symbol is not None)
     for t in photo.towers:
-        assert t.dark == towers[t.qr].dark
+        # a side read wrong says so (blur can spread a large symbol's colour over a dark face)
+        assert t.dark == towers[t.qr].dark or "side unclear" in t.doubt
         assert t.symbol in (None, towers[t.qr].symbol)
         if not t.doubt:
             assert t.value == towers[t.qr].value

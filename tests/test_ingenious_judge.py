@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from scoring.ingenious import Board
+from geometry.hexgrid import ring
+from scoring.ingenious import Board, Hex, line_stops
 from scoring.ingenious_judge import IngeniousAdjudication, IngeniousContext, IngeniousState, judge_placement
 
 
@@ -49,6 +50,47 @@ def test_doubt_on_a_counted_line_is_contested():
     after = BEFORE.with_hexes(Board.of({(0, 0): "red", (1, 0): "green"}).hexes)
     a = judge_placement(IngeniousState(after=after, before=BEFORE, doubtful={(0, 2): "hue between"}), ctx())
     assert "contested" in {f["code"] for f in a.flags} and a.move_points == {"red": 2}
+
+
+@pytest.mark.parametrize("stopper", [(0, 3), (2, 0)])
+def test_doubt_where_a_line_stops_is_contested(stopper):
+    # red (0, 0) runs (0, 1), (0, 2) and stops at the empty (0, 3); green (1, 0) stops at once at the blue (2, 0):
+    # a hand over either stopping cell may hide a same-colour hex that would lengthen the line
+    after = BEFORE.with_hexes(Board.of({(0, 0): "red", (1, 0): "green"}).hexes)
+    a = judge_placement(IngeniousState(after=after, before=BEFORE, doubtful={stopper: "a hand?"}), ctx())
+    contested = [f for f in a.flags if f["code"] == "contested"]
+    assert contested and contested[0]["cells"] == [list(stopper)]
+    assert a.move_points == {"red": 2}
+    far = judge_placement(IngeniousState(after=after, before=BEFORE, doubtful={(-5, 3): "a hand?"}), ctx())
+    assert "contested" not in {f["code"] for f in far.flags}
+
+
+def test_a_stopping_cell_in_doubt_between_other_colours_leaves_the_line_alone():
+    # (0, 3) stops the red line only: a doubt there between orange and yellow cannot lengthen it, one between
+    # red and orange can; the state keeps those colours through its JSON
+    after = BEFORE.with_hexes(Board.of({(0, 0): "red", (1, 0): "green", (0, 3): "orange"}).hexes)
+    for colours, contested in ((("orange", "yellow"), False), (("orange", "red"), True)):
+        st = IngeniousState(after=after, before=BEFORE.with_hexes(Board.of({(0, 3): "orange"}).hexes),
+                            doubtful={(0, 3): "hue between"}, doubt_colours={(0, 3): colours})
+        assert IngeniousState.from_json(st.to_json()) == st
+        a = judge_placement(st, ctx())
+        assert ("contested" in {f["code"] for f in a.flags}) is contested
+        assert a.move_points == {"red": 2}
+
+
+def test_line_stops_are_the_cells_past_every_run():
+    after = BEFORE.with_hexes(Board.of({(0, 0): "red", (1, 0): "green"}).hexes)
+    stops = [c for c, _ in line_stops(after, (Hex((0, 0), "red"), Hex((1, 0), "green")), 7)]
+    assert ((0, 3), "red") in line_stops(after, (Hex((0, 0), "red"), Hex((1, 0), "green")), 7)
+    # red (0, 0): five directions (not towards (1, 0)); the run along (0, 1) ends past (0, 2)
+    assert (0, 3) in stops and (0, 2) not in stops  # ((0, 1) stops green (1, 0) along (-1, 1))
+    # green (1, 0): the blue (2, 0) stops it at once; (0, 0) is its partner, never a stop
+    assert (2, 0) in stops and (0, 0) not in stops
+    assert len(stops) == 10  # five directions of each hex
+    # a run to the edge of play has no stopping cell
+    edge = Board.of({(6, 0): "red", (7, 0): "red", (5, 1): "blue"})
+    edge_stops = [c for c, _ in line_stops(edge, (Hex((6, 0), "red"), Hex((5, 1), "blue")), 7)]
+    assert all(ring(c) <= 7 for c in edge_stops) and (8, 0) not in edge_stops
 
 
 def test_doubted_cells_left_out_when_that_makes_one_placement():

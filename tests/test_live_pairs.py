@@ -131,7 +131,19 @@ def test_genial_placements_settle_once_each_equal_to_the_photo_pairs(tmp_path):
     assert second["live"]["context"]["mover"] == names[(names.index(given["mover"]) + 1) % len(names)]
 
 
+def _verdict(result: dict | None) -> tuple:
+    """What a settled judgement says about the table (the vote's key with the board) and every flag raised with its
+    cells; leaves out the prose (the pose's numbers, how many printed symbols one frame read)."""
+    if result is None:
+        return ()
+    flags = sorted((f["code"], sorted(tuple(c["qr"] if isinstance(c, dict) else c) for c in f.get("cells", [])))
+                   for f in result.get("flags", []))
+    return reading_key(result), flags
+
+
 def test_warm_reads_reuse_the_before_photo_and_judge_exactly_as_cold_ones(ingenious_clip):
+    # warm reads keep the before photo's reading and the board pose of the scene's first reading frame (no search,
+    # no refinement); every settled verdict is the cold one's
     from judge.live_run import LiveJudge, LiveRunConfig
     from judge.registry import game as get_game
 
@@ -144,10 +156,11 @@ def test_warm_reads_reuse_the_before_photo_and_judge_exactly_as_cold_ones(ingeni
                          for f in frames for ev in live.feed(f)]
         assert live.reads == 9  # the baseline and two placements, three frames each
         assert live.warm_reads == (6 if warm else 0)  # the 2nd and 3rd frame of each still scene
-    strip = [(k, i, {key: v for key, v in (r or {}).items() if key != "timings_ms"}) for k, i, r in settled[True]]
-    assert strip == [(k, i, {key: v for key, v in (r or {}).items() if key != "timings_ms"})
-                     for k, i, r in settled[False]]
-    assert [k for k, _, _ in strip].count("settled") == 2
+    assert [(k, i, _verdict(r)) for k, i, r in settled[True]] == [(k, i, _verdict(r)) for k, i, r in settled[False]]
+    assert [k for k, _, _ in settled[True]].count("settled") == 2
+    kept = [r for k, _, r in settled[True] if k == "settled" and r is not None
+            and any("pose kept from an earlier frame" in e for e in r["explanation"])]
+    assert len(kept) == 2  # the settled (latest) frames were read warm
 
 
 def test_a_game_that_cannot_carry_its_context_on_flags_later_placements(ingenious_clip):

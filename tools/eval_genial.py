@@ -25,7 +25,9 @@ symbol scores exact; ``invalid`` pairs: a placement / board / tile flag or exit 
 
 And the reading itself against the truth, on both photos: every free cell of the board (empty or its colour; the
 unreadable ones counted apart, a wrong cell not marked unreadable is "wrong, undoubted"), every tower's token
-(symbol, side: read wrong, or unread = doubt; value: right, doubtful, wrong), the board stage's milliseconds.
+(symbol, side: read wrong, or unread = doubt; value, of every token seen: right and sure, said doubtful (right or
+not), wrong and sure - the silent misreads), the board stage's milliseconds. The judge runs on one core (OpenCV and
+the BLAS pools limited to one thread, as ``cli.py bench`` measures).
 """
 
 from __future__ import annotations
@@ -119,15 +121,18 @@ def _reading_score(photo, cells_truth: dict[Cell, str], tokens_truth: dict[Cell,
     sym_wrong = sym_unread = side_wrong = val_wrong = val_doubt = val_right = 0
     for c, want in tokens_truth.items():
         t = tok.get(c)
-        if t is None or t.symbol is None:
+        if t is None:
             sym_unread += 1
             continue
-        sym_wrong += t.symbol != want["symbol"]
+        if t.symbol is None:
+            sym_unread += 1
+        else:
+            sym_wrong += t.symbol != want["symbol"]
         side_wrong += t.dark != bool(want["dark"])
-        if t.value == int(want["value"]):
-            val_right += 1
-        elif "numeral" in t.doubt or "value" in t.doubt:
+        if any(w in t.doubt for w in ("numeral", "side", "outside")):   # said doubtful, right or not
             val_doubt += 1
+        elif t.value == int(want["value"]):
+            val_right += 1
         else:
             val_wrong += 1
     return {"cells": len(free), "cells_unreadable": len(set(photo.unreadable) & set(free)),
@@ -257,9 +262,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--report", type=Path, help="write every row and the summary as JSON here")
     ap.add_argument("-v", "--verbose", action="store_true", help="print the flags and misses of every row")
     a = ap.parse_args(argv)
-    import cv2
+    from judge.one_core import one_core
 
-    cv2.setNumThreads(1)   # one core, as the product is measured
     if a.set:
         items = photoreal_items(a.set, a.name)
     elif a.synth:
@@ -271,7 +275,8 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for name, doc, photos in items:
         for mode in modes:
-            r = judge_pair(name, doc, photos, mode)
+            with one_core():   # one core, as the product is measured (OpenCV and the BLAS pools)
+                r = judge_pair(name, doc, photos, mode)
             rows.append(r)
             print(_line(r), flush=True)
             if a.verbose or r["outcome"] in ("WRONG", "error"):

@@ -146,6 +146,8 @@ def evaluate(items, verbose: bool = False, cpu: bool = True) -> dict:
                                        for p, s in exp["colour_scores"].items())
             row["exact"] = row["placed"] and row["move_points"] and row["extra"] and row["colour_scores"]
             row["contested"] = "contested" in codes
+            # points scored without any doubt on the placement or its lines, and wrong: the silent case
+            row["silent_wrong_points"] = not flagged and not row["move_points"] and not row["contested"]
         row["outcome"] = outcome(invalid, out, None, False, row["exact"])
         # cells: the after photo's reading against the truth, every board cell
         tb, ta = _truth_boards(doc)
@@ -184,6 +186,8 @@ def evaluate(items, verbose: bool = False, cpu: bool = True) -> dict:
         "judgement_exact": sum(1 for r in valid if r.get("exact")),
         "invalid": len(inval),
         "invalid_flagged": sum(1 for r in inval if r.get("exact")),
+        "contested": sum(1 for r in valid if r.get("contested")),
+        "silent_wrong_points": sum(1 for r in valid if r.get("silent_wrong_points")),
         "outcomes": outcomes,
         "cells": n_cells,
         "cells_wrong": wrong,

@@ -5,6 +5,12 @@ Frames arrive in streamlit-webrtc's worker thread; :class:`LiveProcessor` feeds 
 current status) on the video sent back, and queues the settled events. The page script drains that queue:
 a settled judgement is shown large and recorded in the ledger once (in the script's thread, where the
 ledger lives).
+
+Pair games (Ingenious, Genial Spezial): every settled placement is listed with its points; a game whose page
+module has ``live_settled`` (Ingenious) also plays it in the game kept in the ledger, whose next context (the
+next mover, the scores) the live judge then uses. Games of one photo per player (CMYK!): the players show their
+mosaics to the camera in turn, in the order of the form; the page says whose is next, and the table's ranking
+settles once the last has.
 """
 
 from __future__ import annotations
@@ -76,6 +82,30 @@ class LiveProcessor:
         self.events: queue.Queue = queue.Queue()
         self.error: str | None = None
         self.frames = 0
+        self._contexts = {_canonical(context)}  # the form's context, and every one the live judge moved on to
+        self.log: list[dict] = []  # a pair game's settled placements, as the page lists them (script thread only)
+
+    def accepts(self, context: dict | None) -> bool:
+        """Whether the form's context is one this processor judged with (a pair game's moves on): keep it."""
+        with self._lock:
+            return _canonical(context) in self._contexts
+
+    def set_context(self, context: dict) -> None:
+        """The next placement's context (from the game kept in the ledger); ``BadInput`` when not valid."""
+        with self._lock:
+            self.live.set_context(context)
+            self._contexts.add(_canonical(context))
+
+    def restart_table(self) -> None:
+        """Forget the photos of the table gathered so far (several photos per judgement)."""
+        with self._lock:
+            self.live.restart_table()
+
+    def next_photo(self) -> tuple[str | None, tuple[str, ...]]:
+        """(the photo the camera should see next, the labels of those gathered) for several photos per judgement."""
+        with self._lock:
+            done = tuple(self.live.photos[k][0] for k in range(len(self.live.gathered)))
+            return self.live.next_photo, done
 
     def status(self) -> tuple[str, int, str | None]:
         """(phase, frames seen, last error)."""
@@ -88,8 +118,9 @@ class LiveProcessor:
             self.frames += 1
             try:
                 for ev in self.live.feed(image_rgb):
-                    if ev.kind in ("settled", "contested", "moving", "baseline"):
+                    if ev.kind in ("settled", "contested", "moving", "baseline", "gathered") or ev.note:
                         self.events.put(ev)
+                self._contexts.add(_canonical(self.live.context_json))
                 shown = self.live.overlay(image_rgb) if self.live.phase == "settled" else None
             except Exception as exc:  # the stream must go on; the page shows the error
                 self.error = f"{exc.__class__.__name__}: {exc}"
@@ -138,13 +169,37 @@ def ice_servers(config: LivePageConfig = LivePageConfig()) -> list:
     return servers if isinstance(servers, list) else []
 
 
+def _canonical(context: dict | None) -> str:
+    return json.dumps(context, sort_keys=True, default=str)
+
+
 def _processor(game: Any, context: dict | None) -> LiveProcessor:
-    key = "live-processor:" + game.name + ":" + json.dumps(context, sort_keys=True, default=str)
+    """The game's live processor; a new one when the form's context is not one it judged with (a changed form)."""
+    key = "live-processor:" + game.name
     proc = st.session_state.get(key)
-    if proc is None:
+    if proc is None or not proc.accepts(context):
         proc = LiveProcessor(game, context)
         st.session_state[key] = proc
     return proc
+
+
+def _guide(box: Any, proc: LiveProcessor) -> None:
+    """What the players do: whose photo the camera should see next (several photos per judgement)."""
+    nxt, done = proc.next_photo()
+    if nxt is None:
+        return
+    labels = [label for label, _ in proc.live.photos]
+    read = ("Read: " + ", ".join(f"{d} ✓" for d in done) + " · ") if done else ""
+    box.info(f"{read}Now show **{nxt}** to the camera and take your hand away. (A table: "
+             + ", then ".join(labels) + ", in turn; the ranking comes when the last has settled.)")
+
+
+def _show_log(box: Any, log: list[dict]) -> None:
+    """Every placement settled so far (a pair game), newest last."""
+    if log:
+        with box.container():
+            st.markdown(f"**Placements settled: {len(log)}**")
+            st.table(log)
 
 
 def _show_settled(box: Any, game: Any, item: dict) -> None:
@@ -166,6 +221,22 @@ def _show_settled(box: Any, game: Any, item: dict) -> None:
             show_result(game, result)
 
 
+def _placement(page: Any, proc: LiveProcessor, ledger: Any, line: dict, judgement_id: int | None,
+               context: dict | None) -> dict:
+    """A settled placement as a row of the page's list; played in the game kept in the ledger when the game's
+    page module can (``live_settled``), whose next context the live judge then uses."""
+    note = "recorded as a judgement" if judgement_id else "not recorded (no ledger)"
+    if ledger is not None and hasattr(page, "live_settled"):
+        note, nxt = page.live_settled(ledger, line["live"].get("context") or context or {}, line, judgement_id)
+        if nxt is not None:
+            try:
+                proc.set_context(nxt)
+            except BadInput as exc:
+                note += f" (the live judge keeps its own context: {exc})"
+    return {"frame": line["live"]["frame"], "placement": proc.game.summary(line),
+            "judgement": f"#{judgement_id}" if judgement_id else "-", "game": note}
+
+
 def live_panel(game: Any, context: dict | None, ledger: Any, config: LivePageConfig = LivePageConfig(),
                table: str = "") -> None:
     """The live camera, its status, and the settled judgement (shown large, recorded once).
@@ -185,6 +256,16 @@ def live_panel(game: Any, context: dict | None, ledger: Any, config: LivePageCon
     except BadInput as exc:
         st.error(f"Bad input: {exc}")
         return
+    page = game.ui()
+    if proc.live.pairs:
+        st.caption("Place a tile and take your hand away: each placement settles once, is shown with its points "
+                   "and recorded once.")
+        if ledger is not None and hasattr(page, "session_panel"):
+            with st.expander("The game in the ledger", expanded=True):
+                page.session_panel(ledger, context, None)
+    if proc.live.photos and st.button("Start the table again", key=f"live-restart-{game_name}",
+                                      help="forget the mosaics read so far: the next one is the first player's"):
+        proc.restart_table()
     w, h = config.ideal_size_px
     ctx = webrtc_streamer(
         key=f"live-{game_name}",
@@ -194,11 +275,16 @@ def live_panel(game: Any, context: dict | None, ledger: Any, config: LivePageCon
         video_frame_callback=proc,
         async_processing=True,
     )
+    guide_box = st.empty()
     status_box = st.empty()
     settled_box = st.empty()
+    log_box = st.empty()
     settled_key = f"live-settled:{game_name}"
+    log = proc.log
     if st.session_state.get(settled_key):
         _show_settled(settled_box, game, st.session_state[settled_key])
+    _show_log(log_box, log)
+    _guide(guide_box, proc)
     if not ctx.state.playing:
         status_box.info("Press START to judge the table from the camera. The judgement settles when no hand is in "
                         "the picture and nothing moves.")
@@ -207,6 +293,9 @@ def live_panel(game: Any, context: dict | None, ledger: Any, config: LivePageCon
     while ctx.state.playing:
         for ev in proc.drain():
             status_box.caption(describe(ev))
+            if ev.kind in ("gathered", "unchanged"):  # a photo of the table read (or the same one still)
+                _guide(guide_box, proc)
+                continue
             if ev.kind == "moving":
                 if st.session_state.get(settled_key):
                     status_box.warning("Pieces moving: below is the last settled judgement; waiting for the table to "
@@ -216,7 +305,11 @@ def live_panel(game: Any, context: dict | None, ledger: Any, config: LivePageCon
                 status_box.info("The board is read; place a tile and take your hand away to have it judged.")
                 continue
             if ev.kind == "settled" and not ev.votes[0].reading.ok:
-                status_box.warning(f"Still, but cannot judge: {ev.votes[0].reading.value}")
+                if proc.live.before_frame == ev.frame:  # Carrotain's chips alone: the "before" of the challenge
+                    status_box.info(f"Frame {ev.frame} is kept as the 'before' photo ({ev.votes[0].reading.value}); "
+                                    "now lay the boards and take your hand away.")
+                else:
+                    status_box.warning(f"Still, but cannot judge: {ev.votes[0].reading.value}")
                 continue
             line = event_json(ev, game_name, None)
             item = {"result": line, "frame": ev.frame, "id": None}
@@ -224,6 +317,10 @@ def live_panel(game: Any, context: dict | None, ledger: Any, config: LivePageCon
                 item["id"] = record_settled(ledger, game_name, ev, "live camera", table)
             st.session_state[settled_key] = item
             _show_settled(settled_box, game, item)
+            if ev.kind == "settled" and proc.live.pairs:
+                log.append(_placement(page, proc, ledger, line, item["id"], context))
+                _show_log(log_box, log)
+            _guide(guide_box, proc)
         phase, frames, error = proc.status()
         now = (phase, frames // 10, error)
         if now != shown:

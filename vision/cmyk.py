@@ -20,6 +20,7 @@ from scoring.cmyk_state import EdgeReading, MosaicState, TileReading
 from scoring.flags import Flag
 from vision import cmyk_read as rd
 from vision.cmyk_lattice import LatticeFitConfig, choose_frame, fit_lattice
+from vision.cmyk_sharpness import SharpnessConfig, marker_blur_px
 from vision.view import HeightMapping, sample
 
 
@@ -41,10 +42,14 @@ class CmykVisionConfig:
     sample_step_mm: float = 0.8
     band_inner_mm: float = 0.9
     band_outer_mm: float = 5.4
-    ground_clear_mm: float = 2.0
+    #: Ground samples keep this far from the ink bands (a blurred photo smears band ink into the ground;
+    #: photoreal dev set under the device simulations: 2.0 -> 3.5 mm, fewer misread levels on every device).
+    ground_clear_mm: float = 3.5
     mark_offsets_mm: tuple[float, ...] = (1.6, 2.2, 2.8, 3.4, 4.0, 4.6)
     mark_half_length_mm: float = 15.0
     mark_rows_averaged: int = 3
+    #: The photo's blur (Gaussian sigma, px) the mark templates assume where the markers cannot measure it
+    #: (``vision.cmyk_sharpness.marker_blur_px``; photos without markers).
     mark_blur_px: float = 1.0
     contact_iterations: int = 2
     purity_good: float = 0.85
@@ -86,6 +91,7 @@ class CmykVisionConfig:
     k_ground_max_sigma: float = 3.0
     lattice: LatticeFitConfig = field(default_factory=LatticeFitConfig)
     read: rd.ReadConfig = field(default_factory=rd.ReadConfig)
+    sharpness: SharpnessConfig = field(default_factory=SharpnessConfig)
 
 
 @dataclass(frozen=True)
@@ -362,7 +368,9 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
             return None
     with timer.stage("marks"):
         px_per_mm = _px_per_mm(mapper, centre, config)
-        evidence = _read_marks(image_rgb, mapper, frame, px_per_mm, bands, black, config)
+        blur_px = marker_blur_px(image_rgb, calibration, config.sharpness)
+        evidence = _read_marks(image_rgb, mapper, frame, px_per_mm, bands, black, config,
+                               config.mark_blur_px if blur_px is None else blur_px)
         flags.extend(_resolution_flags(px_per_mm, bands.cells, config))
     with timer.stage("assign"):
         tiles, tile_flags = _assign_tiles(bands, evidence, config)
@@ -545,8 +553,9 @@ def _resolution_flags(px_per_mm: float, cells: list, config: CmykVisionConfig) -
 
 
 def _read_marks(image_rgb, mapper, frame, px_per_mm: float, bands: _BandReading, black,
-                config) -> list[rd.TileEvidence]:
-    """Per tile: mark log-likelihoods along each band and the ground colour's levels."""
+                config, blur_px: float) -> list[rd.TileEvidence]:
+    """Per tile: mark log-likelihoods along each band (templates blurred by the photo's ``blur_px``, a Gaussian
+    sigma in image pixels) and the ground colour's levels."""
     e = config.edge_mm
     lines, s = _mark_lines(e, config.mark_offsets_mm, config.mark_half_length_mm, config.mark_step_mm)
     cells = bands.cells
@@ -562,7 +571,7 @@ def _read_marks(image_rgb, mapper, frame, px_per_mm: float, bands: _BandReading,
     start = np.argmax(csum, axis=2)  # (T, 3)
     idx = start[..., None] + np.arange(win)
     dark = np.take_along_axis(dark_o, idx[..., None], axis=2).mean(axis=2)  # (T, 3, L)
-    templates, _ = rd.mark_templates(s, config.mark_blur_px / max(px_per_mm, config.min_px_per_mm), config.read)
+    templates, _ = rd.mark_templates(s, blur_px / max(px_per_mm, config.min_px_per_mm), config.read)
     mll, mamp = rd.mark_loglik(dark.reshape(-1, len(s)), templates, config.read)
     mll = mll.reshape(len(cells), 3, 7)
     mamp = mamp.reshape(len(cells), 3, 6)
@@ -587,22 +596,24 @@ def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence],
                   config: CmykVisionConfig) -> tuple[list[TileReading], list[Flag]]:
     """Each tile to a distinct tile of the set (marks, ground, contacts), with confidences and doubts."""
     cells = bands.cells
-    bias, gsigma, _ = rd.calibrate_ground(evidence, config.read)
-    evidence = [rd.TileEvidence(ev.rotation, ev.rotation_confidence, ev.ground_est - bias, ev.mark_ll,
+    gain, gsigma, _ = rd.calibrate_ground(evidence, config.read)
+    evidence = [rd.TileEvidence(ev.rotation, ev.rotation_confidence, ev.ground_est / gain, ev.mark_ll,
                                 ev.mark_amp, ev.dark_luminance) for ev in evidence]
     own_scores, columns = rd.score_matrix(evidence, config.read, gsigma)
     chosen = rd.assign(own_scores)
     scores = own_scores
+    bonus = np.zeros_like(own_scores)
     for _ in range(config.contact_iterations):
         bonus = rd.contact_bonus(cells, [ev.rotation for ev in evidence], chosen, columns,
                                  config.contact_weight, lambda c, d: tl.neighbour(*c, d))
         scores = own_scores + bonus
         chosen = rd.assign(scores)
+    sure = _confidence_scores(evidence, scores, bonus, gsigma, config)
     flags: list[Flag] = []
     tiles = []
     for t, cell in enumerate(cells):
         tile, tile_flags = _tile_reading(cell, evidence[t], scores[t], int(chosen[t]), columns,
-                                         float(bands.purity[t]), config)
+                                         float(bands.purity[t]), config, sure[t])
         tiles.append(tile)
         flags.extend(tile_flags)
     purity = float(np.median(bands.purity))
@@ -617,6 +628,19 @@ def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence],
                           "disagree with their marks (colour cast or uneven light): levels rest on the marks",
                           {"cells": []}))
     return tiles, flags
+
+
+def _confidence_scores(evidence: list[rd.TileEvidence], scores: np.ndarray, bonus: np.ndarray, gsigma: float,
+                       config: CmykVisionConfig) -> np.ndarray:
+    """The score rows the readings' confidences come from: ``scores`` with the marks weighted by how well they
+    agree with the ground colours in this photo (``cmyk_read.mark_weight``). The readings themselves stay
+    those of ``scores``; a photo whose marks the ground contradicts (a webcam's blur, noise and JPEG) reads
+    its tiles less surely, so that a confident misread becomes a doubtful one."""
+    weight, _ = rd.mark_weight(evidence, config.read)
+    if weight >= 1.0:
+        return scores
+    tempered = [replace(ev, mark_ll=ev.mark_ll * weight) for ev in evidence]
+    return rd.score_matrix(tempered, config.read, gsigma)[0] + bonus
 
 
 def _unreliable_flags(tiles: list[TileReading], flags: list[Flag], config: CmykVisionConfig) -> list[Flag]:
@@ -640,11 +664,12 @@ _TILE_DOUBT_CODES = ("tile_doubtful", "tile_set_conflict", "tile_unassigned", "e
 
 
 def _tile_reading(cell, ev: rd.TileEvidence, scores: np.ndarray, col: int, columns: list, purity: float,
-                  config: CmykVisionConfig) -> tuple[TileReading, list[Flag]]:
-    """One tile's reading from its score row and assigned column, and its own doubts."""
+                  config: CmykVisionConfig, sure_scores: np.ndarray | None = None) -> tuple[TileReading, list[Flag]]:
+    """One tile's reading from its score row and assigned column, and its own doubts; the confidences come from
+    ``sure_scores`` when given (:func:`_confidence_scores`)."""
     flags = []
     rot = rd.ROTATIONS[ev.rotation]
-    post = rd.posterior(scores)
+    post = rd.posterior(scores if sure_scores is None else sure_scores)
     levels = np.array([c if c != "k" else (-1, -1, -1) for c in columns])
     own_best = int(np.argmax(scores))
     if col < 0:

@@ -72,6 +72,17 @@ class ReadConfig:
     dot_diameter_sigmas: float = 2.6
     #: An ink with fewer calibration residuals than this takes the pooled median bias.
     calib_min_per_ink: int = 3
+    #: The ground gain per ink (:func:`calibrate_ground`) is clipped to this range.
+    calib_gain_range: tuple[float, float] = (0.5, 2.0)
+    #: Mark reliability (:func:`mark_weight`): an edge whose corrected ground estimate lies within this of a
+    #: whole level witnesses that level ...
+    weight_ground_tolerance: float = 0.25
+    #: ... a witness is itself wrong with this probability (a ground misjudged by glare, a neighbour's bleed) ...
+    weight_witness_outlier: float = 0.1
+    #: ... at least this many witnesses are needed (else the marks keep their full weight) ...
+    weight_min_witnesses: int = 12
+    #: ... and the weights tried (a likelihood temperature on the marks, 1 = as modelled).
+    weight_grid: tuple[float, ...] = (1.0, 0.7, 0.5, 0.35, 0.25, 0.18, 0.12, 0.08, 0.05)
 
 
 def tile_types() -> list[tuple[int, int, int]]:
@@ -318,21 +329,28 @@ class TileEvidence:
 
 
 def calibrate_ground(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()) -> tuple[np.ndarray, float, int]:
-    """This photo's ground-colour bias and spread, measured against confidently read marks.
+    """This photo's ground-colour gain and spread per ink, measured against confidently read marks.
 
     Each channel's ground estimate is compared with the level of the edge of that ink wherever the
     marks are clear (best level >= ``calib_min_level``, log-likelihood margin >= ``calib_min_margin``).
+    A white ground reads level 0 whatever the camera (the estimate is white-balanced by the tile's own
+    bands), while a device's tone curve scales the tints: a phone's saturation boost reads magenta 3 as
+    ~4, a dim webcam's yellow 3 as ~2.5 (photoreal dev set under the device simulations). So the
+    correction is a gain through level 0 (ground / gain), not an offset, which would move the white
+    ground's level 0 towards level 1 or -1.
 
     Returns
     -------
-    bias : ndarray, shape (3,)
-        Median (ground - marks) per channel (0 where too few).
+    gain : ndarray, shape (3,)
+        Median (ground / marks) per channel, clipped to ``calib_gain_range`` (the pooled median where an
+        ink has fewer than ``calib_min_per_ink`` residuals; 1 with too few in all).
     sigma : float
-        Robust spread of the ground estimate, clamped to the configured range.
+        Robust spread of the corrected ground estimate, clamped to the configured range.
     n : int
-        Residuals used (0: the default sigma is returned).
+        Residuals used (0: gain 1 and the default sigma are returned).
     """
-    res = [[], [], []]
+    ratios: list[list[float]] = [[], [], []]
+    pairs: list[list[tuple[float, int]]] = [[], [], []]
     for ev in evidence:
         rot = ROTATIONS[ev.rotation]
         for d in range(3):
@@ -341,16 +359,65 @@ def calibrate_ground(evidence: list[TileEvidence], config: ReadConfig = ReadConf
             if order[0] < config.calib_min_level or ll[order[0]] - ll[order[1]] < config.calib_min_margin:
                 continue
             ch = INKS.index(rot[d])
-            res[ch].append(float(ev.ground_est[ch] - order[0]))
-    n = sum(len(r) for r in res)
+            ratios[ch].append(float(ev.ground_est[ch]) / float(order[0]))
+            pairs[ch].append((float(ev.ground_est[ch]), int(order[0])))
+    n = sum(len(r) for r in ratios)
     if n < config.calib_min_residuals:
-        return np.zeros(3), config.ground_sigma_levels, 0
-    allr = np.concatenate([np.array(r) for r in res if r])
-    bias = np.array([np.median(r) if len(r) >= config.calib_min_per_ink else np.median(allr) for r in res])
-    centred = np.concatenate([np.array(r) - bias[k] for k, r in enumerate(res) if r])
+        return np.ones(3), config.ground_sigma_levels, 0
+    pooled = float(np.median(np.concatenate([np.array(r) for r in ratios if r])))
+    gain = np.array([np.median(r) if len(r) >= config.calib_min_per_ink else pooled for r in ratios])
+    gain = np.clip(gain, *config.calib_gain_range)
+    centred = np.array([g / gain[ch] - lv for ch in range(3) for g, lv in pairs[ch]])
     mad = 1.4826 * float(np.median(np.abs(centred - np.median(centred))))
     sigma = float(np.clip(mad, config.ground_sigma_min, config.ground_sigma_max))
-    return bias, sigma, n
+    return gain, sigma, n
+
+
+def mark_weight(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()) -> tuple[float, int]:
+    """How far this photo's mark log-likelihoods can be trusted, measured against its ground colours.
+
+    The mark model assumes dots resolved as printed; a dim, blurred, noisy, heavily compressed photo (a webcam)
+    breaks that and the marks come out sure and wrong, while the ground colours, averaged over an area, still
+    tell most levels. Every edge whose corrected ground estimate lies within ``weight_ground_tolerance`` of a
+    whole level witnesses that level; the weight ``w`` from ``weight_grid`` maximising the witnesses' likelihood
+    under ``softmax(w * mark_ll)``, each witness wrong with probability ``weight_witness_outlier``, is the marks'
+    reliability here: 1 where they agree with the ground as sharply as modelled.
+
+    Parameters
+    ----------
+    evidence : list of TileEvidence
+        Ground estimates already corrected (:func:`calibrate_ground`).
+    config : ReadConfig
+
+    Returns
+    -------
+    weight : float
+        In ``weight_grid``; 1.0 with fewer than ``weight_min_witnesses`` witnesses.
+    n : int
+        Witnesses used.
+    """
+    lls, levels = [], []
+    for ev in evidence:
+        rot = ROTATIONS[ev.rotation]
+        for d in range(3):
+            g = float(ev.ground_est[INKS.index(rot[d])])
+            lv = int(round(g))
+            if 0 <= lv <= 5 and abs(g - lv) <= config.weight_ground_tolerance:
+                lls.append(ev.mark_ll[d, :6])
+                levels.append(lv)
+    if len(levels) < config.weight_min_witnesses:
+        return 1.0, len(levels)
+    ll = np.array(lls)
+    idx = np.arange(len(levels)), np.array(levels)
+    eps = config.weight_witness_outlier
+
+    def witness_loglik(w: float) -> float:
+        z = w * ll
+        z = z - z.max(axis=1, keepdims=True)
+        p = np.exp(z[idx] - np.log(np.exp(z).sum(axis=1)))
+        return float(np.sum(np.log(eps / 6 + (1 - eps) * p)))
+
+    return max(config.weight_grid, key=witness_loglik), len(levels)
 
 
 def score_matrix(evidence: list[TileEvidence], config: ReadConfig = ReadConfig(),

@@ -39,6 +39,7 @@ from geometry.hexgrid import (
     nearest_cells,
 )
 from scoring.genial_board import GenialBoard
+from vision.genial_numeral import NumeralConfig, NumeralRead, photo_blur, read_numeral, sample_luminance
 from vision.hexboard import HexBoardConfig, HexBoardSpec, lattice_fit, top_view
 from vision.view import TableView, rgb_to_lab
 
@@ -82,6 +83,9 @@ class GenialVisionConfig:
         A token is present when this fraction of its disc is coloured (its symbol): more is a tile top (a token
         with no symbol seen is kept, its symbol unread). A symbol may fill most of the disc around the numeral
         (a sun's rays reach 8.3 of the token's 9 mm radius): up to about 0.85 once blurred.
+    token_centre_mm, token_centre_plain : float
+        ... or when at least this fraction of its centre (this radius) is uncoloured: the face around the numeral
+        (a dark face's flower blurred over it colours the disc nearly all over, a tile top's centre too).
     cell_r_mm : float
         Radius of the disc sampled at each cell centre.
     lightness_weight : float
@@ -107,17 +111,20 @@ class GenialVisionConfig:
         white numeral and its blends with the symbol do not lift it) lies below this is the dark side; within
         ``side_margin`` of it the side is doubtful.
     face_percentile : float
+    min_plain : float
+        A token read light with fewer uncoloured pixels on its disc than this fraction is doubtful: blur can spread
+        a large symbol's colour over a dark face, leaving its white numeral most of what is uncoloured.
     symbol_chroma_min : float
         Token pixels above this chroma belong to the symbol.
     min_symbol_px : int
         Fewer symbol pixels than this: symbol doubtful.
-    ink_contrast : float
-        A token pixel is numeral ink when its lightness differs from the face by this (toward the ink side).
     numeral_mm, min_numeral_px : float
-        The token's numeral is this tall; below this many pixels its value is not read (doubtful).
-    value_ink : dict side -> (threshold, margin)
-        Ink fraction above ``threshold`` reads the higher value of the side (light: 2 vs 1, dark: 3 vs 2);
-        within ``margin`` of it the value is doubtful.
+        The token's numeral is this tall; below this many photo pixels its value is not read (doubtful).
+    numeral : NumeralConfig
+        The numeral reader's tunables (``vision.genial_numeral``).
+    symbol_inner_mm : tuple of (symbol, mm)
+        Radius of the face disc left inside each symbol for the numeral (the kit's print; unread symbol: the
+        smallest).
     """
 
     board: HexBoardConfig = HexBoardConfig(mm_per_px=1.5, face_band_mm=(7.5, 10.0), line_band_mm=(10.8, 13.2),
@@ -141,6 +148,8 @@ class GenialVisionConfig:
     shadow_sector_deg: float = 40.0
     shadow_reach: float = 3.0
     symbol_fraction: tuple[float, float] = (0.0, 0.92)
+    token_centre_mm: float = 2.0
+    token_centre_plain: float = 0.5
     cell_r_mm: float = 6.0
     lightness_weight: float = 0.35
     cell_prototypes_rgb: tuple[tuple[str, tuple[int, int, int]], ...] = (
@@ -155,12 +164,13 @@ class GenialVisionConfig:
     dark_face_lightness: float = 52.0
     side_margin: float = 6.0
     face_percentile: float = 25.0
+    min_plain: float = 0.2
     symbol_chroma_min: float = 28.0
     min_symbol_px: int = 4
-    ink_contrast: float = 30.0
-    numeral_mm: float = 4.0
-    min_numeral_px: float = 12.0
-    value_ink: tuple[tuple[str, float, float], ...] = (("light", 0.06, 0.015), ("dark", 0.10, 0.02))
+    numeral_mm: float = 4.8
+    min_numeral_px: float = 3.0
+    numeral: NumeralConfig = NumeralConfig()
+    symbol_inner_mm: tuple[tuple[str, float], ...] = (("orange", 4.3), ("blue", 4.6), ("green", 4.9), ("purple", 3.9))
 
     def spec(self) -> HexBoardSpec:
         return HexBoardSpec(self.pitch_mm, self.board_radius, self.board_top_mm, {}, self.centre_hint_mm)
@@ -317,36 +327,46 @@ def _disc(r_mm: float, step_mm: float) -> np.ndarray:
 # ---------------------------------------------------------------- pose
 
 
-def _token_lab(view: TableView, pose: HexBoardPose, qr: Cell, size: str, config: GenialVisionConfig,
-               step_mm: float = 0.5) -> np.ndarray:
-    """CIELAB of the pixels on the token's disc (top of the tower), finite rows only. Shape (N, 3)."""
-    centre = pose.cell_centres_mm(np.array([qr], dtype=np.float64))[0]
-    z = config.board_top_mm + config.height(size) + config.token_thickness_mm
-    lab = _lab_samples(view, centre + _disc(config.token_r_mm, step_mm), z)
-    return lab[np.all(np.isfinite(lab), axis=1)]
+def _token_disc(config: GenialVisionConfig, step_mm: float = 0.5) -> np.ndarray:
+    """Sample points (N, 2) on a token's disc, nearest the centre first (the first ``_token_centre_count`` are the
+    centre's)."""
+    disc = _disc(config.token_r_mm, step_mm)
+    return disc[np.argsort(np.hypot(disc[:, 0], disc[:, 1]), kind="stable")]
+
+
+def _token_centre_count(config: GenialVisionConfig, step_mm: float = 0.5) -> int:
+    disc = _disc(config.token_r_mm, step_mm)
+    return int(np.sum(np.hypot(disc[:, 0], disc[:, 1]) <= config.token_centre_mm + 1e-9))
 
 
 def _token_labs(view: TableView, pose: HexBoardPose, layout: Mapping[Cell, str], config: GenialVisionConfig,
                 step_mm: float = 0.5) -> dict[Cell, np.ndarray]:
-    """`_token_lab` for every tower of ``layout`` in one sampling pass."""
+    """CIELAB of the pixels on every token's disc (top of the tower of ``layout``), nearest the centre first, in one
+    sampling pass; finite rows only. Shapes (N, 3)."""
     cells = sorted(layout)
     if not cells:
         return {}
-    disc = _disc(config.token_r_mm, step_mm)
+    disc = _token_disc(config, step_mm)
     centres = pose.cell_centres_mm(np.array(cells, dtype=np.float64))
     pts = (centres[:, None, :] + disc[None]).reshape(-1, 2)
-    zs = np.repeat([config.board_top_mm + config.height(layout[c]) + config.token_thickness_mm for c in cells],
-                   len(disc))
+    zs = np.repeat([_token_z(layout[c], config) for c in cells], len(disc))
     lab = _lab_samples(view, pts, zs).reshape(len(cells), len(disc), 3)
     return {c: lab[i][np.all(np.isfinite(lab[i]), axis=1)] for i, c in enumerate(cells)}
 
 
 def token_present(lab: np.ndarray, config: GenialVisionConfig) -> bool:
-    """A token shows a face of one lightness with a small coloured symbol (not a tile, not a bare cell)."""
+    """A token shows a face of one lightness with its coloured symbol (not a tile top, which is coloured all over):
+    at most ``symbol_fraction[1]`` of its disc coloured, or, when blur spreads a large symbol over a dark face, a
+    mostly uncoloured centre (the face around the numeral). ``lab``: :func:`_token_labs`' rows."""
     if len(lab) == 0:
         return False
-    frac = float(np.mean(np.hypot(lab[:, 1], lab[:, 2]) >= config.symbol_chroma_min))
-    return config.symbol_fraction[0] <= frac <= config.symbol_fraction[1]
+    coloured = np.hypot(lab[:, 1], lab[:, 2]) >= config.symbol_chroma_min
+    frac = float(np.mean(coloured))
+    if config.symbol_fraction[0] <= frac <= config.symbol_fraction[1]:
+        return True
+    n = _token_centre_count(config)
+    whole = len(lab) == len(_token_disc(config))
+    return whole and float(np.mean(coloured[:n])) <= 1.0 - config.token_centre_plain
 
 
 def _boardlike(view: TableView, xy_mm: np.ndarray, table: np.ndarray, config: GenialVisionConfig) -> np.ndarray:
@@ -681,18 +701,19 @@ def _symbol_hues() -> dict[str, float]:
 
 
 def read_token(lab: np.ndarray, qr: Cell, size: str, config: GenialVisionConfig,
-               numeral_px: float = np.inf) -> TokenRead:
-    """The token on the tower at ``qr`` from its disc's CIELAB pixels (N, 3): side, symbol (by hue) and value
-    (numeral ink)."""
+               numeral: NumeralRead | None = None, numeral_px: float = np.inf, known: int | None = None) -> TokenRead:
+    """The token on the tower at ``qr`` from its disc's CIELAB pixels (N, 3): side, symbol (by hue); its value from
+    ``numeral`` (:func:`read_numeral` with that side; None: not read, the side's low value, doubtful), or ``known``
+    (read clearly on the earlier photo of the pair, the same side up)."""
     doubts = []
     if len(lab) == 0:
         return TokenRead(qr, size, None, 1, False, "token outside the photo")
-    chroma = np.hypot(lab[:, 1], lab[:, 2])
-    plain = chroma < config.symbol_chroma_min
-    face_l = float(np.percentile(lab[plain, 0] if plain.any() else lab[:, 0], config.face_percentile))
-    dark = face_l < config.dark_face_lightness
+    plain = np.hypot(lab[:, 1], lab[:, 2]) < config.symbol_chroma_min
+    dark, face_l = token_side(lab, config)
     if abs(face_l - config.dark_face_lightness) < config.side_margin:
         doubts.append(f"side unclear (face lightness {face_l:.0f})")
+    elif not dark and plain.mean() < config.min_plain:
+        doubts.append(f"side unclear (the symbol's colour covers {1.0 - plain.mean():.0%} of the token)")
     sym_px = lab[~plain]
     symbol = None
     if len(sym_px) < config.min_symbol_px:
@@ -705,26 +726,77 @@ def read_token(lab: np.ndarray, qr: Cell, size: str, config: GenialVisionConfig,
         symbol = ranked[0]
         if gaps[ranked[1]] - gaps[ranked[0]] < 15.0:
             doubts.append(f"symbol between {ranked[0]} and {ranked[1]}")
-    face = lab[plain, 0]
-    face_med = float(np.median(face)) if len(face) else face_l
-    ink = (face > face_med + config.ink_contrast) if dark else (face < face_med - config.ink_contrast)
-    frac = float(ink.mean()) if len(face) else 0.0
-    thr, margin = {s: (t, m) for s, t, m in config.value_ink}["dark" if dark else "light"]
-    low = 2 if dark else 1
-    value = low + (1 if frac > thr else 0)
-    if numeral_px < config.min_numeral_px:
-        doubts.append(f"numeral too small to read ({numeral_px:.0f} px tall): value {low} or {low + 1}")
-    elif abs(frac - thr) < margin:
-        doubts.append(f"numeral unclear ({value} or {low + 1 if value == low else low}; ink {frac:.3f})")
+    value, why = (known, "") if known is not None else token_value(numeral, dark, numeral_px, config)
+    if why:
+        doubts.append(why)
     return TokenRead(qr, size, symbol, value, dark, "; ".join(doubts))
 
 
-def _numeral_px(view: TableView, pose: HexBoardPose, qr: Cell, size: str, config: GenialVisionConfig) -> float:
-    """How many photo pixels the token's numeral spans (its height, projected at the token's top)."""
+def token_side(lab: np.ndarray, config: GenialVisionConfig) -> tuple[bool, float]:
+    """Whether a token's disc pixels (N > 0, CIELAB) show its dark side, and its face's lightness (a low percentile
+    of its uncoloured pixels)."""
+    plain = np.hypot(lab[:, 1], lab[:, 2]) < config.symbol_chroma_min
+    face_l = float(np.percentile(lab[plain, 0] if plain.any() else lab[:, 0], config.face_percentile))
+    return face_l < config.dark_face_lightness, face_l
+
+
+def token_value(numeral: NumeralRead | None, dark: bool, numeral_px: float,
+                config: GenialVisionConfig) -> tuple[int, str]:
+    """The value a token shows and, when it is doubtful, why (empty when it is sure)."""
+    low = 2 if dark else 1
+    if numeral_px < config.min_numeral_px:
+        return low, f"numeral too small to read ({numeral_px:.0f} px tall): value {low} or {low + 1}"
+    if numeral is None or numeral.value not in (low, low + 1):
+        return low, f"numeral not read (part of it outside the photo): value {low} or {low + 1}"
+    if not numeral.sure:
+        return numeral.value, (f"numeral unclear ({numeral.value} or {numeral.other}, fits {numeral.score:.3f} "
+                               f"and {numeral.other_score:.3f})")
+    return numeral.value, ""
+
+
+def _token_z(size: str, config: GenialVisionConfig) -> float:
+    return config.board_top_mm + config.height(size) + config.token_thickness_mm
+
+
+def _read_numeral_at(view: TableView, pose: HexBoardPose, qr: Cell, size: str, dark: bool, blur_px: np.ndarray,
+                     symbol: str | None, config: GenialVisionConfig) -> tuple[NumeralRead | None, float]:
+    """The numeral of the token on the tower at ``qr`` (its side known), sampled at the token's top, and how many
+    photo pixels tall the numeral is there."""
     c = pose.cell_centres_mm(np.array([qr], dtype=np.float64))[0]
-    z = config.board_top_mm + config.height(size) + config.token_thickness_mm
-    ends = view.mm_to_px(np.array([c, c + (0.0, config.numeral_mm)]), z)
-    return float(np.linalg.norm(ends[1] - ends[0]))
+    lum, jacobian = sample_luminance(view, c, _token_z(size, config), config.numeral)
+    tall_px = float(np.linalg.norm(jacobian[:, 1]) * config.numeral_mm)
+    inners = dict(config.symbol_inner_mm)
+    inner = inners.get(symbol, min(inners.values())) if symbol is not None else min(inners.values())
+    return read_numeral(lum, dark, jacobian, blur_px, inner, config.numeral), tall_px
+
+
+def read_tokens(view: TableView, pose: HexBoardPose, present: Mapping[Cell, str], labs: Mapping[Cell, np.ndarray],
+                config: GenialVisionConfig, earlier: GenialPhoto | None = None) -> tuple[TokenRead, ...]:
+    """Every standing tower's token: side and symbol from its disc's colours, then the value from its numeral
+    (read between the two values of that side). A token the earlier photo of the pair (same camera) read clearly
+    with the same side up keeps that value: it is the same numeral (only a flipped token needs a new reading)."""
+    before = {t.qr: t for t in earlier.towers} if earlier is not None else {}
+    blur: np.ndarray | None = None
+    out = []
+    for c, size in sorted(present.items()):
+        if len(labs[c]) == 0:
+            out.append(read_token(labs[c], c, size, config))
+            continue
+        dark = token_side(labs[c], config)[0]
+        old = before.get(c)
+        if old is not None and old.dark == dark and not _value_doubt(old.doubt):
+            out.append(read_token(labs[c], c, size, config, known=old.value))
+            continue
+        blur = photo_blur(view, marker_layout(), config.numeral) if blur is None else blur
+        symbol = read_token(labs[c], c, size, config, known=0).symbol
+        numeral, numeral_px = _read_numeral_at(view, pose, c, size, dark, blur, symbol, config)
+        out.append(read_token(labs[c], c, size, config, numeral, numeral_px))
+    return tuple(out)
+
+
+def _value_doubt(doubt: str) -> bool:
+    """Whether a token's doubt concerns its value (its numeral, or its side and so its numeral's pair)."""
+    return any(w in doubt for w in ("numeral", "side", "outside"))
 
 
 # ---------------------------------------------------------------- one photo
@@ -884,6 +956,5 @@ def read_photo(image_rgb: np.ndarray, calibration, board: GenialBoard, n_players
     for c, t in _shadowed_black(pose, present, tiles, expected_tiles or {}, config, lit).items():
         unreadable.setdefault(c, f"dark in the shadow of the tower at {t}: a black tile or an empty cell")
     tiles = {c: v for c, v in tiles.items() if c not in unreadable}
-    numeral = _numeral_px(view, pose, min(present, default=(0, 0)), "small", config)
-    towers = tuple(read_token(labs[c], c, size, config, numeral) for c, size in sorted(present.items()))
+    towers = read_tokens(view, pose, present, labs, config, earlier)
     return GenialPhoto(pose, tiles, towers, missing, unreadable, found, runner, resolved, tuple(flags))

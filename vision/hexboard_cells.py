@@ -123,6 +123,12 @@ class CellReading:
         Brightness of the white reference.
     doubt : str
         Why this reading is doubtful ("" when sure).
+    strength : float
+        The symbol's strong chroma over the white reference (``strong_percentile`` of the disc): printed inks
+        are vivid, skin or a sleeve over a cell is pale. Not part of the JSON.
+    alternatives : tuple of str
+        When the doubt is only which of some colours the symbol is (a hue between two): those colours; empty
+        when the cell may show anything. Not part of the JSON.
     """
 
     colour: str | None
@@ -134,6 +140,8 @@ class CellReading:
     shape: str
     face: float
     doubt: str = ""
+    strength: float = 0.0
+    alternatives: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         return {
@@ -212,7 +220,7 @@ def read_cells(
     foreign = _foreign_faces(white, groups)
     n_sym = sym.sum(axis=1)
     fill = n_sym / len(disc.r_disc)
-    c_fill, o_fill = _shape_fills(chroma, disc, config)
+    c_fill, o_fill, strong = _shape_fills(chroma, disc, config)
     mean_rgb = (dnorm * sym[..., None]).sum(axis=1) / np.maximum(n_sym, 1)[:, None]
     hue = np.where(n_sym >= 3, hue_deg(mean_rgb), 0.0)
     names = list(hue_protos)
@@ -221,7 +229,7 @@ def read_cells(
     all_inside = disc.inside.all(axis=1)
     return [_cell_reading(i, bool(all_inside[i]), float(face_all[i]), float(foreign[i]), float(fill[i]),
                           float(c_fill[i]), float(o_fill[i]), float(hue[i]), order[i], float(d0[i]),
-                          float(margin[i]), names, config)
+                          float(margin[i]), names, config, float(strong[i]))
             for i in range(len(centres_mm))]
 
 
@@ -299,15 +307,17 @@ def _foreign_faces(white: np.ndarray, groups: np.ndarray) -> np.ndarray:
     return (rel_face.max(axis=1) - rel_face.min(axis=1)) / np.maximum(rel_face.max(axis=1), 1e-3)
 
 
-def _shape_fills(chroma: np.ndarray, disc: _DiscSamples, config: CellReadConfig) -> tuple[np.ndarray, np.ndarray]:
+def _shape_fills(chroma: np.ndarray, disc: _DiscSamples,
+                 config: CellReadConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The symbol's shape on its own scale (a pixel is 'inside' when its chroma exceeds ``shape_level`` of the
-    symbol's strong chroma): the filled share of the centre and of the outer ring, each (N,)."""
+    symbol's strong chroma): the filled share of the centre and of the outer ring, and the strong chroma, each
+    (N,)."""
     centre = disc.r_disc <= config.centre_r_mm
     outer = (disc.r_disc >= config.outer_ring_mm[0]) & (disc.r_disc <= config.outer_ring_mm[1])
     k = int(round(config.strong_percentile / 100.0 * (chroma.shape[1] - 1)))
     strong = np.partition(chroma, k, axis=1)[:, k]
     shape_px = chroma > config.shape_level * np.maximum(strong, 1e-3)[:, None]
-    return shape_px[:, centre].mean(axis=1), shape_px[:, outer].mean(axis=1)
+    return shape_px[:, centre].mean(axis=1), shape_px[:, outer].mean(axis=1), strong
 
 
 def _hue_match(hue: np.ndarray, hue_protos: dict[str, float],
@@ -324,7 +334,7 @@ def _hue_match(hue: np.ndarray, hue_protos: dict[str, float],
 
 def _cell_reading(i: int, inside: bool, face: float, foreign: float, f: float, cf: float, of: float, h_i: float,
                   order: np.ndarray, d0: float, margin: float, names: list[str],
-                  config: CellReadConfig) -> CellReading:
+                  config: CellReadConfig, strength: float = 0.0) -> CellReading:
     """One cell's reading from its measures, with the first doubt that applies (a dark or foreign face; a faint
     colour on an empty cell; a weak symbol, a hue far from every colour or between two, a shape that disagrees
     with the colour)."""
@@ -338,7 +348,7 @@ def _cell_reading(i: int, inside: bool, face: float, foreign: float, f: float, c
     if f < config.fill_occupied:
         if f > config.fill_doubt[0] and not doubt:
             doubt = f"faint colour ({f:.2f} of the symbol disc)"
-        return CellReading(None, f, h_i, margin, cf, of, "", face, doubt)
+        return CellReading(None, f, h_i, margin, cf, of, "", face, doubt, strength)
     colour = names[int(order[0])]
     shape = shape_family(cf, of)
     if f < config.fill_doubt[1] and not doubt:
@@ -347,6 +357,63 @@ def _cell_reading(i: int, inside: bool, face: float, foreign: float, f: float, c
         doubt = f"hue {h_i:.0f} deg is far from every symbol colour"
     elif margin < config.hue_margin_deg and not doubt:
         doubt = f"hue {h_i:.0f} deg between {colour} and {names[int(order[1])]}"
+        return CellReading(colour, f, h_i, margin, cf, of, shape, face, doubt, strength,
+                           (colour, names[int(order[1])]))
     elif not shape_agrees(colour, cf, of) and not doubt:
         doubt = f"colour reads {colour} but the symbol's shape reads {shape}"
-    return CellReading(colour, f, h_i, margin, cf, of, shape, face, doubt)
+    return CellReading(colour, f, h_i, margin, cf, of, shape, face, doubt, strength)
+
+
+@dataclass(frozen=True)
+class FaceUniformity:
+    """How uniform cells' faces are (see :func:`face_uniformity`); every field has shape (N,).
+
+    Attributes
+    ----------
+    disc_low : ndarray
+        A low percentile of the symbol disc's brightness over the face white's (about 1 on an empty face).
+    disc_low_ring : ndarray
+        The same over the face ring's median brightness (about 1 on an empty face, also where a neighbouring
+        tile's top face, seen off its cell at a tilt, brightens part of the ring).
+    disc_cv : ndarray
+        The disc brightness's standard deviation over its mean (about 0 on an empty face).
+    ring_low : ndarray
+        A low percentile of the face ring's brightness over the face white's (about 1 on a clean cell or tile
+        face; a finger across the ring darkens part of it).
+    """
+
+    disc_low: np.ndarray
+    disc_low_ring: np.ndarray
+    disc_cv: np.ndarray
+    ring_low: np.ndarray
+
+
+def face_uniformity(view: TopView, centres_mm: np.ndarray, config: CellReadConfig = CellReadConfig(),
+                    low_percentile: float = 10.0) -> FaceUniformity:
+    """How uniform each cell's symbol disc and face ring are against its own face (an empty printed cell is one
+    face colour from its centre out; a hand, a finger or a sleeve over part of it is not).
+
+    Parameters
+    ----------
+    view : TopView
+        At the height of the face to check (a board cell: the board's printed face; a tile: its top face).
+    centres_mm : ndarray, shape (N, 2), table mm
+    config : CellReadConfig
+        The disc and face ring radii.
+    low_percentile : float
+        The darker part measured.
+    """
+    if len(centres_mm) == 0:
+        z = np.zeros(0)
+        return FaceUniformity(z, z, z, z)
+    disc = _sample_discs(view, centres_mm, config)
+    white = np.maximum(_face_white(disc, config).sum(axis=1), 1e-3)
+    bright = disc.pix[:, disc.disc].sum(axis=2)  # (N, D)
+    ring = disc.pix[:, disc.ring].sum(axis=2)  # (N, R)
+    low = np.percentile(bright, low_percentile, axis=1)
+    return FaceUniformity(
+        disc_low=low / white,
+        disc_low_ring=low / np.maximum(np.median(ring, axis=1), 1e-3),
+        disc_cv=bright.std(axis=1) / np.maximum(bright.mean(axis=1), 1e-3),
+        ring_low=np.percentile(ring, low_percentile, axis=1) / white,
+    )

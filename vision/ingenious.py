@@ -26,6 +26,7 @@ from vision.hexboard import (
     top_view,
 )
 from vision.hexboard_cells import HUE_DEG, CellReadConfig, CellReading, read_cells
+from vision.ingenious_cover import CoverConfig, with_cover_doubts
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,8 @@ class IngeniousVisionConfig:
     ----------
     board : HexBoardConfig
     cells : CellReadConfig
+    cover : CoverConfig
+        Doubts on cells a hand or an object lies over (``vision.ingenious_cover``).
     board_top_mm : float
         Printed board face above the table (2 mm cardboard).
     tile_top_mm : float
@@ -53,6 +56,7 @@ class IngeniousVisionConfig:
 
     board: HexBoardConfig = HexBoardConfig()
     cells: CellReadConfig = CellReadConfig()
+    cover: CoverConfig = CoverConfig()
     board_top_mm: float = 2.0
     tile_top_mm: float = 6.0
     hue_deg: tuple[tuple[str, float], ...] = tuple(HUE_DEG.items())
@@ -82,6 +86,8 @@ class BoardReading:
         Doubts about the pose.
     refined : bool
         The pose was refined from a prior one (not searched from scratch).
+    kept : bool
+        The prior pose was kept as it is (an earlier frame of the same still scene, live video).
     """
 
     pose: HexBoardPose
@@ -90,6 +96,7 @@ class BoardReading:
     landmarks_read: int
     flags: tuple[str, ...] = field(default_factory=tuple)
     refined: bool = False
+    kept: bool = False
 
     def board(self) -> Board:
         """The tile hexes read (doubtful ones included with their best colour)."""
@@ -132,34 +139,47 @@ def landmark_reader(config: IngeniousVisionConfig):
     return read
 
 
+def _confirmed(view: TopView, pose: HexBoardPose, config: IngeniousVisionConfig) -> tuple[bool, int]:
+    """Do the printed symbols read where ``pose`` puts them? Enough of them read as printed, or fewer (a hand
+    over some) and none contradicted. Returns (confirmed, symbols read as printed)."""
+    got = landmark_reader(config)(view, pose.cell_centres_mm(np.array(list(START_CELLS), dtype=np.float64)))
+    want = list(START_CELLS.values())
+    n_ok = landmark_matches(got, want)
+    confirmed = n_ok >= config.board.min_landmarks or (
+        n_ok >= config.board.min_landmarks_clear and landmark_evidence(got, want) == n_ok)
+    return confirmed, n_ok
+
+
 def locate(image_rgb: np.ndarray, calibration, config: IngeniousVisionConfig = IngeniousVisionConfig(),
-           prior: HexBoardPose | None = None) -> tuple[HexBoardPose, int, tuple[str, ...], bool, TopView]:
-    """The board pose: refined from ``prior`` when given (and still confirmed), else searched.
+           prior: HexBoardPose | None = None,
+           keep_prior: bool = False) -> tuple[HexBoardPose, int, tuple[str, ...], bool, TopView]:
+    """The board pose: ``prior`` itself when ``keep_prior`` (another frame of the same still scene, live video)
+    and its printed symbols still read; else refined from ``prior`` when given (and still confirmed); else
+    searched.
 
     Returns
     -------
     pose, landmarks read, flags, refined, the board-face top view used
     """
     spec = config.spec()
-    read = landmark_reader(config)
-    lm_cells = np.array(list(START_CELLS), dtype=np.float64)
+    if prior is not None and keep_prior:
+        view = top_view(image_rgb, calibration, prior.centre_mm, spec.extent_mm + spec.pitch_mm, spec.top_mm,
+                        config.board.mm_per_px)
+        confirmed, n_ok = _confirmed(view, prior, config)
+        if confirmed:
+            return prior, n_ok, (), True, view
     if prior is not None:
         pose, _contrast, view = refine(image_rgb, calibration, spec, prior, config.board)
         shift = float(np.linalg.norm(np.subtract(pose.centre_mm, prior.centre_mm)))
-        got = read(view, pose.cell_centres_mm(lm_cells))
-        want = list(START_CELLS.values())
-        n_ok = landmark_matches(got, want)
-        # confirmed: enough symbols read as printed, or fewer (a hand over some) and none contradicted
-        confirmed = n_ok >= config.board.min_landmarks or (
-            n_ok >= config.board.min_landmarks_clear and landmark_evidence(got, want) == n_ok)
+        confirmed, n_ok = _confirmed(view, pose, config)
         if confirmed and shift <= config.max_refine_shift_mm:
             return pose, n_ok, (), True, view
-    fit: BoardFit = find_board(image_rgb, calibration, spec, read, config.board)
+    fit: BoardFit = find_board(image_rgb, calibration, spec, landmark_reader(config), config.board)
     return fit.pose, fit.landmarks_read, fit.flags, False, fit.view
 
 
 def read_board(image_rgb: np.ndarray, calibration, config: IngeniousVisionConfig = IngeniousVisionConfig(),
-               prior: HexBoardPose | None = None) -> BoardReading:
+               prior: HexBoardPose | None = None, keep_prior: bool = False) -> BoardReading:
     """Locate the board and read every cell of one photo.
 
     Parameters
@@ -170,8 +190,11 @@ def read_board(image_rgb: np.ndarray, calibration, config: IngeniousVisionConfig
     config : IngeniousVisionConfig
     prior : HexBoardPose, optional
         The pose found on the other photo of the pair (only refined here).
+    keep_prior : bool
+        ``prior`` was found on an earlier frame of this very scene (live video, the camera and board still):
+        used as it is while the printed symbols read there, without refining.
     """
-    pose, n_ok, flags, refined, face = locate(image_rgb, calibration, config, prior)
+    pose, n_ok, flags, refined, face = locate(image_rgb, calibration, config, prior, keep_prior)
     protos = _protos(config)
     half = FULL_RADIUS * config.pitch_mm + config.pitch_mm
     tiles = top_view(image_rgb, calibration, pose.centre_mm, half, config.tile_top_mm, config.board.mm_per_px)
@@ -179,14 +202,17 @@ def read_board(image_rgb: np.ndarray, calibration, config: IngeniousVisionConfig
     groups = np.array([min(ring(c), 5) for c in BOARD_CELLS])
     readings = read_cells(tiles, pose.cell_centres_mm(cells), protos, config.cells, groups)
     lm = np.array(list(START_CELLS), dtype=np.float64)
-    sym = read_cells(face, pose.cell_centres_mm(lm), protos, config.cells)
+    sym = dict(zip(START_CELLS, read_cells(face, pose.cell_centres_mm(lm), protos, config.cells), strict=True))
+    board = with_cover_doubts(dict(zip(BOARD_CELLS, readings, strict=True)), sym, face, tiles,
+                              pose.cell_centres_mm(cells), config.cells, config.cover)
     return BoardReading(
         pose=pose,
-        cells=dict(zip(BOARD_CELLS, readings, strict=True)),
-        symbols=dict(zip(START_CELLS, sym, strict=True)),
+        cells=board,
+        symbols=sym,
         landmarks_read=n_ok,
         flags=tuple(flags),
         refined=refined,
+        kept=keep_prior and pose is prior,
     )
 
 

@@ -375,6 +375,13 @@ def annotate(frame: Frame, state: CmykGameState, adj: CmykAdjudication) -> np.nd
     return img
 
 
+def live_photos(context: dict | None) -> tuple[tuple[str, dict], ...]:
+    """``LiveSupport.per_photo``: in live mode each player's mosaic is shown to the camera in turn, in the
+    context's player order, and read alone with that player as the only one; the table is judged once all are."""
+    players = (context or {}).get("players") or []
+    return tuple((f"{p.get('name')}'s mosaic", {**(context or {}), "players": [p]}) for p in players)
+
+
 def _state_from_json(obj: dict) -> CmykGameState:
     return CmykGameState.from_json(obj)
 
@@ -438,7 +445,7 @@ PLUGIN = GamePlugin(
     session=SESSION,
     camera_resolution="1080p",
     order=30,
-    live=LiveSupport(detect_warm=live_detect),
+    live=LiveSupport(detect_warm=live_detect, per_photo=live_photos),
 )
 SPEC = PLUGIN
 

@@ -243,6 +243,19 @@ def _symbol_disagreements(state: GenialState, ctx: GenialContext) -> list[Cell]:
                   and t.symbol != symbols[t.qr])
 
 
+def _value_disagreements(state: GenialState, ctx: GenialContext) -> list[Cell]:
+    """Towers whose numeral was read clearly (side and value) and says another light value than the players gave."""
+    values = getattr(ctx, "token_values", {})
+    first = state.before or state.after
+    return sorted(t.qr for t in first.towers if t.qr in values and not _value_doubted(t)
+                  and t.value - (1 if t.dark else 0) != values[t.qr])
+
+
+def _value_doubted(t: TokenRead) -> bool:
+    """Whether a token's value was read with doubt (its numeral, or its side and so which two values)."""
+    return any(w in t.doubt for w in ("numeral", "side", "outside"))
+
+
 def _vision_flags(state: GenialState, adj: GenialAdjudication, ctx: GenialContext) -> list[Flag]:
     flags = []
     photos = [("before", state.before), ("after", state.after)] if state.before else [("after", state.after)]
@@ -275,6 +288,13 @@ def _vision_flags(state: GenialState, adj: GenialAdjudication, ctx: GenialContex
         flags.append(Flag("token_symbol_disagrees", "the photo shows another symbol than the set-up the players gave "
                           "on " + ", ".join(str(list(c)) for c in disagree) + " (the given one is used): check it",
                           {"cells": [list(c) for c in disagree]}))
+    differ = _value_disagreements(state, ctx)
+    if differ:
+        first_by = {t.qr: t for t in first.towers}
+        flags.append(Flag("token_value_disagrees", "the photo shows another value than the set-up the players gave on "
+                          + ", ".join(f"{list(c)} (light side {first_by[c].value - (1 if first_by[c].dark else 0)}, "
+                                      f"given {values[c]})" for c in differ)
+                          + " (the given one is used): check it", {"cells": [list(c) for c in differ]}))
     if other:
         flags.append(Flag("token_unread_note", f"{len(other)} token(s) not scored now could not be read for sure "
                           "(their values are assumed)", {"cells": [list(c) for c in other]}))

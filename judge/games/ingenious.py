@@ -59,11 +59,36 @@ def detect(frames: list[Frame], ctx: IngeniousContext, timer: StageTimer) -> Ing
     return detect_warm(frames, ctx, timer, None)[0]
 
 
+def _doubt_colours(readings: list) -> dict:
+    """Doubtful cells that can only show some colours (in every photo where they are in doubt), with those
+    colours; a cell in doubt with no such limit in any photo (a hand over it) may show anything and is left out."""
+    seen: dict = {}
+    for rd in readings:
+        for c, r in rd.cells.items():
+            if r.doubt:
+                seen.setdefault(c, []).append(r.alternatives)
+    return {c: tuple(sorted(set().union(*alts))) for c, alts in seen.items() if all(alts)}
+
+
+def _scene_pose(memo: FrameMemo, frame: Frame, before: Frame) -> HexBoardPose | None:
+    """The board pose read on an earlier frame of this still scene: a carried reading of another frame than the
+    "before" photo with this frame's very calibration (live mode keeps one calibration object while the camera
+    and the table stay still, and carries nothing across motion)."""
+    if frame.calibration is None:
+        return None
+    for f, rd in reversed(memo.items):
+        if f is not before and f is not frame and f.calibration is frame.calibration:
+            return rd.pose
+    return None
+
+
 def detect_warm(frames: list[Frame], ctx: IngeniousContext, timer: StageTimer,
                 carry: FrameMemo | None) -> tuple[IngeniousState, FrameMemo]:
-    """:func:`detect` that reuses the board reading of a photo already read (live video: the "before" photo is
-    the same frame in every reading frame of a still scene); returns the state and the readings to carry.
-    The same state as :func:`detect` (a photo's reading does not depend on the other photo)."""
+    """:func:`detect` that reuses what earlier frames of a still scene found (live video): the "before" photo's
+    board reading (the same frame in every reading frame of a still scene) and the board pose of the scene's
+    first reading frame (used as it is while the printed symbols read there, not searched or refined again);
+    returns the state and the readings to carry (the before photo's and the latest frame's). The same state as
+    :func:`detect` up to the sensor noise between frames (a photo's cells are read on its own pixels)."""
     from vision.ingenious import read_board
 
     if len(frames) not in (1, 2):
@@ -73,15 +98,19 @@ def detect_warm(frames: list[Frame], ctx: IngeniousContext, timer: StageTimer,
     if len(frames) == 2 and frames[0].image_rgb.shape != frames[1].image_rgb.shape:
         raise BadInput("the before and after photos differ in size: not a photo pair from one camera")
     memo = carry or FrameMemo()
-    readings = []
+    readings: list[Any] = []
     prior = None
     for k, frame in enumerate(frames):
         with timer.stage(f"board_{k + 1}" if len(frames) > 1 else "board"):
-            known = memo.get(frame) if k == 0 else None  # a later photo is read with the first one's pose
+            # a later photo is read with the first one's pose; the same frame twice (a live baseline) is read once
+            known = memo.get(frame) if k == 0 else (readings[0] if frame is frames[0] else None)
+            scene = _scene_pose(memo, frame, frames[0]) if known is None else None
             if known is not None:
                 rd = known
             elif frame.calibration is None:
                 rd = _markerless(frame)
+            elif scene is not None:
+                rd = read_board(frame.image_rgb, frame.calibration, prior=scene, keep_prior=True)
             else:
                 rd = read_board(frame.image_rgb, frame.calibration, prior=prior)
         readings.append(rd)
@@ -93,7 +122,8 @@ def detect_warm(frames: list[Frame], ctx: IngeniousContext, timer: StageTimer,
         name = ("before", "after")[k] if len(readings) == 2 else "after"
         notes.append(f"{name}: board centre ({rd.pose.centre_mm[0]:.1f}, {rd.pose.centre_mm[1]:.1f}) mm, "
                      f"rotation {rd.pose.rotation_deg:.1f} deg, {rd.landmarks_read}/6 printed symbols read"
-                     + (" (pose refined from the before photo)" if rd.refined else ""))
+                     + (" (pose kept from an earlier frame of this still scene)" if rd.kept
+                        else " (pose refined from the before photo)" if rd.refined else ""))
         for f in rd.flags:
             vflags.append(Flag("markerless" if f.startswith("markerless") else "board_pose", f"{name} photo: {f}"))
         for c, why in rd.doubtful().items():
@@ -103,10 +133,11 @@ def detect_warm(frames: list[Frame], ctx: IngeniousContext, timer: StageTimer,
         after=after.board(),
         before=readings[0].board() if len(readings) == 2 else None,
         doubtful=doubtful,
+        doubt_colours=_doubt_colours(readings),
         notes=tuple(notes),
         vision_flags=tuple(vflags),
         pose=after.pose.to_json(),
-    ), memo.keep(frames[:1], readings[:1])
+    ), FrameMemo(((frames[0], readings[0]),) + (((frames[-1], readings[-1]),) if len(frames) > 1 else ()))
 
 
 def state_from_json(obj: dict) -> IngeniousState:

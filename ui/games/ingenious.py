@@ -152,6 +152,27 @@ def _rack_from_photo() -> list[tuple[str, str]] | None:
     return [(str(a), str(b)) for a, b in rd.tiles]
 
 
+def live_settled(led, context: dict, result: dict, judgement_id: int | None) -> tuple[str, dict | None]:
+    """Live mode: a settled placement is played in the game kept in the ledger, when one is open for these players
+    (once: the live judge settles each placement once). Returns what happened and the next placement's context
+    from that game (the next mover, the scores, an Ingenious! extra placement owed), or None without a game."""
+    from ledger.ingenious import record_move
+
+    players = list(context.get("players", []))
+    team = bool(context.get("team"))
+    sid = _live_session(led, players, team)
+    if sid is None:
+        return "recorded as a judgement; start a game with these players to keep the moves", None
+    placed = tuple(Hex.from_json(h) for h in result.get("placed", []))
+    game, res = record_move(led, sid, placed, judgement_id)
+    if not res.scored:
+        return "NOT recorded in the game: " + "; ".join(f.message for f in res.flags), None
+    nxt = {"players": players, "mover": game.mover, "scores_before": game.player_scores(), "team": team,
+           "first_round": game.in_first_round}
+    owed = f" ({game.extra_pending} extra placement(s) owed)" if game.extra_pending else ""
+    return f"recorded in the game (session {sid}); {game.mover} to place next{owed}", nxt
+
+
 def session_panel(led, context: dict, outcome: dict | None) -> None:
     """Start a game, record the judged (or corrected) move, undo, rack swap check, end and ranking, export."""
     from ledger.ingenious import load_game, record_move, start_game, undo_move

@@ -1,0 +1,89 @@
+"""Live mode of a CMYK! table in a real browser, as players use it: Debian's headless Chromium plays a rendered clip
+(Aki's mosaic still, a hand swaps it for Ben's, Ben's still; flicker, sensor noise) as its fake camera over a real
+WebRTC connection to the real Streamlit server. The page says whose mosaic to show next, keeps Aki's when it has
+settled, and settles the table's ranking once Ben's has: one judgement of both mosaics, recorded once."""
+
+from __future__ import annotations
+
+import cv2
+import pytest
+
+from judge.pipeline import judge_images
+from judge.registry import game as get_game
+from synth.clip import ClipConfig, clip_scene, expand, key_frames, write_y4m
+from tests.browser_helpers import CHROMIUM, DRIVER, body_text, chrome
+from tests.server_helpers import streamlit_server
+from tests.test_browser_live import _click, _start_webrtc, _wait
+from tests.test_browser_live_pairs import _set_number, _stop_webrtc
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="Debian chromium + chromium-driver not installed"),
+]
+
+SIZE_PX = (960, 720)
+CONFIG = ClipConfig(still_frames=60, hand_frames=4)
+LAST_STILL_FRAMES = 300  # the fake camera loops back to Aki's mosaic after it; the test stops before
+
+
+def _set_text(driver, label: str, value: str) -> None:
+    """Type into a Streamlit text input and commit it (Enter)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    def go(d):
+        for el in d.find_elements(By.XPATH, f"//input[@aria-label='{label}']"):
+            if el.is_displayed():
+                el.send_keys(Keys.CONTROL, "a")
+                el.send_keys(value, Keys.ENTER)
+                return True
+        return False
+
+    _wait(driver, go, 60.0)
+
+
+def _pieces(result: dict) -> dict:
+    """Per player: tiles and hexagons read (what the cards do not change)."""
+    return {p: (v["tiles"], v["hexagons"], v["k_tiles"]) for p, v in result["players"].items()}
+
+
+def test_a_cmyk_table_shown_mosaic_by_mosaic_settles_its_ranking_once(tmp_path):
+    scene = clip_scene("cmyk", 1, players=2)  # Aki's and Ben's mosaics
+    keys = key_frames(scene, "place", CONFIG)
+    photos = [(cv2.resize(keys[k][0], SIZE_PX, interpolation=cv2.INTER_AREA), name) for k, name in ((0, "aki"),
+                                                                                                      (-1, "ben"))]
+    expected = judge_images(get_game("cmyk"), photos, scene.context).result
+    keys[-1] = (keys[-1][0], LAST_STILL_FRAMES)
+    frames = [cv2.resize(f, SIZE_PX, interpolation=cv2.INTER_AREA) for f in expand(keys, CONFIG, seed=5)]
+    video = write_y4m(frames, tmp_path / "clip.y4m", fps=int(CONFIG.fps))
+    del frames
+    ledger_path = tmp_path / "live.sqlite"
+    extra = ("--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+             f"--use-file-for-fake-video-capture={video}", "--disable-features=WebRtcHideLocalIpsWithMdns")
+    with streamlit_server(ledger_path) as url:
+        driver = chrome(tmp_path / "profile", size=(1400, 1800), extra=extra)
+        try:
+            driver.get(url + "/?game=cmyk")
+            _wait(driver, lambda d: "Table Judge" in body_text(d) and "Mode" in body_text(d), 90.0)
+            _click(driver, "//label[contains(., 'Live video')]")
+            _wait(driver, lambda d: "Press START" in body_text(d), 90.0)
+            _set_number(driver, "Number of players", 2)
+            _wait(driver, lambda d: "Player 2 (clockwise)" in body_text(d))
+            _set_text(driver, "Player 1 (clockwise)", "Aki")
+            _set_text(driver, "Player 2 (clockwise)", "Ben")
+            _wait(driver, lambda d: "Now show Aki's mosaic" in body_text(d) and "then Ben's mosaic" in body_text(d))
+            _start_webrtc(driver)
+            _wait(driver, lambda d: "Read: Aki's mosaic ✓ · Now show Ben's mosaic" in body_text(d), 300.0, 1.0)
+            _wait(driver, lambda d: "Settled:" in body_text(d) and "Ranking:" in body_text(d), 300.0, 1.0)
+            _stop_webrtc(driver)
+            text = body_text(driver)
+        finally:
+            driver.quit()
+    from ledger import Ledger
+
+    recorded = [r for r in Ledger(ledger_path).judgements(game="cmyk") if r.source.startswith("live camera")]
+    assert len(recorded) == 1  # the table, once (Aki's mosaic alone is no judgement)
+    result = recorded[0].result
+    assert [m["player"] for m in recorded[0].state["mosaics"]] == ["Aki", "Ben"]
+    assert _pieces(result) == _pieces(expected)  # the mosaics of the still photos
+    assert "Ranking: " + " > ".join(result["ranking"]) in text and "Now show Aki's mosaic" in text  # next table

@@ -1,0 +1,99 @@
+"""CMYK! reading as devices deliver photos: the reader calibrates itself on each photo (issue 10).
+
+- The mark templates take the photo's blur measured at the markers' step edges (``vision.cmyk_sharpness``), not
+  an assumed pixel: a webcam blurs more, a 704x528 browser frame less than assumed.
+- The ground colour's levels are corrected by a gain per ink through level 0 (``cmyk_read.calibrate_ground``):
+  a phone's saturation boost or a dim webcam's tone curve scales the tints while a white ground stays white.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.table import calibrate_from_markers
+from synth.samples.cmyk import render_scene
+from vision import cmyk_read as rd
+from vision.cmyk_sharpness import marker_blur_px
+
+
+@pytest.fixture(scope="module")
+def photo():
+    image, _, _ = render_scene(3)
+    return image, calibrate_from_markers(image)
+
+
+def test_marker_blur_measures_the_photos_blur(photo):
+    """A Gaussian blur of known sigma adds (in quadrature) to what the markers' edges show (up to about a sixth
+    of the black border's width: this render's markers are 0.77 px/mm, their 8 mm border 6 px wide)."""
+    image, cal = photo
+    sharp = marker_blur_px(image, cal)
+    assert sharp is not None and 0.3 < sharp < 1.5
+    for sigma in (0.7, 1.0, 1.5):
+        blurred = cv2.GaussianBlur(image, (0, 0), sigma)
+        got = marker_blur_px(blurred, cal)
+        assert got is not None
+        assert got == pytest.approx(np.hypot(sharp, sigma), rel=0.1)
+
+
+def test_marker_blur_needs_markers(photo):
+    image, _ = photo
+
+    class NoMarkers:
+        def mm_to_px(self, xy):
+            return xy
+
+    assert marker_blur_px(image, NoMarkers()) is None
+
+
+def _evidence(levels_cmy: tuple[int, int, int], ground_cmy: np.ndarray, sure: bool) -> rd.TileEvidence:
+    """One tile in rotation 1 (H cyan, P magenta, N yellow): marks clearly at its levels (``sure``) or flat."""
+    ll = np.full((3, 7), -20.0)
+    for d in range(3):
+        ll[d, levels_cmy[d]] = 0.0 if sure else -19.0
+    return rd.TileEvidence(rotation=1, rotation_confidence=1.0, ground_est=np.asarray(ground_cmy, float),
+                           mark_ll=ll, mark_amp=np.ones((3, 6)))
+
+
+def test_ground_calibration_is_a_gain_through_level_zero():
+    """A phone's saturation boost reads every tint 1.3 times too strong: levels 2..5, read surely by their marks,
+    give the gain, and the white ground (level 0) and a level-1 tint stay where they are once corrected; an offset
+    learnt on the higher levels would push level 0 below 0 and level 1 to 0 (photoreal dev phone: magenta 1 read
+    as 0 was most of the phone's misreads)."""
+    gain_true = np.array([1.3, 1.3, 0.8])
+    sure = [(2, 3, 4), (3, 2, 5), (4, 2, 2), (5, 3, 3), (2, 4, 2), (3, 5, 4)]
+    ev = [_evidence(t, gain_true * np.array(t), True) for t in sure]
+    gain, sigma, n = rd.calibrate_ground(ev)
+    assert n == 3 * len(sure)
+    assert gain == pytest.approx(gain_true, abs=0.02)
+    assert sigma == rd.ReadConfig().ground_sigma_min
+    for level in (0, 1):
+        raw = gain_true * level
+        assert raw / gain == pytest.approx([level] * 3, abs=0.05)
+
+
+def test_ground_calibration_needs_sure_marks():
+    """Marks too unsure to witness any level: no correction (gain 1) and the configured spread."""
+    ev = [_evidence((2, 3, 4), np.array([3.0, 4.0, 5.0]), False) for _ in range(6)]
+    gain, sigma, n = rd.calibrate_ground(ev)
+    assert n == 0 and gain.tolist() == [1.0, 1.0, 1.0] and sigma == rd.ReadConfig().ground_sigma_levels
+
+
+def test_mark_weight_falls_where_the_ground_contradicts_sure_marks():
+    """Marks that agree with the ground colours keep their weight; marks read surely but a level off on most
+    edges (a webcam's blur and JPEG) lose it, so the readings' confidences fall (``vision.cmyk._confidence_scores``:
+    a confident misread becomes a doubtful one)."""
+    rng = np.random.default_rng(5)
+    levels = [tuple(int(v) for v in rng.integers(0, 4, 3)) for _ in range(12)]
+    agree = [_evidence(t, np.array(t, float), True) for t in levels]
+    w, n = rd.mark_weight(agree)
+    assert n == 36 and w == 1.0
+    # marks surely one level up on two edges in three: witnesses of the ground's level contradict them
+    shifted = [_evidence(tuple(min(v + (k % 3 != 0), 5) for k, v in enumerate(t)), np.array(t, float), True)
+               for t in levels]
+    w_shifted, _ = rd.mark_weight(shifted)
+    assert w_shifted <= 0.35
+    # too few witnesses (grounds between levels): the marks keep their weight
+    vague = [_evidence(t, np.array(t, float) + 0.5, True) for t in levels]
+    assert rd.mark_weight(vague) == (1.0, 0)
