@@ -97,3 +97,17 @@ def test_mark_weight_falls_where_the_ground_contradicts_sure_marks():
     # too few witnesses (grounds between levels): the marks keep their weight
     vague = [_evidence(t, np.array(t, float) + 0.5, True) for t in levels]
     assert rd.mark_weight(vague) == (1.0, 0)
+
+
+def test_marks_and_ground_that_contradict_make_no_level_sure():
+    """Marks sure of level 1 on the cyan edge while the ground colour says 2 (a webcam's one confident +-1
+    misread, photoreal dev cmyk_dev_3): the robust combination leaves no cyan level sure; where they agree the
+    level stays sure."""
+    agree = _evidence((1, 2, 3), np.array([1.0, 2.0, 3.0]), True)
+    clash = _evidence((1, 2, 3), np.array([2.0, 2.0, 3.0]), True)
+    ll = rd.robust_level_loglik([agree, clash], ground_sigma=0.3, outlier=0.05)
+    assert ll.shape == (2, 3, 6)
+    sure = rd.posterior(ll[0, 0])
+    torn = rd.posterior(ll[1, 0])
+    assert sure.argmax() == 1 and sure.max() > 0.95
+    assert torn.max() < 0.7 and set(np.argsort(torn)[-2:]) == {1, 2}

@@ -343,6 +343,8 @@ def _resample(poly: np.ndarray, step: float) -> tuple[np.ndarray, np.ndarray]:
 
 def _rot(theta_rad: np.ndarray) -> np.ndarray:
     c, s = np.cos(theta_rad), np.sin(theta_rad)
+    if np.ndim(c) == 0:  # one rotation (the refinement's steps): the same matrix without the stacking
+        return np.array([[c, -s], [s, c]], dtype=np.float64)
     return np.stack([np.stack([c, -s], -1), np.stack([s, c], -1)], -2)
 
 
@@ -351,6 +353,29 @@ def _as_xy(p: np.ndarray) -> np.ndarray:
     one operation per point, not a broadcast over a trailing axis of 2 (the same float arithmetic, faster)."""
     p = np.ascontiguousarray(p)
     return p.reshape(-1, 2).view(np.complex64 if p.dtype == np.float32 else np.complex128).ravel()
+
+
+def _xy_of(z: np.ndarray) -> np.ndarray:
+    """Complex points (...) back to (..., 2) coordinates (a view)."""
+    return z.view(np.float32 if z.dtype == np.complex64 else np.float64).reshape(z.shape + (2,))
+
+
+def _posed(rotated: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """Rotated outline samples (T, n, 2) moved onto every centre (D, 2): shape (T, D, n, 2)."""
+    t, n = rotated.shape[:2]
+    return _xy_of(_as_xy(rotated).reshape(t, 1, n) + _as_xy(centres)[None, :, None])
+
+
+def _nanmean_last(a: np.ndarray):
+    """``np.nanmean(a, axis=-1)`` (the same sums and division) without its Python overhead; NaN where a row has
+    no number, silently. ``a``: ndarray, shape (..., n); returns shape (...) (a scalar for 1-D ``a``)."""
+    mask = np.isnan(a)
+    cnt = np.sum(~mask, axis=-1, dtype=np.intp)
+    tot = np.sum(np.where(mask, 0, a), axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if isinstance(tot, np.ndarray):
+            return np.divide(tot, cnt, out=tot, casting="unsafe")
+        return tot.dtype.type(tot / cnt)
 
 
 class _Sampler:
@@ -542,13 +567,12 @@ class _Evidence:
 
     def outline_terms(self, P: np.ndarray, N: np.ndarray, d: float) -> tuple[np.ndarray, np.ndarray]:
         """Mean signed step (outside - inside) and mean line strength along outlines (..., n, 2)."""
-        with warnings.catch_warnings():  # outlines wholly off the view give empty means: scored 0
-            warnings.simplefilter("ignore", RuntimeWarning)
-            c = np.nanmean(self.r(P + d * N) - self.r(P - d * N), axis=-1)
-            c = np.where(np.isnan(c), 0.0, c)
-            if self.l is None:
-                return c, np.zeros_like(c)
-            ln = np.nanmean(self.l(P), axis=-1)
+        # outlines wholly off the view give empty means: scored 0
+        c = _nanmean_last(self.r(P + d * N) - self.r(P - d * N))
+        c = np.where(np.isnan(c), 0.0, c)
+        if self.l is None:
+            return c, np.zeros_like(c)
+        ln = _nanmean_last(self.l(P))
         return c, np.where(np.isnan(ln), 0.0, ln)
 
     def score(self, c: np.ndarray, ln: np.ndarray, sign: float) -> np.ndarray:
@@ -930,7 +954,7 @@ def _grid_scores(ev: _Evidence, pts: np.ndarray, nrm: np.ndarray, thetas: np.nda
                  sign: float) -> tuple[np.ndarray, np.ndarray]:
     """Signed dimming step and score of one shape at every (rotation, centre), shapes (T, D)."""
     Rs = _rot(thetas)
-    P = np.einsum("tij,nj->tni", Rs, pts)[:, None] + centres[None, :, None, :]  # (T, D, n, 2)
+    P = _posed(np.einsum("tij,nj->tni", Rs, pts), centres)  # (T, D, n, 2)
     Nn = np.broadcast_to(np.einsum("tij,nj->tni", Rs, nrm)[:, None], P.shape)
     c, ln = ev.outline_terms(P, Nn, d)
     return c, ev.score(c, ln, sign)
@@ -1117,14 +1141,15 @@ def _polar_candidates(ev: _Evidence, seed: np.ndarray, shapes: list[_Shape], rad
     at = _as_xy(((np.asarray(seed) - ev.r.o) / ev.r.s).astype(np.float32))[0]
     q = (_as_xy(grid) + at).view(np.float32).reshape(grid.shape)  # (O*(I+2k), J, 2) px
     both = cv2.remap(ev.stack, q, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    both = both.reshape(n_o, -1, n_phi, 2)
-    rv = both[..., 0]
-    maps = [rv[:, 2 * k:] - rv[:, :-2 * k]]  # outside - inside, (O, I, J)
+    rv, lv = (c.reshape(n_o, -1, n_phi) for c in cv2.split(both))
+    n_i = rv.shape[1] - 2 * k
+    ev_polar = np.empty(((1 if ev.l is None else 2) * n_o, n_i, n_phi), np.float32)  # (m*O, I, J)
+    np.subtract(rv[:, 2 * k:], rv[:, :-2 * k], out=ev_polar[:n_o])  # outside - inside, (O, I, J)
     if ev.l is not None:
-        maps.append(both[:, k:-k, :, 1])
-    ev_polar = np.nan_to_num(np.concatenate(maps, axis=0), nan=0.0)  # (m*O, I, J)
+        ev_polar[n_o:] = lv[:, k:-k]
+    np.nan_to_num(ev_polar, copy=False, nan=0.0)
     inv = _dft_matrices(n_phi)[2]
-    f_ev = np.fft.rfft(ev_polar.astype(np.float32), axis=-1)  # (m*O, I, F): DFT along the angle, complex64
+    f_ev = np.fft.rfft(ev_polar, axis=-1)  # (m*O, I, F): DFT along the angle, complex64
     corr = np.matmul(f_ev.transpose(2, 0, 1), _shape_bank(shapes))  # (F, m*O, S)
     sc = np.real(corr.transpose(1, 2, 0) @ inv)  # (m*O, S, K): circular correlation over the rotation
     sc_c = sc[:n_o]
@@ -1346,7 +1371,7 @@ def _grid_best(ev: _Evidence, pts: np.ndarray, nrm: np.ndarray, thetas: np.ndarr
     ``centre`` after rotating by ``theta``.
     """
     Rs = _rot(thetas)
-    P = np.einsum("tij,nj->tni", Rs, pts)[:, None] + centres[None, :, None, :]
+    P = _posed(np.einsum("tij,nj->tni", Rs, pts), centres)
     Nn = np.broadcast_to(np.einsum("tij,nj->tni", Rs, nrm)[:, None], P.shape)
     c, ln = ev.outline_terms(P, Nn, d)
     sc = ev.score(c, ln, sign)
@@ -1453,10 +1478,12 @@ def _edge_offsets(ev: _Evidence, P: np.ndarray, N: np.ndarray, offs: np.ndarray,
     edge-line strength there.
     """
     d = config.contrast_offset_mm
-    q = P[:, None, :] + offs[None, :, None] * N[:, None, :]
-    resp = sign * (ev.r(q + d * 0.5 * N[:, None, :]) - ev.r(q - d * 0.5 * N[:, None, :]))
+    n_c = _as_xy(N)[:, None]
+    q = _as_xy(P)[:, None] + offs[None, :] * n_c  # (n, K) points as x + iy: the same sums, one per point
+    half = (d * 0.5) * n_c
+    resp = sign * (ev.r(_xy_of(q + half)) - ev.r(_xy_of(q - half)))
     if ev.l is not None:
-        resp = resp + ev.w * ev.l(q)
+        resp = resp + ev.w * ev.l(_xy_of(q))
     resp = np.where(np.isnan(resp), -1.0, resp)
     k = np.argmax(resp, axis=1)
     ar = np.arange(len(P))

@@ -89,6 +89,9 @@ class CmykVisionConfig:
     #: A K reading whose ground is lighter than the K ground model by more sigmas is doubtful (its confidence
     #: falls as that model's likelihood beyond this bound).
     k_ground_max_sigma: float = 3.0
+    #: Confidences (:func:`_confidence_scores`): the marks and the ground colour may each be wrong with this
+    #: probability, so that where they contradict each other neither makes a level sure.
+    evidence_outlier: float = 0.05
     lattice: LatticeFitConfig = field(default_factory=LatticeFitConfig)
     read: rd.ReadConfig = field(default_factory=rd.ReadConfig)
     sharpness: SharpnessConfig = field(default_factory=SharpnessConfig)
@@ -632,15 +635,33 @@ def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence],
 
 def _confidence_scores(evidence: list[rd.TileEvidence], scores: np.ndarray, bonus: np.ndarray, gsigma: float,
                        config: CmykVisionConfig) -> np.ndarray:
-    """The score rows the readings' confidences come from: ``scores`` with the marks weighted by how well they
-    agree with the ground colours in this photo (``cmyk_read.mark_weight``). The readings themselves stay
-    those of ``scores``; a photo whose marks the ground contradicts (a webcam's blur, noise and JPEG) reads
-    its tiles less surely, so that a confident misread becomes a doubtful one."""
+    """The log-posteriors the readings' confidences come from (the readings themselves stay those of ``scores``).
+
+    Two corrections of the modelled certainty, both measured on the photo: the marks are weighted by how well
+    they agree with the ground colours here (``cmyk_read.mark_weight``: a webcam's blur, noise and JPEG make
+    them sure and wrong), and a normal tile's levels combine marks and ground robustly
+    (``cmyk_read.robust_level_loglik``, each wrong with probability ``evidence_outlier``): where the marks say
+    one level and the ground another, neither is sure, and a confident +-1 misread becomes a doubtful one. The
+    K-or-normal split keeps the modelled posterior.
+
+    Returns
+    -------
+    ndarray, shape (T, 84)
+        Log-probabilities over the score-matrix columns (82 normal tiles, 2 K).
+    """
     weight, _ = rd.mark_weight(evidence, config.read)
-    if weight >= 1.0:
-        return scores
-    tempered = [replace(ev, mark_ll=ev.mark_ll * weight) for ev in evidence]
-    return rd.score_matrix(tempered, config.read, gsigma)[0] + bonus
+    if weight < 1.0:
+        evidence = [replace(ev, mark_ll=ev.mark_ll * weight) for ev in evidence]
+        scores = rd.score_matrix(evidence, config.read, gsigma)[0] + bonus
+    n_normal = len(rd.tile_types())
+    types = np.array(rd.tile_types())
+    robust = rd.robust_level_loglik(evidence, gsigma, config.evidence_outlier)  # (T, 3, 6)
+    normal = sum(robust[:, ink, types[:, ink]] for ink in range(3)) + bonus[:, :n_normal]
+    # the K-or-normal split as modelled, the levels of a normal tile as robustly as the evidence allows
+    p_k = np.array([rd.posterior(row)[n_normal:].sum() for row in scores])
+    p_normal = np.array([rd.posterior(row) for row in normal]) * (1 - p_k)[:, None]
+    k_cols = np.array([rd.posterior(row)[n_normal:] for row in scores])
+    return np.log(np.maximum(np.concatenate([p_normal, k_cols], axis=1), 1e-300))
 
 
 def _unreliable_flags(tiles: list[TileReading], flags: list[Flag], config: CmykVisionConfig) -> list[Flag]:

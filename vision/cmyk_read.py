@@ -459,6 +459,27 @@ def score_matrix(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()
     return out, types + ["k", "k"]
 
 
+def robust_level_loglik(evidence: list[TileEvidence], ground_sigma: float, outlier: float) -> np.ndarray:
+    """Per tile, ink and level: the log-likelihood of that level when the marks and the ground colour may each be
+    wrong (with probability ``outlier``): ``log(e + (1 - e) p_marks) + log(e + (1 - e) p_ground)``, each p a
+    distribution over the six levels. Where marks and ground contradict each other, no level is sure.
+
+    Returns
+    -------
+    ndarray, shape (T, 3 inks, 6 levels)
+    """
+    out = np.zeros((len(evidence), 3, 6))
+    lv = np.arange(6, dtype=np.float64)
+    for t, ev in enumerate(evidence):
+        rot = ROTATIONS[ev.rotation]
+        for d in range(3):
+            ink = INKS.index(rot[d])
+            pm = posterior(ev.mark_ll[d, :6])
+            pg = posterior(-(ev.ground_est[ink] - lv) ** 2 / (2 * ground_sigma ** 2))
+            out[t, ink] = np.log(outlier + (1 - outlier) * pm) + np.log(outlier + (1 - outlier) * pg)
+    return out
+
+
 def contact_bonus(cells: list[tuple[int, int]], rotations: list[int], chosen: np.ndarray, columns: list,
                   weight: float, neighbour_of) -> np.ndarray:
     """Soft evidence from touching edges: +weight for each edge whose level agrees with the neighbour's reading.
