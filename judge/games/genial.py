@@ -348,6 +348,13 @@ class GenialVerdict:
                    cells("large_new"), cells_of(flagged))
 
 
+#: Left out when live frames of a still board are compared: the per-tower readout, and the totals after the move
+#: (``scores``, ``symbol_scores``, ``ranking``), which replay the earlier placements with every token's value - a
+#: value read with doubt (flagged ``history_scores_doubtful`` / ``token_unread_note``) can read either way from one
+#: frame to the next and must not keep a still board from settling. The placement and its points are compared.
+LIVE_VOTE_IGNORES = ("towers", "scores", "symbol_scores", "ranking")
+
+
 def adjudicate(state: GenialState, ctx: GenialContext) -> GenialVerdict:
     """The rules on what the photos showed (``scoring.genial_judgement``), with the vision's doubts as flags."""
     colours = frozenset(ctx.players.values())
@@ -583,6 +590,6 @@ PLUGIN = GamePlugin(
     order=50,
     marker_layout=marker_layout,
     live=LiveSupport(before="previous", change_codes=("tile_moved_or_missing",), detect_warm=live_detect,  # live2
-                     next_context=live_next_context, vote_ignores=("towers",)),
+                     next_context=live_next_context, vote_ignores=LIVE_VOTE_IGNORES),
 )
 SPEC = PLUGIN
