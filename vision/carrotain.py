@@ -494,6 +494,15 @@ def recognise_warm(
     assert boards is not None  # a search always answers
     if before is None:
         chips = _refraction_correction(chips, boards, cal, config)
+    flags += _reading_flags(chips, boards, config)
+    return CarrotainState(tuple(chips), tuple(boards), tuple(flags)), new_carry
+
+
+def _reading_flags(chips: list[ChipReading], boards: list[BoardReading], config: CarrotainVisionConfig
+                   ) -> list[Flag]:
+    """What the reading could not settle: chips read with low confidence, acrylic matched to no board (drawn
+    where it lies), and a challenge-board count other than two."""
+    flags = []
     low = [i for i, c in enumerate(chips) if c.confidence < config.low_confidence]
     if low:
         flags.append(Flag("low_confidence_chips", f"{len(low)} chip(s) read with low confidence (kind/colour unsure)",
@@ -509,7 +518,7 @@ def recognise_warm(
     if n_ch != 2:
         flags.append(Flag("boards_not_found", f"found {n_ch} challenge board(s) over the chips, expected 2",
                           {"found": n_ch}))
-    return CarrotainState(tuple(chips), tuple(boards), tuple(flags)), new_carry
+    return flags
 
 
 def _refraction_correction(chips: list[ChipReading], boards: list[BoardReading], cal,
