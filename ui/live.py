@@ -257,15 +257,7 @@ def live_panel(game: Any, context: dict | None, ledger: Any, config: LivePageCon
         st.error(f"Bad input: {exc}")
         return
     page = game.ui()
-    if proc.live.pairs:
-        st.caption("Place a tile and take your hand away: each placement settles once, is shown with its points "
-                   "and recorded once.")
-        if ledger is not None and hasattr(page, "session_panel"):
-            with st.expander("The game in the ledger", expanded=True):
-                page.session_panel(ledger, context, None)
-    if proc.live.photos and st.button("Start the table again", key=f"live-restart-{game_name}",
-                                      help="forget the mosaics read so far: the next one is the first player's"):
-        proc.restart_table()
+    _game_controls(proc, page, ledger, context, game_name)
     w, h = config.ideal_size_px
     ctx = webrtc_streamer(
         key=f"live-{game_name}",
@@ -321,12 +313,31 @@ def live_panel(game: Any, context: dict | None, ledger: Any, config: LivePageCon
                 log.append(_placement(page, proc, ledger, line, item["id"], context))
                 _show_log(log_box, log)
             _guide(guide_box, proc)
-        phase, frames, error = proc.status()
-        now = (phase, frames // 10, error)
-        if now != shown:
-            shown = now
-            if error:
-                status_box.error(f"Live judging stopped on a frame: {error}")
-            elif phase not in ("settled", "moving"):
-                status_box.caption(f"{STATUS_TEXT.get(phase, phase)} · {frames} frames")
+        shown = _show_status(status_box, proc, shown)
         time.sleep(config.poll_s)
+
+
+def _game_controls(proc: Any, page: Any, ledger: Any, context: dict | None, game_name: str) -> None:
+    """Above the camera: a pair game's guide and its game in the ledger; a CMYK!-style table's restart button."""
+    if proc.live.pairs:
+        st.caption("Place a tile and take your hand away: each placement settles once, is shown with its points "
+                   "and recorded once.")
+        if ledger is not None and hasattr(page, "session_panel"):
+            with st.expander("The game in the ledger", expanded=True):
+                page.session_panel(ledger, context, None)
+    if proc.live.photos and st.button("Start the table again", key=f"live-restart-{game_name}",
+                                      help="forget the mosaics read so far: the next one is the first player's"):
+        proc.restart_table()
+
+
+def _show_status(status_box: Any, proc: Any, shown: tuple | None) -> tuple:
+    """The processor's phase and frame count (every 10 frames), or the error that stopped it; returns what is
+    shown now, so an unchanged status is not redrawn."""
+    phase, frames, error = proc.status()
+    now = (phase, frames // 10, error)
+    if now != shown:
+        if error:
+            status_box.error(f"Live judging stopped on a frame: {error}")
+        elif phase not in ("settled", "moving"):
+            status_box.caption(f"{STATUS_TEXT.get(phase, phase)} · {frames} frames")
+    return now
