@@ -37,7 +37,7 @@ import numpy as np
 
 from calibration.markers import MarkerLayout
 from components import DEFAULT_PATH
-from vision.view import TableView, srgb_to_linear
+from vision.view import TableView, sample, srgb_to_linear
 
 NUMERALS_PATH = DEFAULT_PATH.with_name("genial_numerals.json")
 _LUMA = np.array([0.2126, 0.7152, 0.0722])
@@ -243,13 +243,8 @@ def sample_luminance(view: TableView, centre_mm: np.ndarray, z_mm: float,
     e = all_px[-3:]
     jacobian = np.column_stack([e[1] - e[0], e[2] - e[0]])
     px = all_px[:-3].astype(np.float32).reshape(n, n, 2)
-    rgb = cv2.remap(view.image_rgb, np.ascontiguousarray(px), None, cv2.INTER_LINEAR,
-                    borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
-    lum = srgb_to_linear(rgb.astype(np.float64) / 255.0) @ _LUMA
-    h, w = view.image_rgb.shape[:2]
-    outside = (px[..., 0] < 0) | (px[..., 1] < 0) | (px[..., 0] > w - 1) | (px[..., 1] > h - 1)
-    lum[outside] = np.nan
-    return lum, jacobian
+    rgb = sample(view.image_rgb, px, "nan", exact=False)  # NaN outside the photo
+    return srgb_to_linear(rgb / 255.0) @ _LUMA, jacobian
 
 
 def photo_blur(view: TableView, layout: MarkerLayout, config: NumeralConfig = NumeralConfig()) -> np.ndarray:
@@ -297,9 +292,8 @@ def photo_blur(view: TableView, layout: MarkerLayout, config: NumeralConfig = Nu
 
 def _luminance_at(view: TableView, px: np.ndarray) -> np.ndarray:
     """Linear-light luminance of the photo at photo points (..., 2), bilinear, edges replicated."""
-    maps = np.ascontiguousarray(px.reshape(-1, 1, 2).astype(np.float32))
-    rgb = cv2.remap(view.image_rgb, maps, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(-1, 3)
-    return (srgb_to_linear(rgb.astype(np.float64) / 255.0) @ _LUMA).reshape(px.shape[:-1])
+    rgb = sample(view.image_rgb, px.astype(np.float32), "replicate", exact=False)
+    return srgb_to_linear(rgb / 255.0) @ _LUMA
 
 
 def _edge_spread(profile: np.ndarray, step_px: float = 0.25, min_contrast: float = 0.05) -> float | None:
