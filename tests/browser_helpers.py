@@ -6,8 +6,26 @@ import shutil
 import time
 from pathlib import Path
 
+import pytest
+
+from synth.clip import ClipConfig
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
+#: A browser test file's ``pytestmark``: the ``browser`` marker (slow tier; under CI=true a skip is a failure, see
+#: tests/conftest.py) and the skip where Chromium and its driver are not installed.
+BROWSER_MARKS = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="Debian chromium + chromium-driver not installed"),
+]
+#: The rendered clips a live browser test plays as its fake camera: 960x720 at 5 frames a second, still tables 12 s.
+#: The fake camera plays in real time whatever the server's speed, and a server starved of CPU (the test machine's
+#: 2 shared cores at load 20) reads a frame in a second or more, so it must still see each hand position and settle
+#: each still table; the last still table longest (the fake camera loops back to the clip's start after it, which
+#: the tests do not wait for).
+FAKE_CAMERA_SIZE_PX = (960, 720)
+FAKE_CAMERA_CLIP = ClipConfig(fps=5.0, still_frames=60, hand_frames=4)
+FAKE_CAMERA_LAST_STILL_FRAMES = 300
 PHONE_AGENT = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
                "Chrome/130.0 Mobile Safari/537.36")
 

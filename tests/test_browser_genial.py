@@ -9,19 +9,15 @@ import json
 
 import cv2
 import numpy as np
-import pytest
 
 from geometry.hexgrid import HexBoardPose
 from judge.pipeline import adjudicate, judge_images, state_from_json
 from judge.registry import game as get_game
-from tests.browser_helpers import CHROMIUM, DRIVER, body_text, chrome, wait_for_text, wait_quiet
+from tests.browser_helpers import BROWSER_MARKS, body_text, chrome, wait_for_text, wait_quiet
 from tests.server_helpers import ROOT, streamlit_server
 from ui import reading
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="Debian chromium + chromium-driver not installed"),
-]
+pytestmark = BROWSER_MARKS
 
 SAMPLES = ROOT / "sample_images" / "genial"
 

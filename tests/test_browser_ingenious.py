@@ -5,15 +5,11 @@ camera), the move's points and every player's colour bars seen, each move record
 from __future__ import annotations
 
 import cv2
-import pytest
 
-from tests.browser_helpers import CHROMIUM, DRIVER, body_text, chrome, wait_for_text, wait_quiet
+from tests.browser_helpers import BROWSER_MARKS, body_text, chrome, wait_for_text, wait_quiet
 from tests.server_helpers import streamlit_server
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="Debian chromium + chromium-driver not installed"),
-]
+pytestmark = BROWSER_MARKS
 
 
 def _choose_upload(driver, group_label: str) -> None:

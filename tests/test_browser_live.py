@@ -7,12 +7,10 @@ from __future__ import annotations
 import time
 
 import cv2
-import pytest
 
 from synth.clip import ClipConfig, clip_scene, expand, key_frames, write_y4m
 from tests.browser_helpers import (
-    CHROMIUM,
-    DRIVER,
+    BROWSER_MARKS,
     body_text,
     chrome,
     click_xpath,
@@ -22,14 +20,11 @@ from tests.browser_helpers import (
 )
 from tests.server_helpers import streamlit_server
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="Debian chromium + chromium-driver not installed"),
-]
+pytestmark = BROWSER_MARKS
 
 
 def test_live_camera_settles_in_a_real_browser(tmp_path):
-    config = ClipConfig(fps=5.0, still_frames=60)  # 5 frames a second: see the pair test
+    config = ClipConfig(fps=5.0, still_frames=60)  # 5 frames a second: see browser_helpers.FAKE_CAMERA_CLIP
     scene = clip_scene("kaleido", 1)
     frames = [cv2.resize(f, (960, 720), interpolation=cv2.INTER_AREA)
               for f in expand(key_frames(scene, "place", config), config, seed=5)]

@@ -8,14 +8,15 @@ judgement per placement and one round of the game, linked."""
 from __future__ import annotations
 
 import cv2
-import pytest
 
 from judge.pipeline import judge_images
 from judge.registry import game as get_game
-from synth.clip import ClipConfig, clip_scene, expand, key_frames, write_y4m
+from synth.clip import clip_scene, expand, key_frames, write_y4m
 from tests.browser_helpers import (
-    CHROMIUM,
-    DRIVER,
+    BROWSER_MARKS,
+    FAKE_CAMERA_CLIP,
+    FAKE_CAMERA_LAST_STILL_FRAMES,
+    FAKE_CAMERA_SIZE_PX,
     body_text,
     chrome,
     click_xpath,
@@ -26,18 +27,9 @@ from tests.browser_helpers import (
 )
 from tests.server_helpers import streamlit_server
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="Debian chromium + chromium-driver not installed"),
-]
+pytestmark = BROWSER_MARKS
 
-SIZE_PX = (960, 720)
-#: played at 5 frames a second, still tables 12 s: the fake camera plays in real time whatever the server's speed,
-#: and a server starved of CPU (the test machine's 2 shared cores at load 20) reads a frame in a second or more,
-#: so it must still see each hand position and settle each still table; the last still table longest (the fake
-#: camera loops back to the empty board after it, which the test does not wait for)
-CONFIG = ClipConfig(fps=5.0, still_frames=60, hand_frames=4)
-LAST_STILL_FRAMES = 300
+SIZE_PX, CONFIG, LAST_STILL_FRAMES = FAKE_CAMERA_SIZE_PX, FAKE_CAMERA_CLIP, FAKE_CAMERA_LAST_STILL_FRAMES
 
 
 

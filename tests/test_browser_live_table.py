@@ -6,14 +6,15 @@ settled, and settles the table's ranking once Ben's has: one judgement of both m
 from __future__ import annotations
 
 import cv2
-import pytest
 
 from judge.pipeline import judge_images
 from judge.registry import game as get_game
-from synth.clip import ClipConfig, clip_scene, expand, key_frames, write_y4m
+from synth.clip import clip_scene, expand, key_frames, write_y4m
 from tests.browser_helpers import (
-    CHROMIUM,
-    DRIVER,
+    BROWSER_MARKS,
+    FAKE_CAMERA_CLIP,
+    FAKE_CAMERA_LAST_STILL_FRAMES,
+    FAKE_CAMERA_SIZE_PX,
     body_text,
     chrome,
     click_xpath,
@@ -24,14 +25,9 @@ from tests.browser_helpers import (
 )
 from tests.server_helpers import streamlit_server
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="Debian chromium + chromium-driver not installed"),
-]
+pytestmark = BROWSER_MARKS
 
-SIZE_PX = (960, 720)
-CONFIG = ClipConfig(fps=5.0, still_frames=60, hand_frames=4)
-LAST_STILL_FRAMES = 300  # the fake camera loops back to Aki's mosaic after it; the test stops before
+SIZE_PX, CONFIG, LAST_STILL_FRAMES = FAKE_CAMERA_SIZE_PX, FAKE_CAMERA_CLIP, FAKE_CAMERA_LAST_STILL_FRAMES
 
 
 def _pieces(result: dict) -> dict:

@@ -7,13 +7,11 @@ from __future__ import annotations
 import json
 
 import cv2
-import pytest
 
 from judge.pipeline import adjudicate, judge_images, state_from_json
 from judge.registry import game as get_game
 from tests.browser_helpers import (
-    CHROMIUM,
-    DRIVER,
+    BROWSER_MARKS,
     body_text,
     chrome,
     horizontal_overflow_px,
@@ -25,10 +23,7 @@ from ui import reading
 from ui.diagram_cmyk import LatticeFrame
 from ui.taps import apply_tap
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="Debian chromium + chromium-driver not installed"),
-]
+pytestmark = BROWSER_MARKS
 
 
 def _sample(game: str):
