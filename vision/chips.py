@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.colour import ColourConfig, classify
+from vision.colour import ColourConfig, classify, rgb_to_lab
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,11 @@ class ChipConfig:
         Floor of the centre uncertainty (calibration and model errors).
     low_confidence : float
         Colour confidence under which a chip is flagged.
+    out_of_play_margin_de : float
+        With the colours in play known, a dot is named by the nearest colour in play unless a colour not in
+        play is nearer by more than this (weighted delta E): about two standard deviations of one colour's
+        dots within the photos of the dev set (a cast, glare or acrylic moves a dot about 7 per axis), while
+        the palette's colours lie 28 or more apart. Chips of colours not in play are rare (they stay in the box).
     """
 
     diameter_mm: float = 25.0
@@ -120,6 +125,7 @@ class ChipConfig:
     radius_tolerance: float = 0.2
     base_sigma_mm: float = 0.4
     low_confidence: float = 0.35
+    out_of_play_margin_de: float = 15.0
 
 
 @dataclass(frozen=True)
@@ -211,6 +217,7 @@ def detect_chips(
     exclude_mm: list[tuple[float, float, float, float]] | None = None,
     config: ChipConfig = ChipConfig(),
     colour_config: ColourConfig = ColourConfig(lightness_weight=0.8),
+    in_play: frozenset[str] = frozenset(),
 ) -> list[ChipDetection]:
     """Find the chips in a normalised top view of the chip-face plane (see ``find_chips``).
 
@@ -219,7 +226,7 @@ def detect_chips(
     list[ChipDetection]
     """
     return find_chips(rgb_norm, origin_mm, mm_per_px, palette, face_palette, hole_rgb, exclude_mm, config,
-                      colour_config).chips
+                      colour_config, in_play).chips
 
 
 def find_chips(
@@ -232,6 +239,7 @@ def find_chips(
     exclude_mm: list[tuple[float, float, float, float]] | None = None,
     config: ChipConfig = ChipConfig(),
     colour_config: ColourConfig = ColourConfig(lightness_weight=0.8),
+    in_play: frozenset[str] = frozenset(),
 ) -> ChipFinding:
     """Find the chips in a normalised top view of the chip-face plane.
 
@@ -255,6 +263,10 @@ def find_chips(
     exclude_mm : list of (x0, y0, x1, y1), optional
         Table rectangles to ignore (the calibration markers and their white paper).
     config, colour_config
+    in_play : frozenset[str]
+        The dot colours in play (the players' colours), when known: a dot is named by the nearest of these
+        unless a colour not in play is clearly nearer (``ChipConfig.out_of_play_margin_de``). Empty: every
+        colour of ``palette`` alike.
 
     Returns
     -------
@@ -281,7 +293,7 @@ def find_chips(
         if rim is None:
             failed.append(c)
             continue
-        det = _read_chip(img, rim, origin_mm, s, palette, face_palette, hole_rgb, config, colour_config)
+        det = _read_chip(img, rim, origin_mm, s, palette, face_palette, hole_rgb, config, colour_config, in_play)
         if not rim.fallback:
             fitted.append(rim.centre_px)
         found.append((-1.0 if rim.fallback else rim.n_good / config.n_rays - rim.rms_mm, det))
@@ -424,7 +436,7 @@ def _blob_centre(mask, dist, labels, stats, c: np.ndarray, s: float, config: Chi
 
 
 def _read_chip(img, rim: _Rim, origin_mm, s: float, palette, face_palette, hole_rgb, config: ChipConfig,
-               colour_config: ColourConfig) -> ChipDetection:
+               colour_config: ColourConfig, in_play: frozenset[str] = frozenset()) -> ChipDetection:
     """Face colour (annulus) -> white or yellow face; centre colour relative to the face -> hole or dot
     (and the dot's colour); confidence the least sure of these decisions."""
     centre = rim.centre_px
@@ -452,9 +464,9 @@ def _read_chip(img, rim: _Rim, origin_mm, s: float, palette, face_palette, hole_
         kind, colour = ("first_star" if face_name == "yellow" else "colourless"), None
         confidence = float(min(hole_conf, face_conf[0]))
     else:
-        names, conf = classify(rel[None], palette, colour_config)
-        kind, colour = "star", names[0]
-        confidence = float(min(hole_conf, conf[0]))
+        colour, dot_conf = _dot_colour(rel, palette, in_play, config, colour_config)
+        kind = "star"
+        confidence = float(min(hole_conf, dot_conf))
     sigma = float(np.hypot(config.base_sigma_mm, config.rim_sigma_factor * rim.rms_mm / np.sqrt(max(rim.n_good, 1))))
     if rim.fallback:
         sigma = max(sigma, config.fallback_sigma_mm)
@@ -465,6 +477,33 @@ def _read_chip(img, rim: _Rim, origin_mm, s: float, palette, face_palette, hole_
         colour_confidence=confidence, centre_sigma_mm=sigma, rim_residual_mm=rim.rms_mm,
         face_level=float(face_rgb.mean()), face_rgb=face_rgb, centre_rgb=centre_rgb,
     )
+
+
+def _dot_colour(rel_rgb: np.ndarray, palette: dict[str, np.ndarray], in_play: frozenset[str], config: ChipConfig,
+                colour_config: ColourConfig) -> tuple[str, float]:
+    """A dot's colour name and confidence: the nearest colour in play (its confidence among the colours in
+    play), or a colour not in play only when it is nearer by more than ``out_of_play_margin_de`` (its
+    confidence among all colours). Without colours in play (or none of them in the palette), among all.
+
+    Parameters
+    ----------
+    rel_rgb : ndarray, shape (3,)
+        The dot colour relative to its chip's face, on the normalised scale.
+    """
+    playing = {k: v for k, v in palette.items() if k in in_play}
+    if not playing or len(playing) == len(palette):
+        names, conf = classify(rel_rgb[None], palette, colour_config)
+        return names[0], float(conf[0])
+    w = np.array([colour_config.lightness_weight, 1.0, 1.0])
+    lab = rgb_to_lab(rel_rgb[None])[0] * w
+    dist = {k: float(np.linalg.norm(lab - rgb_to_lab(np.asarray(v, np.float64)[None])[0] * w))
+            for k, v in palette.items()}
+    nearest_out = min((k for k in palette if k not in playing), key=dist.__getitem__)
+    if dist[nearest_out] < min(dist[k] for k in playing) - config.out_of_play_margin_de:
+        names, conf = classify(rel_rgb[None], palette, colour_config)
+        return names[0], float(conf[0])
+    names, conf = classify(rel_rgb[None], playing, colour_config)
+    return names[0], float(conf[0])
 
 
 def _one_per_place(found: list[tuple[float, ChipDetection]], config: ChipConfig) -> list[ChipDetection]:

@@ -135,7 +135,7 @@ def live_detect(frames: list[Frame], ctx: CarrotainContext, timer: StageTimer, c
             raise CannotJudge(f"before photo: {b.calibration_error or 'no calibration markers found'}")
         before = (b.image_rgb, b.calibration)
     state, carry = recognise_warm(ch.image_rgb, ch.calibration, carry, before=before, timer=timer,
-                                  components=components_for(ch.profile))
+                                  components=components_for(ch.profile), players=ctx.players)
     if not state.chips:
         raise CannotJudge("no chips found on the mat")
     challenge = [b.id for b in state.boards if b.role == "challenge"]
