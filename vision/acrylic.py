@@ -168,7 +168,13 @@ class AcrylicConfig:
     stack_min_overlap_mm2, stack_edge_inset_mm, stack_edge_search_mm, stack_min_support : float
         A candidate overlapping an accepted board by more than this area is a second sheet only if at
         least this fraction of its outline samples inside the accepted board (this far inside) show an
-        edge within this distance; otherwise it is the same board fitted twice and dropped.
+        edge within this distance, or the overlap is dimmed as two sheets are (``stack_double_fraction``);
+        otherwise it is the same board fitted twice and dropped.
+    stack_double_fraction, stack_double_step_mm, stack_double_min_samples : float
+        Two sheets multiply their transmission: the overlap of two fits counts as a second sheet when its
+        median dimming exceeds the more dimming board's own (each board's part outside the other) by at
+        least this fraction of the less dimming board's own; sampled on a grid this fine, at least this many
+        samples in each of the three parts (else undecided: no second sheet from dimming).
     base_sigma_mm : float
         Floor of the pose uncertainty.
     """
@@ -269,6 +275,9 @@ class AcrylicConfig:
     stack_edge_inset_mm: float = 3.0
     stack_edge_search_mm: float = 2.0
     stack_min_support: float = 0.5
+    stack_double_fraction: float = 0.5
+    stack_double_step_mm: float = 3.0
+    stack_double_min_samples: int = 20
     base_sigma_mm: float = 1.0
 
 
@@ -1245,7 +1254,30 @@ def _overlaps_without_evidence(fit: BoardFit, poly: Polygon, other: BoardFit, ev
     resid_p, good_p = _edge_offsets(ev, pts[inner], nrm[inner], offs, 1.0, config)
     resid_m, good_m = _edge_offsets(ev, pts[inner], nrm[inner], offs, -1.0, config)
     support = max(float(good_p.mean()), float(good_m.mean()))
-    return support < config.stack_min_support
+    return support < config.stack_min_support and not _doubly_dimmed(poly, other_poly, ev, config)
+
+
+def _doubly_dimmed(poly: Polygon, other_poly: Polygon, ev: _Evidence, config: AcrylicConfig) -> bool:
+    """The overlap of two fits is dimmed as two sheets of acrylic are: its median dimming (1 - ratio) exceeds
+    the larger of the two boards' own (each one's part outside the other) by ``stack_double_fraction`` of the
+    smaller, both boards dimming the mat (a second sheet's edges over the first can be too faint to show;
+    the same board fitted twice overlaps a single sheet)."""
+    inset = config.stack_edge_inset_mm
+    parts = [poly.intersection(other_poly).buffer(-inset), poly.difference(other_poly).buffer(-inset),
+             other_poly.difference(poly).buffer(-inset)]
+    x0, y0, x1, y1 = poly.union(other_poly).bounds
+    step = config.stack_double_step_mm
+    gx, gy = np.meshgrid(np.arange(x0, x1, step), np.arange(y0, y1, step))
+    pts = np.column_stack([gx.ravel(), gy.ravel()])
+    level = ev.r(pts)
+    dimming = []
+    for part in parts:
+        inside = contains_xy(part, pts[:, 0], pts[:, 1]) & np.isfinite(level)
+        if inside.sum() < config.stack_double_min_samples:
+            return False
+        dimming.append(1.0 - float(np.median(level[inside])))
+    both, own_a, own_b = dimming
+    return min(own_a, own_b) > 0.0 and both >= max(own_a, own_b) + config.stack_double_fraction * min(own_a, own_b)
 
 
 def _with_ambiguity(fits: list[BoardFit], ok: list[BoardFit], config: AcrylicConfig) -> list[BoardFit]:
