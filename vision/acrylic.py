@@ -40,6 +40,10 @@ class AcrylicConfig:
     bright_fraction, bright_kernel_mm : float
         Pixels brighter than their surroundings (white top-hat over this kernel, wider than a chip)
         by this fraction of (white - mat) are painted out before matching.
+    bright_noise_sigmas : float
+        ... or, where the mat's own texture is stronger (a phone's local tone mapping and sharpening lift every
+        grain and speck of the mat), by this many robust standard deviations above the top-hat's median: the
+        fixed fraction alone painted out over a quarter of a phone photo's mat and erased the boards' dimming.
     bright_dilate_mm : float
         Growth of the painted-out mask.
     background_mm : float
@@ -275,6 +279,7 @@ class AcrylicConfig:
     stack_edge_inset_mm: float = 3.0
     stack_edge_search_mm: float = 2.0
     stack_min_support: float = 0.5
+    bright_noise_sigmas: float = 4.0
     stack_double_fraction: float = 0.5
     stack_double_step_mm: float = 3.0
     stack_double_min_samples: int = 20
@@ -445,7 +450,7 @@ def board_maps(level: np.ndarray, mm_per_px: float,
     # board lit by glare does not (it is wider than the kernel)
     kt = max(int(round(config.bright_kernel_mm / mm_per_px)) | 1, 3)
     small_bright = cv2.morphologyEx(lv, cv2.MORPH_TOPHAT, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kt, kt)))
-    bright = (small_bright > config.bright_fraction * (1.0 - mat)).astype(np.uint8)
+    bright = (small_bright > _bright_threshold(small_bright, mat, config)).astype(np.uint8)
     k = max(int(round(2 * config.bright_dilate_mm / mm_per_px)) | 1, 3)
     bright = cv2.dilate(bright, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     # paint the bright pieces out with a local median of the rest (normalised convolution)
@@ -467,6 +472,16 @@ def board_maps(level: np.ndarray, mm_per_px: float,
     # only lines standing out of the mat's own texture count
     line = np.maximum(line - np.percentile(line, config.line_floor_percentile), 0.0)
     return ratio, line.astype(np.float32), printed
+
+
+def _bright_threshold(tophat: np.ndarray, mat: float, config: AcrylicConfig) -> float:
+    """Top-hat level above which a pixel is a bright piece: ``bright_fraction`` of (white - mat), or, where the
+    mat's own texture is stronger (a phone's local tone mapping and sharpening lift every speck and grain),
+    ``bright_noise_sigmas`` robust standard deviations above the top-hat's median."""
+    sample = tophat[::3, ::3]
+    med = float(np.median(sample))
+    sigma = MAD_TO_SIGMA * float(np.median(np.abs(sample - med)))
+    return max(config.bright_fraction * (1.0 - mat), med + config.bright_noise_sigmas * sigma)
 
 
 def _bare_mat_level(filled: np.ndarray, mm_per_px: float, config: AcrylicConfig) -> np.ndarray:
