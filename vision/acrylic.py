@@ -355,6 +355,11 @@ def _resample(poly: np.ndarray, step: float) -> tuple[np.ndarray, np.ndarray]:
     return pts, nrm
 
 
+def outline_samples(outline_mm: np.ndarray, step_mm: float) -> tuple[np.ndarray, np.ndarray]:
+    """Points every ``step_mm`` along a closed outline (N, 2) and their outward unit normals, shapes (n, 2)."""
+    return _resample(np.asarray(outline_mm, dtype=np.float64), step_mm)
+
+
 def _rot(theta_rad: np.ndarray) -> np.ndarray:
     c, s = np.cos(theta_rad), np.sin(theta_rad)
     if np.ndim(c) == 0:  # one rotation (the refinement's steps): the same matrix without the stacking

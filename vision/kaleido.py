@@ -132,6 +132,9 @@ class KaleidoVisionConfig:
         A candidate's probe point is seen when the interpolated vote mask there reaches this.
     table_sample_slack_mm : float
         Added to the bare-table sampling distance (vertices exactly at it are kept).
+    table_max_holes : int
+        Bare table is sampled at places showing at most this many holes (more: a board missed,
+        whose holes hold tiles).
     lattice : LatticeFitConfig
     cells : CellConfig
     palette_rgb : tuple[tuple[str, tuple[float, float, float]], ...] or None
@@ -176,6 +179,7 @@ class KaleidoVisionConfig:
     off_lattice_bins_per_window: float = 1.5
     probe_seen_min: float = 0.5
     table_sample_slack_mm: float = 1.0
+    table_max_holes: int = 0
     lattice: LatticeFitConfig = LatticeFitConfig()
     cells: CellConfig = CellConfig()
     palette_rgb: tuple[tuple[str, tuple[float, float, float]], ...] | None = None
@@ -732,7 +736,12 @@ def _table_cells(V, shift, coset, best, accepted, present, lattice: TriangleLatt
     board_idx = np.nonzero((coset == best) & accepted)[0]
     if len(board_idx) == 0:
         return np.zeros((0, 3, 2))
-    others = np.nonzero((coset == best) & ~accepted)[0]
+    # a place showing some holes is most likely a board the search missed (blur, a low-contrast tile),
+    # and its holes hold tiles: the bare table is sampled where no hole shows, those places only if
+    # there is nothing else
+    rest = (coset == best) & ~accepted
+    bare = rest & (present.sum(axis=1) <= config.table_max_holes)
+    others = np.nonzero(bare if bare.any() else rest)[0]
     if len(others) == 0:
         return np.zeros((0, 3, 2))
     d = np.linalg.norm(V[others][:, None] - V[board_idx][None], axis=2).min(axis=1)

@@ -5,6 +5,12 @@ a tile is uniform and close to one palette colour. So "empty" is a class of its 
 examples are bare-table triangles sampled beside the boards, not a brightness threshold: a white
 tile on a near-white table differs from it in colour only by a little, and then the confidence
 says so.
+
+A glossy tile under a lamp reflects the light itself (specular glare) on top of its own colour:
+the camera sees ``a * tile + s * white`` (the dichromatic reflection model), brighter and paler
+than the tile but of the same hue. Each colour tile is therefore also compared with its own
+colour plus glare (fitted per hole in linear light), at a fixed cost; a white tile cannot explain
+a hole's colour that way, so a washed-out green stays green, not white.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.colour import rgb_to_lab  # the project's one sRGB -> CIELAB conversion
+from vision.colour import lab_to_linear, linear_to_srgb, rgb_to_lab  # the project's one sRGB <-> CIELAB conversion
 from vision.view import sample
 
 EMPTY = "empty"
@@ -58,6 +64,11 @@ class CellConfig:
         A small triangle's sample grid shrinks (for the inset) to no less than this fraction of it.
     sample_valid_min : float
         A sample point is inside the photo when the interpolated validity there exceeds this.
+    glare_cost_de : float
+        Added to a colour's distance when the hole is explained as that colour plus glare (delta E).
+    glare_min_chroma : float
+        The glare explanation is allowed only where the tile's own colour left in it is at least
+        this chroma away from the neutral (white) tile: a white tile's tint is never a coloured tile.
     """
 
     sample_inset_mm: float = 7.0
@@ -78,6 +89,8 @@ class CellConfig:
     max_de: float = 45.0
     min_sample_scale: float = 0.05
     sample_valid_min: float = 0.5
+    glare_cost_de: float = 6.0
+    glare_min_chroma: float = 18.0
 
 
 @dataclass(frozen=True)
@@ -157,6 +170,39 @@ def _palette_distance(lab: np.ndarray, tex: np.ndarray, refs: np.ndarray, config
     return d + config.texture_weight * np.maximum(tex - config.tile_texture_max, 0.0)[:, None]
 
 
+def _glare_distance(cells: CellFeatures, refs: np.ndarray, neutral: int | None, config: CellConfig) -> np.ndarray:
+    """Distance of each hole to each colour tile seen through specular glare, shape (T, K).
+
+    Per hole and colour, ``a * colour + s * white`` (a, s > 0; linear light, white = the neutral
+    tile's reference, which carries the light's tint) is fitted by least squares; the distance is the
+    weighted CIELAB distance to that fit plus ``glare_cost_de``. Infinite where the fit needs no glare
+    or a negative amount of the colour, where too little of the colour is left (``glare_min_chroma``),
+    and for the neutral tile itself.
+    """
+    out = np.full((len(cells.lab), len(refs)), np.inf)
+    if neutral is None or len(cells.lab) == 0:
+        return out
+    o = lab_to_linear(cells.lab)  # (T, 3)
+    P = lab_to_linear(refs)  # (K, 3)
+    W = P[neutral]
+    w = np.array([config.lightness_weight, 1.0, 1.0])
+    rough = config.texture_weight * np.maximum(cells.texture - config.tile_texture_max, 0.0)
+    for k in range(len(refs)):
+        if k == neutral:
+            continue
+        p = P[k]
+        gram = np.array([[p @ p, p @ W], [p @ W, W @ W]])
+        if abs(np.linalg.det(gram)) < 1e-12:
+            continue
+        amounts = np.stack([o @ p, o @ W], axis=1) @ np.linalg.inv(gram).T  # (T, 2): colour, glare
+        fit_lab = rgb_to_lab(linear_to_srgb(amounts[:, :1] * p + amounts[:, 1:] * W))
+        left = np.hypot(fit_lab[:, 1] - refs[neutral, 1], fit_lab[:, 2] - refs[neutral, 2])
+        ok = (amounts[:, 0] > 0) & (amounts[:, 1] > 0) & (left >= config.glare_min_chroma)
+        d = np.linalg.norm((cells.lab - fit_lab) * w, axis=1) + rough + config.glare_cost_de
+        out[:, k] = np.where(ok, d, np.inf)
+    return out
+
+
 def _empty_distance(cells: CellFeatures, table: CellFeatures, config: CellConfig) -> tuple[np.ndarray, np.ndarray]:
     """Distance of each hole to the bare table near it, and that table's local colour.
 
@@ -217,9 +263,12 @@ def classify_cells(
     names = list(palette_rgb)
     refs = rgb_to_lab(np.array([palette_rgb[n] for n in names], dtype=np.float64) / 255.0)
     d_empty, local_table = _empty_distance(cells, table, config)
+    neutral = names.index(config.neutral) if config.neutral in names else None
     idx, conf = None, None
     for _ in range(2):
-        dist = np.concatenate([_palette_distance(cells.lab, cells.texture, refs, config), d_empty[:, None]], axis=1)
+        tile = np.minimum(_palette_distance(cells.lab, cells.texture, refs, config),
+                          _glare_distance(cells, refs, neutral, config))
+        dist = np.concatenate([tile, d_empty[:, None]], axis=1)
         idx, conf = _decide(dist, config)
         new = refs.copy()
         for k in range(len(names)):
