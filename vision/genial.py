@@ -39,7 +39,15 @@ from geometry.hexgrid import (
     nearest_cells,
 )
 from scoring.genial_board import GenialBoard
-from vision.genial_numeral import NumeralConfig, NumeralRead, photo_blur, read_numeral, sample_luminance
+from vision.genial_numeral import (
+    NumeralConfig,
+    NumeralRead,
+    photo_blur,
+    read_numeral,
+    sample_luminances,
+    shared_blur_mm2,
+    token_blur_mm2,
+)
 from vision.hexboard import HexBoardConfig, HexBoardSpec, lattice_fit, top_view
 from vision.view import TableView, rgb_to_lab
 
@@ -758,16 +766,33 @@ def _token_z(size: str, config: GenialVisionConfig) -> float:
     return config.board_top_mm + config.height(size) + config.token_thickness_mm
 
 
-def _read_numeral_at(view: TableView, pose: HexBoardPose, qr: Cell, size: str, dark: bool, blur_px: np.ndarray,
-                     symbol: str | None, config: GenialVisionConfig) -> tuple[NumeralRead | None, float]:
-    """The numeral of the token on the tower at ``qr`` (its side known), sampled at the token's top, and how many
-    photo pixels tall the numeral is there."""
-    c = pose.cell_centres_mm(np.array([qr], dtype=np.float64))[0]
-    lum, jacobian = sample_luminance(view, c, _token_z(size, config), config.numeral)
-    tall_px = float(np.linalg.norm(jacobian[:, 1]) * config.numeral_mm)
+def _numeral_inner_mm(symbol: str | None, config: GenialVisionConfig) -> float:
+    """Radius of the face disc inside the token's symbol (an unread symbol: the smallest)."""
     inners = dict(config.symbol_inner_mm)
-    inner = inners.get(symbol, min(inners.values())) if symbol is not None else min(inners.values())
-    return read_numeral(lum, dark, jacobian, blur_px, inner, config.numeral), tall_px
+    return inners.get(symbol, min(inners.values())) if symbol is not None else min(inners.values())
+
+
+def _read_numerals(view: TableView, pose: HexBoardPose, wanted: Mapping[Cell, tuple[str, bool, str | None]],
+                   blur_px: np.ndarray, config: GenialVisionConfig) -> dict[Cell, tuple[NumeralRead | None, float]]:
+    """The numerals of the tokens on the towers ``wanted`` ({cell: (size, dark, symbol)}, their sides known),
+    each sampled at its token's top, and how many photo pixels tall each numeral is there (one projection per
+    tower height). The templates are shared by the tokens of one height (their blur's mean); each token's own
+    blur sets the margin its reading needs. A numeral too small to read is not compared (None)."""
+    out: dict[Cell, tuple[NumeralRead | None, float]] = {}
+    for size in sorted({w[0] for w in wanted.values()}):
+        cells = sorted(c for c, w in wanted.items() if w[0] == size)
+        centres = pose.cell_centres_mm(np.array(cells, dtype=np.float64))
+        lums, jacobians = sample_luminances(view, centres, _token_z(size, config), config.numeral)
+        tall = np.linalg.norm(jacobians[:, :, 1], axis=1) * config.numeral_mm
+        readable = [i for i in range(len(cells)) if tall[i] >= config.min_numeral_px]
+        shared = shared_blur_mm2([token_blur_mm2(jacobians[i], blur_px, config.numeral) for i in readable],
+                                 config.numeral) if readable else None
+        for i, c in enumerate(cells):
+            _, dark, symbol = wanted[c]
+            read = read_numeral(lums[i], dark, jacobians[i], blur_px, _numeral_inner_mm(symbol, config),
+                                config.numeral, shared) if i in readable else None
+            out[c] = (read, float(tall[i]))
+    return out
 
 
 def read_tokens(view: TableView, pose: HexBoardPose, present: Mapping[Cell, str], labs: Mapping[Cell, np.ndarray],
@@ -776,21 +801,25 @@ def read_tokens(view: TableView, pose: HexBoardPose, present: Mapping[Cell, str]
     (read between the two values of that side). A token the earlier photo of the pair (same camera) read clearly
     with the same side up keeps that value: it is the same numeral (only a flipped token needs a new reading)."""
     before = {t.qr: t for t in earlier.towers} if earlier is not None else {}
-    blur: np.ndarray | None = None
-    out = []
+    kept: dict[Cell, int] = {}
+    wanted: dict[Cell, tuple[str, bool, str | None]] = {}
     for c, size in sorted(present.items()):
         if len(labs[c]) == 0:
-            out.append(read_token(labs[c], c, size, config))
             continue
         dark = token_side(labs[c], config)[0]
         old = before.get(c)
         if old is not None and old.dark == dark and not _value_doubt(old.doubt):
-            out.append(read_token(labs[c], c, size, config, known=old.value))
-            continue
-        blur = photo_blur(view, marker_layout(), config.numeral) if blur is None else blur
-        symbol = read_token(labs[c], c, size, config, known=0).symbol
-        numeral, numeral_px = _read_numeral_at(view, pose, c, size, dark, blur, symbol, config)
-        out.append(read_token(labs[c], c, size, config, numeral, numeral_px))
+            kept[c] = old.value
+        else:
+            wanted[c] = (size, dark, read_token(labs[c], c, size, config, known=0).symbol)
+    numerals = _read_numerals(view, pose, wanted, photo_blur(view, marker_layout(), config.numeral),
+                              config) if wanted else {}
+    out = []
+    for c, size in sorted(present.items()):
+        if c in numerals:
+            out.append(read_token(labs[c], c, size, config, *numerals[c]))
+        else:
+            out.append(read_token(labs[c], c, size, config, known=kept.get(c)))
     return tuple(out)
 
 
