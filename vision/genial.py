@@ -133,6 +133,10 @@ class GenialVisionConfig:
     symbol_inner_mm : tuple of (symbol, mm)
         Radius of the face disc left inside each symbol for the numeral (the kit's print; unread symbol: the
         smallest).
+    token_set : tuple of (players, light-1 tokens per symbol, light-2 tokens per symbol)
+        The tokens on the towers for each player count (the rulebook, seed 003: all 24 for four players; two
+        players set aside one 1 and one 2 of every symbol, three players one 2): ``vision.genial_tokens`` settles
+        doubtful reads by elimination against it.
     """
 
     board: HexBoardConfig = HexBoardConfig(mm_per_px=1.5, face_band_mm=(7.5, 10.0), line_band_mm=(10.8, 13.2),
@@ -179,6 +183,7 @@ class GenialVisionConfig:
     min_numeral_px: float = 3.0
     numeral: NumeralConfig = NumeralConfig()
     symbol_inner_mm: tuple[tuple[str, float], ...] = (("orange", 4.3), ("blue", 4.6), ("green", 4.9), ("purple", 3.9))
+    token_set: tuple[tuple[int, int, int], ...] = ((2, 2, 2), (3, 3, 2), (4, 3, 3))
 
     def spec(self) -> HexBoardSpec:
         return HexBoardSpec(self.pitch_mm, self.board_radius, self.board_top_mm, {}, self.centre_hint_mm)
@@ -224,6 +229,26 @@ class TokenRead:
 
 
 @dataclass(frozen=True)
+class NumeralCarry:
+    """A numeral compared on one frame, for the later frames of the same still scene (same camera, the token not
+    moved): read again only when the token shows another side.
+
+    Attributes
+    ----------
+    dark : bool
+        The side it was read on.
+    read : NumeralRead or None
+        None: not compared (too small, or outside the photo).
+    tall_px : float
+        The numeral's height in photo px.
+    """
+
+    dark: bool
+    read: NumeralRead | None
+    tall_px: float
+
+
+@dataclass(frozen=True)
 class GenialPhoto:
     """Everything read from one photo.
 
@@ -244,6 +269,8 @@ class GenialPhoto:
     turn_resolved : str
         ``"towers"`` (no twin), ``"tiles"`` (the earlier tiles picked the turn) or ``"unresolved"``.
     flags : tuple of str
+    numerals : dict Cell -> NumeralCarry
+        The numerals this photo compared (not in the JSON): a later frame of the same still scene reuses them.
     """
 
     pose: HexBoardPose
@@ -255,6 +282,7 @@ class GenialPhoto:
     runner_up: int
     turn_resolved: str
     flags: tuple[str, ...] = field(default_factory=tuple)
+    numerals: Mapping[Cell, NumeralCarry] = field(default_factory=dict, compare=False, repr=False)
 
     def to_json(self) -> dict:
         return {"pose": self.pose.to_json(),
@@ -796,12 +824,17 @@ def _read_numerals(view: TableView, pose: HexBoardPose, wanted: Mapping[Cell, tu
 
 
 def read_tokens(view: TableView, pose: HexBoardPose, present: Mapping[Cell, str], labs: Mapping[Cell, np.ndarray],
-                config: GenialVisionConfig, earlier: GenialPhoto | None = None) -> tuple[TokenRead, ...]:
+                config: GenialVisionConfig, earlier: GenialPhoto | None = None,
+                carried: GenialPhoto | None = None) -> tuple[tuple[TokenRead, ...], dict[Cell, NumeralCarry]]:
     """Every standing tower's token: side and symbol from its disc's colours, then the value from its numeral
     (read between the two values of that side). A token the earlier photo of the pair (same camera) read clearly
-    with the same side up keeps that value: it is the same numeral (only a flipped token needs a new reading)."""
+    with the same side up keeps that value: it is the same numeral (only a flipped token needs a new reading). A
+    numeral an earlier frame of the same still scene compared (``carried``: its photo) on the same side is not
+    compared again. Returns the reads and the numerals compared or carried (:class:`NumeralCarry`)."""
     before = {t.qr: t for t in earlier.towers} if earlier is not None else {}
+    again = carried.numerals if carried is not None else {}
     kept: dict[Cell, int] = {}
+    numerals: dict[Cell, NumeralCarry] = {}
     wanted: dict[Cell, tuple[str, bool, str | None]] = {}
     for c, size in sorted(present.items()):
         if len(labs[c]) == 0:
@@ -810,17 +843,21 @@ def read_tokens(view: TableView, pose: HexBoardPose, present: Mapping[Cell, str]
         old = before.get(c)
         if old is not None and old.dark == dark and not _value_doubt(old.doubt):
             kept[c] = old.value
+        elif c in again and again[c].dark == dark:
+            numerals[c] = again[c]
         else:
             wanted[c] = (size, dark, read_token(labs[c], c, size, config, known=0).symbol)
-    numerals = _read_numerals(view, pose, wanted, photo_blur(view, marker_layout(), config.numeral),
-                              config) if wanted else {}
+    if wanted:
+        blur = photo_blur(view, marker_layout(), config.numeral)
+        numerals |= {c: NumeralCarry(wanted[c][1], r, tall)
+                     for c, (r, tall) in _read_numerals(view, pose, wanted, blur, config).items()}
     out = []
     for c, size in sorted(present.items()):
         if c in numerals:
-            out.append(read_token(labs[c], c, size, config, *numerals[c]))
+            out.append(read_token(labs[c], c, size, config, numerals[c].read, numerals[c].tall_px))
         else:
             out.append(read_token(labs[c], c, size, config, known=kept.get(c)))
-    return tuple(out)
+    return tuple(out), numerals
 
 
 def _value_doubt(doubt: str) -> bool:
@@ -918,7 +955,8 @@ def _by_evidence(view: TableView, pose: HexBoardPose, rivals: list[HexBoardPose]
 
 def read_photo(image_rgb: np.ndarray, calibration, board: GenialBoard, n_players: int,
                expected_tiles: Mapping[Cell, str] | None = None, prior: HexBoardPose | None = None,
-               config: GenialVisionConfig = GenialVisionConfig(), earlier: GenialPhoto | None = None) -> GenialPhoto:
+               config: GenialVisionConfig = GenialVisionConfig(), earlier: GenialPhoto | None = None,
+               carried: GenialPhoto | None = None) -> GenialPhoto:
     """Read one photo of a Genial Spezial game.
 
     Parameters
@@ -937,6 +975,9 @@ def read_photo(image_rgb: np.ndarray, calibration, board: GenialBoard, n_players
     earlier : GenialPhoto, optional
         The before photo's reading (same light, same towers, so the same shadows): a cell it read empty and this
         photo reads black is a new black tile, not a shadow.
+    carried : GenialPhoto, optional
+        This photo's reading on an earlier frame of the same still scene (live video, same camera): the numerals
+        it compared are not compared again on a token showing the same side.
     """
     view = TableView(image_rgb, calibration)
     layout = board.tower_layout(n_players)
@@ -985,5 +1026,5 @@ def read_photo(image_rgb: np.ndarray, calibration, board: GenialBoard, n_players
     for c, t in _shadowed_black(pose, present, tiles, expected_tiles or {}, config, lit).items():
         unreadable.setdefault(c, f"dark in the shadow of the tower at {t}: a black tile or an empty cell")
     tiles = {c: v for c, v in tiles.items() if c not in unreadable}
-    towers = read_tokens(view, pose, present, labs, config, earlier)
-    return GenialPhoto(pose, tiles, towers, missing, unreadable, found, runner, resolved, tuple(flags))
+    towers, numerals = read_tokens(view, pose, present, labs, config, earlier, carried)
+    return GenialPhoto(pose, tiles, towers, missing, unreadable, found, runner, resolved, tuple(flags), numerals)
