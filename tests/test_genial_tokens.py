@@ -3,6 +3,8 @@ the rulebook's token set by elimination - only what is forced; sure reads that c
 
 from __future__ import annotations
 
+from dataclasses import replace as dc_replace
+
 import numpy as np
 import pytest
 
@@ -98,3 +100,40 @@ def test_a_side_in_doubt_is_never_settled():
     (got,) = settle_tokens([_photo(odd)], 4, COUNTS)
     x = next(x for x in got.towers if x.qr == t.qr)
     assert "side unclear" in x.doubt and "numeral" in x.doubt
+
+
+def _carried(reads: list[TokenRead], fits: dict) -> GenialPhoto:
+    """A photo whose numerals were compared on the cells of ``fits`` ({cell: (score, other score)})."""
+    from vision.genial import NumeralCarry
+    from vision.genial_numeral import NumeralRead
+
+    by = {t.qr: t for t in reads}
+    numerals = {c: NumeralCarry(by[c].dark, NumeralRead(by[c].value, 3 - by[c].value, a, b, 0.0, (0.0, 0.0), 0.9,
+                                                        0.04), 4.0) for c, (a, b) in fits.items()}
+    return dc_replace(_photo(reads), numerals=numerals)
+
+
+def test_two_doubtful_tokens_the_set_ties_together_are_assigned_jointly_only_when_the_swap_fits_clearly_worse():
+    """One orange 1 and one orange 2 left, both read with doubt: each alone fits its value by 0.03 (needs 0.04);
+    swapping both would cost 0.06 >= 0.057 (root sum of squares): both settled. At 0.02 each (0.04 < 0.057): both
+    stay doubtful."""
+    reads = _full_set(4)
+    a = next(t for t in reads if t.symbol == "orange" and t.value == 1)
+    b = next(t for t in reads if t.symbol == "orange" and t.value == 2)
+    for gap, settled in ((0.03, True), (0.02, False)):
+        doubtful = [TokenRead(t.qr, t.size, t.symbol, t.value, False, UNCLEAR) if t in (a, b) else t for t in reads]
+        photo = _carried(doubtful, {a.qr: (0.95, 0.95 - gap), b.qr: (0.95, 0.95 - gap)})
+        (got,) = settle_tokens([photo], 4, COUNTS)
+        by = {t.qr: t for t in got.towers}
+        assert (by[a.qr].doubt == "" and by[b.qr].doubt == "") is settled
+        assert by[a.qr].value == 1 and by[b.qr].value == 2
+
+
+def test_a_token_read_dark_before_is_dark_after():
+    reads = _full_set(4)
+    t = reads[3]
+    before = [TokenRead(r.qr, r.size, r.symbol, r.value + 1, True) if r is t else r for r in reads]
+    after = [TokenRead(r.qr, r.size, r.symbol, 1, False, f"side unclear (face lightness 50); {UNCLEAR}") if r is t
+             else r for r in before]
+    _, got = settle_tokens([_photo(before), _photo(after)], 4, COUNTS)
+    assert next(x for x in got.towers if x.qr == t.qr) == TokenRead(t.qr, t.size, t.symbol, t.value + 1, True)
