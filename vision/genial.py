@@ -953,6 +953,42 @@ def _by_evidence(view: TableView, pose: HexBoardPose, rivals: list[HexBoardPose]
     return pose, f"the towers and earlier tiles do not tell either ({seen[best]} and {second} agree)"
 
 
+def _find_board(view: TableView, board: GenialBoard, layout: Mapping[Cell, str], free: list[Cell],
+                expected_tiles: Mapping[Cell, str] | None, prior: HexBoardPose | None, config: GenialVisionConfig
+                ) -> tuple[HexBoardPose, int, int, str, list[str], CellSamples, dict[Cell, str], dict[Cell, str]]:
+    """The board's pose on one photo (``locate``; its turn from the other photo's pose or the earlier tiles), and
+    every free cell sampled and read there: (pose, board-coloured cells covered, runner-up, how the turn was
+    resolved, flags, samples, tiles, doubtful cells)."""
+    pose, found, runner, _contrast, rivals = locate(view, board, config, prior)
+    flags = []
+    if found - runner < config.min_board_margin:
+        pose, why = _by_evidence(view, pose, rivals, layout, expected_tiles or {}, config)
+        if why:
+            flags.append(f"board position uncertain: the best outline covers {found} board-coloured cells, another "
+                         f"{runner}; {why}")
+    samples = sample_cells(view, pose, free, config)
+    tiles, doubtful = classify_cells(samples, config)
+    resolved = "unresolved"
+    turn_it = False
+    if prior is not None and _is_twin(pose, HexBoardPose(pose.centre_mm, prior.rotation_deg, pose.pitch_mm)):
+        turn_it, resolved = True, "prior"
+    elif prior is not None and abs((pose.rotation_deg - prior.rotation_deg + 180.0) % 360.0 - 180.0) < 5.0:
+        resolved = "prior"
+    elif expected_tiles:
+        keep, turn = _turn_by_tiles(tiles, expected_tiles)
+        turn_it = turn > keep
+        if keep != turn:
+            resolved = "tiles"
+    if turn_it:
+        pose, samples = turned(pose), samples.turned()
+        tiles = {(-c[0], -c[1]): v for c, v in tiles.items()}
+        doubtful = {(-c[0], -c[1]): v for c, v in doubtful.items()}
+    if resolved == "unresolved":
+        flags.append("the board reads the same turned 180 degrees and no earlier tile tells which way: cells are "
+                     "named with one of the two turns")
+    return pose, found, runner, resolved, flags, samples, tiles, doubtful
+
+
 def read_photo(image_rgb: np.ndarray, calibration, board: GenialBoard, n_players: int,
                expected_tiles: Mapping[Cell, str] | None = None, prior: HexBoardPose | None = None,
                config: GenialVisionConfig = GenialVisionConfig(), earlier: GenialPhoto | None = None,
@@ -976,39 +1012,21 @@ def read_photo(image_rgb: np.ndarray, calibration, board: GenialBoard, n_players
         The before photo's reading (same light, same towers, so the same shadows): a cell it read empty and this
         photo reads black is a new black tile, not a shadow.
     carried : GenialPhoto, optional
-        This photo's reading on an earlier frame of the same still scene (live video, same camera): the numerals
-        it compared are not compared again on a token showing the same side.
+        This photo's reading on an earlier frame of the same still scene (live video, same camera; nothing moved
+        since): its board pose is kept (not searched again), and the numerals it compared are not compared again
+        on a token showing the same side. Cells, towers, sides and symbols are read again.
     """
     view = TableView(image_rgb, calibration)
     layout = board.tower_layout(n_players)
-    pose, found, runner, _contrast, rivals = locate(view, board, config, prior)
-    flags = []
-    if found - runner < config.min_board_margin:
-        pose, why = _by_evidence(view, pose, rivals, layout, expected_tiles or {}, config)
-        if why:
-            flags.append(f"board position uncertain: the best outline covers {found} board-coloured cells, another "
-                         f"{runner}; {why}")
     free = list(free_cells(board))
-    samples = sample_cells(view, pose, free, config)
-    tiles, doubtful = classify_cells(samples, config)
-    resolved = "unresolved"
-    turn_it = False
-    if prior is not None and _is_twin(pose, HexBoardPose(pose.centre_mm, prior.rotation_deg, pose.pitch_mm)):
-        turn_it, resolved = True, "prior"
-    elif prior is not None and abs((pose.rotation_deg - prior.rotation_deg + 180.0) % 360.0 - 180.0) < 5.0:
-        resolved = "prior"
-    elif expected_tiles:
-        keep, turn = _turn_by_tiles(tiles, expected_tiles)
-        turn_it = turn > keep
-        if keep != turn:
-            resolved = "tiles"
-    if turn_it:
-        pose, samples = turned(pose), samples.turned()
-        tiles = {(-c[0], -c[1]): v for c, v in tiles.items()}
-        doubtful = {(-c[0], -c[1]): v for c, v in doubtful.items()}
-    if resolved == "unresolved":
-        flags.append("the board reads the same turned 180 degrees and no earlier tile tells which way: cells are "
-                     "named with one of the two turns")
+    if carried is not None:   # the same still scene: the board has not moved since that frame found it
+        pose, found, runner, resolved, flags = (carried.pose, carried.towers_found, carried.runner_up,
+                                                carried.turn_resolved, list(carried.flags))
+        samples = sample_cells(view, pose, free, config)
+        tiles, doubtful = classify_cells(samples, config)
+    else:
+        pose, found, runner, resolved, flags, samples, tiles, doubtful = _find_board(
+            view, board, layout, free, expected_tiles, prior, config)
     labs = _token_labs(view, pose, layout, config)
     present = {c: layout[c] for c in sorted(layout) if token_present(labs[c], config)}
     missing = tuple(c for c in sorted(layout) if c not in present)
