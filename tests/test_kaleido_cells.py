@@ -71,3 +71,12 @@ def test_bare_table_is_sampled_where_no_hole_shows():
     tris = _table_cells(V[[0, 2]], np.zeros((2, 2)), np.zeros(2, int), 0, accepted[[0, 2]], present[[0, 2]],
                         lattice, cfg)
     assert len(tris) == 3
+
+
+def test_phone_boosted_blue_is_told_from_purple_by_hue():
+    # median CIELAB of one photo's holes as a phone delivered it (local tone mapping, saturation boost):
+    # its blue tiles gained as much a* as the purple ones have, only their hue still tells them apart
+    blue, purple, red, white = [27.0, 46.0, -76.0], [29.0, 56.0, -55.0], [44.0, 69.0, 57.0], [101.0, -1.0, 3.0]
+    lab = np.array([blue] * 4 + [purple] * 4 + [red] * 3 + [white] * 3)
+    names, _ = classify_cells(_features(lab, np.zeros((len(lab), 2))), _table(), PALETTE, CellConfig())
+    assert names == ["blue"] * 4 + ["purple"] * 4 + ["red"] * 3 + ["white"] * 3

@@ -38,7 +38,9 @@ class CellConfig:
     min_valid_frac : float
         A table sample needs this fraction of its points inside the photo.
     lightness_weight : float
-        Weight of L* against a*, b* (light level varies more than hue).
+        Weight of L* against hue (light level varies more than hue).
+    chroma_weight : float
+        Weight of chroma against hue (a camera's saturation varies more than hue).
     texture_weight : float
         Weight of the texture difference (MAD of L*) in the distances.
     tile_texture_max : float
@@ -75,6 +77,7 @@ class CellConfig:
     subdivisions: int = 6
     min_valid_frac: float = 0.9
     lightness_weight: float = 0.5
+    chroma_weight: float = 0.5
     texture_weight: float = 1.0
     tile_texture_max: float = 3.0
     table_neighbours: int = 8
@@ -164,9 +167,27 @@ def sample_cells(
     return CellFeatures(lab=med, texture=tex, valid=valid, xy_mm=tris.mean(axis=1))
 
 
+def _colour_distance(x: np.ndarray, y: np.ndarray, config: CellConfig) -> np.ndarray:
+    """CIELAB difference split into lightness, chroma and hue (as CIE94 does), lightness and chroma
+    weighted down: light level and a camera's saturation (a phone's boost, a dim webcam) change
+    them far more than they change hue.
+
+    Parameters
+    ----------
+    x, y : ndarray, shape (..., 3), broadcastable
+
+    Returns
+    -------
+    ndarray, shape (...)
+    """
+    dl = x[..., 0] - y[..., 0]
+    dc = np.hypot(x[..., 1], x[..., 2]) - np.hypot(y[..., 1], y[..., 2])
+    dh2 = np.maximum((x[..., 1] - y[..., 1]) ** 2 + (x[..., 2] - y[..., 2]) ** 2 - dc**2, 0.0)
+    return np.sqrt((config.lightness_weight * dl) ** 2 + (config.chroma_weight * dc) ** 2 + dh2)
+
+
 def _palette_distance(lab: np.ndarray, tex: np.ndarray, refs: np.ndarray, config: CellConfig) -> np.ndarray:
-    w = np.array([config.lightness_weight, 1.0, 1.0])
-    d = np.linalg.norm((lab[:, None, :] - refs[None]) * w, axis=2)
+    d = _colour_distance(lab[:, None, :], refs[None], config)
     return d + config.texture_weight * np.maximum(tex - config.tile_texture_max, 0.0)[:, None]
 
 
@@ -223,8 +244,7 @@ def _empty_distance(cells: CellFeatures, table: CellFeatures, config: CellConfig
     t_xy = table.xy_mm[table.valid]
     k = min(config.table_neighbours, len(t_lab))
     near = np.argsort(np.linalg.norm(cells.xy_mm[:, None] - t_xy[None], axis=2), axis=1)[:, :k]  # (T, k)
-    w = np.array([config.lightness_weight, 1.0, 1.0])
-    d = np.linalg.norm((cells.lab[:, None, :] - t_lab[near]) * w, axis=2)
+    d = _colour_distance(cells.lab[:, None, :], t_lab[near], config)
     d = np.sqrt(d**2 + (config.texture_weight * (cells.texture[:, None] - t_tex[near])) ** 2)
     r = min(config.table_rank, k) - 1
     return np.partition(d, r, axis=1)[:, r], t_lab[near]
