@@ -80,3 +80,14 @@ def test_phone_boosted_blue_is_told_from_purple_by_hue():
     lab = np.array([blue] * 4 + [purple] * 4 + [red] * 3 + [white] * 3)
     names, _ = classify_cells(_features(lab, np.zeros((len(lab), 2))), _table(), PALETTE, CellConfig())
     assert names == ["blue"] * 4 + ["purple"] * 4 + ["red"] * 3 + ["white"] * 3
+
+
+def test_a_tile_between_two_colours_is_still_surely_a_tile():
+    from vision.kaleido_cells import read_cells
+
+    between = 0.5 * (_palette_lab("blue") + _palette_lab("purple"))
+    lab = np.array([between, DARK_TABLE_LAB, _palette_lab("red")])
+    r = read_cells(_features(lab, np.zeros((3, 2))), _table(), PALETTE, CellConfig())
+    assert r.confidence[0] < 0.6 <= r.tile_confidence[0]  # which colour is in doubt, that it is a tile is not
+    assert r.names[1] == "empty" and r.tile_confidence[1] == 0.0
+    assert r.names[2] == "red" and r.tile_confidence[2] >= 0.6

@@ -40,7 +40,8 @@ class CellConfig:
     lightness_weight : float
         Weight of L* against hue (light level varies more than hue).
     chroma_weight : float
-        Weight of chroma against hue (a camera's saturation varies more than hue).
+        Weight of chroma against hue where a hole is more saturated than its reference (a camera's
+        saturation boost varies more than hue).
     texture_weight : float
         Weight of the texture difference (MAD of L*) in the distances.
     tile_texture_max : float
@@ -158,7 +159,9 @@ def sample_cells(
         return CellFeatures(np.zeros((0, 3)), np.zeros(0), np.zeros(0, dtype=bool), np.zeros((0, 2)))
     pts = _sample_points(tris, config.sample_inset_mm, config.subdivisions, config.min_sample_scale)
     xy_px = (pts - np.asarray(origin_mm, dtype=np.float64)) / mm_per_px
-    chans = [sample(image_norm_valid[..., c], xy_px, exact=False) for c in range(4)]
+    # colours replicate the view's border; its validity does not (a point off the view is not seen)
+    chans = [sample(image_norm_valid[..., c], xy_px, border="zero" if c == 3 else "replicate", exact=False)
+             for c in range(4)]
     rgb = np.stack(chans[:3], axis=-1)  # (T, P, 3)
     valid = (chans[3] > config.sample_valid_min).mean(axis=1) >= config.min_valid_frac
     lab = rgb_to_lab(rgb.reshape(-1, 3)).reshape(rgb.shape)
@@ -168,9 +171,10 @@ def sample_cells(
 
 
 def _colour_distance(x: np.ndarray, y: np.ndarray, config: CellConfig) -> np.ndarray:
-    """CIELAB difference split into lightness, chroma and hue (as CIE94 does), lightness and chroma
-    weighted down: light level and a camera's saturation (a phone's boost, a dim webcam) change
-    them far more than they change hue.
+    """CIELAB difference of holes ``x`` from references ``y``, split into lightness, chroma and hue (as
+    CIE94 does). Lightness is weighted down (the light level varies), and so is chroma where the hole is
+    the more saturated (a phone's saturation boost, contrast stretching); a hole paler than its reference
+    pays in full (paler through glare is the glare model's to explain, :func:`_glare_distance`).
 
     Parameters
     ----------
@@ -183,7 +187,8 @@ def _colour_distance(x: np.ndarray, y: np.ndarray, config: CellConfig) -> np.nda
     dl = x[..., 0] - y[..., 0]
     dc = np.hypot(x[..., 1], x[..., 2]) - np.hypot(y[..., 1], y[..., 2])
     dh2 = np.maximum((x[..., 1] - y[..., 1]) ** 2 + (x[..., 2] - y[..., 2]) ** 2 - dc**2, 0.0)
-    return np.sqrt((config.lightness_weight * dl) ** 2 + (config.chroma_weight * dc) ** 2 + dh2)
+    wc = np.where(dc > 0.0, config.chroma_weight, 1.0)
+    return np.sqrt((config.lightness_weight * dl) ** 2 + (wc * dc) ** 2 + dh2)
 
 
 def _palette_distance(lab: np.ndarray, tex: np.ndarray, refs: np.ndarray, config: CellConfig) -> np.ndarray:
@@ -260,9 +265,29 @@ def _decide(dist: np.ndarray, config: CellConfig) -> tuple[np.ndarray, np.ndarra
     return order[:, 0], np.clip(conf, 0.0, 1.0)
 
 
-def classify_cells(
+@dataclass(frozen=True)
+class CellReadings:
+    """What the holes hold.
+
+    Attributes
+    ----------
+    names : list[str], length T
+        A palette colour or ``"empty"``.
+    confidence : ndarray, shape (T,), in [0, 1]
+        Of the name, against every other colour and empty.
+    tile_confidence : ndarray, shape (T,), in [0, 1]
+        That the hole holds a tile, whichever colour, rather than showing the table (0 where it was read
+        empty).
+    """
+
+    names: list[str]
+    confidence: np.ndarray
+    tile_confidence: np.ndarray
+
+
+def read_cells(
     cells: CellFeatures, table: CellFeatures, palette_rgb: dict[str, tuple[float, float, float]], config: CellConfig
-) -> tuple[list[str], np.ndarray]:
+) -> CellReadings:
     """Name each hole: a palette colour or ``"empty"``.
 
     Parameters
@@ -277,8 +302,7 @@ def classify_cells(
 
     Returns
     -------
-    names : list[str], length T
-    confidences : ndarray, shape (T,), in [0, 1]
+    CellReadings
     """
     names = list(palette_rgb)
     refs = rgb_to_lab(np.array([palette_rgb[n] for n in names], dtype=np.float64) / 255.0)
@@ -301,6 +325,9 @@ def classify_cells(
                 new[k] = refs[k] + step
         refs = new
     out = [names[i] if i < len(names) else EMPTY for i in idx]
+    # a tile of any colour against the bare table: sure even where the colour is in doubt
+    is_tile, tile_conf = _decide(np.stack([tile.min(axis=1), d_empty], axis=1), config)
+    tile_conf = np.where(is_tile == 0, tile_conf, 0.0)
     if config.neutral in names:
         # a table that looks like the neutral (white) tile: colour cannot tell a white tile from an
         # empty hole there, so such readings are never sure
@@ -314,4 +341,19 @@ def classify_cells(
             alike |= np.linalg.norm((overall - refs[k]) * w) < config.neutral_table_de
         torn = np.isin(idx, [k, len(names)]) & alike
         conf = np.where(torn, np.minimum(conf, config.neutral_table_conf), conf)
-    return out, conf
+        tile_conf = np.where(torn, np.minimum(tile_conf, config.neutral_table_conf), tile_conf)
+    return CellReadings(out, conf, tile_conf)
+
+
+def classify_cells(
+    cells: CellFeatures, table: CellFeatures, palette_rgb: dict[str, tuple[float, float, float]], config: CellConfig
+) -> tuple[list[str], np.ndarray]:
+    """Name each hole: a palette colour or ``"empty"`` (:func:`read_cells`, its names and confidences).
+
+    Returns
+    -------
+    names : list[str], length T
+    confidences : ndarray, shape (T,), in [0, 1]
+    """
+    r = read_cells(cells, table, palette_rgb, config)
+    return r.names, r.confidence
