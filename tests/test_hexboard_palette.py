@@ -50,6 +50,11 @@ def test_unusable_printed_symbols_are_not_measured():
     assert measured_shifts(HUE_DEG, _printed(seen, fill=0.1)) == {}  # faint: not clearly a symbol
     hollow = {c: (0.0, p[1]) for c, p in PROFILE.items()}  # every centre empty: only blue's ring agrees
     assert set(measured_shifts(HUE_DEG, _printed(seen, profile=hollow))) == {"blue"}
+    covered = _printed(seen)
+    covered["yellow"] = CellReading("yellow", 0.43, HUE_DEG["yellow"] + 29.0, 20.0, 1.0, 0.15, "", 0.5,
+                                    "the cell's face is not board or tile colour (a hand or an object over it?)",
+                                    face_ok=False)
+    assert "yellow" not in measured_shifts(HUE_DEG, covered)  # a hand over yellow's symbol (hard synthetic 44)
     far = dict(seen, green=HUE_DEG["green"] + 80.0)  # a hand's or a sleeve's colour over green's symbol
     assert "green" not in measured_shifts(HUE_DEG, _printed(far), PaletteConfig(max_shift_deg=50.0))
 

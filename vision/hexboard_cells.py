@@ -133,6 +133,9 @@ class CellReading:
     alternatives : tuple of str
         When the doubt is only which of some colours the symbol is (a hue between two): those colours; empty
         when the cell may show anything. Not part of the JSON.
+    face_ok : bool
+        The cell's face passed the face checks (not dark, board or tile colour): nothing lies over it. Not part
+        of the JSON.
     """
 
     colour: str | None
@@ -146,6 +149,7 @@ class CellReading:
     doubt: str = ""
     strength: float = 0.0
     alternatives: tuple[str, ...] = ()
+    face_ok: bool = True
 
     def to_json(self) -> dict:
         return {
@@ -367,10 +371,11 @@ def _cell_reading(i: int, inside: bool, face: float, foreign: float, f: float, c
         doubt = "dark cell face (shadow or hand)"
     elif foreign > config.foreign_face:
         doubt = "the cell's face is not board or tile colour (a hand or an object over it?)"
+    face_ok = not doubt
     if f < config.fill_occupied:
         if f > config.fill_doubt[0] and not doubt:
             doubt = f"faint colour ({f:.2f} of the symbol disc)"
-        return CellReading(None, f, h_i, margin, cf, of, "", face, doubt, strength)
+        return CellReading(None, f, h_i, margin, cf, of, "", face, doubt, strength, face_ok=face_ok)
     colour = names[int(order[0])]
     shape = shape_family(cf, of)
     if f < config.fill_doubt[1] and not doubt:
@@ -380,10 +385,10 @@ def _cell_reading(i: int, inside: bool, face: float, foreign: float, f: float, c
     elif margin < config.hue_margin_deg and not doubt:
         doubt = f"hue {h_i:.0f} deg between {colour} and {names[int(order[1])]}"
         return CellReading(colour, f, h_i, margin, cf, of, shape, face, doubt, strength,
-                           (colour, names[int(order[1])]))
+                           (colour, names[int(order[1])]), face_ok=face_ok)
     elif not shape_agrees(colour, cf, of) and not doubt:
         doubt = f"colour reads {colour} but the symbol's shape reads {shape}"
-    return CellReading(colour, f, h_i, margin, cf, of, shape, face, doubt, strength)
+    return CellReading(colour, f, h_i, margin, cf, of, shape, face, doubt, strength, face_ok=face_ok)
 
 
 @dataclass(frozen=True)

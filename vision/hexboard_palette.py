@@ -52,20 +52,21 @@ def _signed(d: np.ndarray | float) -> np.ndarray:
 
 def measured_shifts(nominal: dict[str, float], printed: dict[str, CellReading],
                     config: PaletteConfig = PaletteConfig()) -> dict[str, float]:
-    """Hue shift (degrees, signed) of each colour whose printed symbol is usable: clearly filled, its shape
-    that of its colour, and its hue near the nominal one.
+    """Hue shift (degrees, signed) of each colour whose printed symbol is usable: its face clear (no hand or
+    shadow over it), clearly filled, its shape that of its colour, and its hue near the nominal one.
 
     Parameters
     ----------
     nominal : dict colour -> hue degrees
         The nominal prototypes (``vision.hexboard_cells.HUE_DEG`` or a profile's).
     printed : dict colour -> CellReading
-        The printed symbol of each colour, read on the board face of this photo.
+        The printed symbol of each colour, read on the board face of this photo (with the nominal prototypes:
+        a doubt about its hue is what is measured here, not a reason to leave it out).
     config : PaletteConfig
     """
     out = {}
     for colour, r in printed.items():
-        if colour not in nominal or r.fill < config.min_fill:
+        if colour not in nominal or not r.face_ok or r.fill < config.min_fill:
             continue
         if not shape_agrees(colour, r.centre_fill, r.outer_fill):
             continue

@@ -256,7 +256,8 @@ def _smoothed(view: TopView, config: IngeniousVisionConfig) -> TopView:
 def _photo_palette(face: TopView, symbols_mm: np.ndarray,
                    config: IngeniousVisionConfig) -> tuple[dict[str, float], tuple[str, ...]]:
     """This photo's hue prototypes: the printed start symbols (``symbols_mm``, in ``START_CELLS`` order) read on
-    the board face with the nominal ones, then their hues as the prototypes (``vision.hexboard_palette``).
+    the board face with the nominal ones, then the hues of those with a clear face as the prototypes
+    (``vision.hexboard_palette``).
     Returns the prototypes and the colours measured."""
     nominal = _protos(config)
     if config.palette is None:
