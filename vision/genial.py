@@ -736,14 +736,25 @@ def _symbol_hues() -> dict[str, float]:
     return {s: float(np.degrees(np.arctan2(v[2], v[1]))) for s, v in zip(SYMBOL_RGB, lab, strict=True)}
 
 
-def read_token(lab: np.ndarray, qr: Cell, size: str, config: GenialVisionConfig,
-               numeral: NumeralRead | None = None, numeral_px: float = np.inf, known: int | None = None) -> TokenRead:
-    """The token on the tower at ``qr`` from its disc's CIELAB pixels (N, 3): side, symbol (by hue); its value from
-    ``numeral`` (:func:`read_numeral` with that side; None: not read, the side's low value, doubtful), or ``known``
-    (read clearly on the earlier photo of the pair, the same side up)."""
+@dataclass(frozen=True)
+class TokenFace:
+    """What a token's face shows before its numeral is read: side and symbol, and the doubts about them.
+
+    Attributes
+    ----------
+    dark : bool
+    symbol : str or None
+    doubts : tuple of str
+    """
+
+    dark: bool
+    symbol: str | None
+    doubts: tuple[str, ...] = ()
+
+
+def token_face(lab: np.ndarray, config: GenialVisionConfig) -> TokenFace:
+    """A token's side (:func:`token_side`) and symbol (by hue) from its disc's CIELAB pixels (N > 0, 3)."""
     doubts = []
-    if len(lab) == 0:
-        return TokenRead(qr, size, None, 1, False, "token outside the photo")
     plain = np.hypot(lab[:, 1], lab[:, 2]) < config.symbol_chroma_min
     dark, face_l = token_side(lab, config)
     if abs(face_l - config.dark_face_lightness) < config.side_margin:
@@ -762,10 +773,20 @@ def read_token(lab: np.ndarray, qr: Cell, size: str, config: GenialVisionConfig,
         symbol = ranked[0]
         if gaps[ranked[1]] - gaps[ranked[0]] < 15.0:
             doubts.append(f"symbol between {ranked[0]} and {ranked[1]}")
-    value, why = (known, "") if known is not None else token_value(numeral, dark, numeral_px, config)
-    if why:
-        doubts.append(why)
-    return TokenRead(qr, size, symbol, value, dark, "; ".join(doubts))
+    return TokenFace(dark, symbol, tuple(doubts))
+
+
+def read_token(lab: np.ndarray, qr: Cell, size: str, config: GenialVisionConfig,
+               numeral: NumeralRead | None = None, numeral_px: float = np.inf, known: int | None = None,
+               face: TokenFace | None = None) -> TokenRead:
+    """The token on the tower at ``qr`` from its disc's CIELAB pixels (N, 3): side, symbol (``face``, else
+    :func:`token_face`); its value from ``numeral`` (:func:`read_numeral` with that side; None: not read, the side's
+    low value, doubtful), or ``known`` (read clearly on the earlier photo of the pair, the same side up)."""
+    if len(lab) == 0:
+        return TokenRead(qr, size, None, 1, False, "token outside the photo")
+    face = token_face(lab, config) if face is None else face
+    value, why = (known, "") if known is not None else token_value(numeral, face.dark, numeral_px, config)
+    return TokenRead(qr, size, face.symbol, value, face.dark, "; ".join(face.doubts + ((why,) if why else ())))
 
 
 def token_side(lab: np.ndarray, config: GenialVisionConfig) -> tuple[bool, float]:
@@ -836,17 +857,18 @@ def read_tokens(view: TableView, pose: HexBoardPose, present: Mapping[Cell, str]
     kept: dict[Cell, int] = {}
     numerals: dict[Cell, NumeralCarry] = {}
     wanted: dict[Cell, tuple[str, bool, str | None]] = {}
+    faces = {c: token_face(labs[c], config) for c in sorted(present) if len(labs[c])}
     for c, size in sorted(present.items()):
-        if len(labs[c]) == 0:
+        if c not in faces:
             continue
-        dark = token_side(labs[c], config)[0]
+        dark = faces[c].dark
         old = before.get(c)
         if old is not None and old.dark == dark and not _value_doubt(old.doubt):
             kept[c] = old.value
         elif c in again and again[c].dark == dark:
             numerals[c] = again[c]
         else:
-            wanted[c] = (size, dark, read_token(labs[c], c, size, config, known=0).symbol)
+            wanted[c] = (size, dark, faces[c].symbol)
     if wanted:
         blur = photo_blur(view, marker_layout(), config.numeral)
         numerals |= {c: NumeralCarry(wanted[c][1], r, tall)
@@ -854,9 +876,9 @@ def read_tokens(view: TableView, pose: HexBoardPose, present: Mapping[Cell, str]
     out = []
     for c, size in sorted(present.items()):
         if c in numerals:
-            out.append(read_token(labs[c], c, size, config, numerals[c].read, numerals[c].tall_px))
+            out.append(read_token(labs[c], c, size, config, numerals[c].read, numerals[c].tall_px, face=faces.get(c)))
         else:
-            out.append(read_token(labs[c], c, size, config, known=kept.get(c)))
+            out.append(read_token(labs[c], c, size, config, known=kept.get(c), face=faces.get(c)))
     return tuple(out), numerals
 
 
