@@ -133,6 +133,10 @@ class GenialVisionConfig:
     symbol_inner_mm : tuple of (symbol, mm)
         Radius of the face disc left inside each symbol for the numeral (the kit's print; unread symbol: the
         smallest).
+    side_ink_margin : float
+        A side the face leaves unclear is the one whose numeral ink fits this much better (best normalised
+        correlation of its digits, white ink vs black ink; on the 624 token reads of the tune sets gen_tune and
+        gen_tune2 the true side's ink always fit better, by 0.07-0.6, median 0.34).
     token_set : tuple of (players, light-1 tokens per symbol, light-2 tokens per symbol)
         The tokens on the towers for each player count (the rulebook, seed 003: all 24 for four players; two
         players set aside one 1 and one 2 of every symbol, three players one 2): ``vision.genial_tokens`` settles
@@ -183,6 +187,7 @@ class GenialVisionConfig:
     min_numeral_px: float = 3.0
     numeral: NumeralConfig = NumeralConfig()
     symbol_inner_mm: tuple[tuple[str, float], ...] = (("orange", 4.3), ("blue", 4.6), ("green", 4.9), ("purple", 3.9))
+    side_ink_margin: float = 0.15
     token_set: tuple[tuple[int, int, int], ...] = ((2, 2, 2), (3, 3, 2), (4, 3, 3))
 
     def spec(self) -> HexBoardSpec:
@@ -241,11 +246,14 @@ class NumeralCarry:
         None: not compared (too small, or outside the photo).
     tall_px : float
         The numeral's height in photo px.
+    other : NumeralRead or None
+        The numeral read as the other side's (when the face left the side unclear).
     """
 
     dark: bool
     read: NumeralRead | None
     tall_px: float
+    other: NumeralRead | None = None
 
 
 @dataclass(frozen=True)
@@ -848,31 +856,38 @@ def read_tokens(view: TableView, pose: HexBoardPose, present: Mapping[Cell, str]
                 config: GenialVisionConfig, earlier: GenialPhoto | None = None,
                 carried: GenialPhoto | None = None) -> tuple[tuple[TokenRead, ...], dict[Cell, NumeralCarry]]:
     """Every standing tower's token: side and symbol from its disc's colours, then the value from its numeral
-    (read between the two values of that side). A token the earlier photo of the pair (same camera) read clearly
-    with the same side up keeps that value: it is the same numeral (only a flipped token needs a new reading). A
-    numeral an earlier frame of the same still scene compared (``carried``: its photo) on the same side is not
-    compared again. Returns the reads and the numerals compared or carried (:class:`NumeralCarry`)."""
+    (read between the two values of that side; a side the face leaves unclear is read both ways and decided by the
+    numeral's ink, :func:`_side_by_ink`). A token the earlier photo of the pair (same camera) read clearly with the
+    same side up keeps that value: it is the same numeral (only a flipped token needs a new reading). A numeral an
+    earlier frame of the same still scene compared (``carried``: its photo) on the same side is not compared again.
+    Returns the reads and the numerals compared or carried (:class:`NumeralCarry`)."""
     before = {t.qr: t for t in earlier.towers} if earlier is not None else {}
     again = carried.numerals if carried is not None else {}
     kept: dict[Cell, int] = {}
     numerals: dict[Cell, NumeralCarry] = {}
     wanted: dict[Cell, tuple[str, bool, str | None]] = {}
     faces = {c: token_face(labs[c], config) for c in sorted(present) if len(labs[c])}
+    unclear = {c for c, f in faces.items() if any(p.startswith("side unclear") for p in f.doubts)}
     for c, size in sorted(present.items()):
         if c not in faces:
             continue
         dark = faces[c].dark
         old = before.get(c)
-        if old is not None and old.dark == dark and not _value_doubt(old.doubt):
+        if old is not None and old.dark == dark and not _value_doubt(old.doubt) and c not in unclear:
             kept[c] = old.value
-        elif c in again and again[c].dark == dark:
+        elif c in again and (again[c].other is not None if c in unclear else again[c].dark == dark):
             numerals[c] = again[c]
         else:
             wanted[c] = (size, dark, faces[c].symbol)
     if wanted:
         blur = photo_blur(view, marker_layout(), config.numeral)
-        numerals |= {c: NumeralCarry(wanted[c][1], r, tall)
-                     for c, (r, tall) in _read_numerals(view, pose, wanted, blur, config).items()}
+        reads = _read_numerals(view, pose, wanted, blur, config)
+        flip = {c: (w[0], not w[1], w[2]) for c, w in wanted.items() if c in unclear}
+        others = _read_numerals(view, pose, flip, blur, config) if flip else {}
+        numerals |= {c: NumeralCarry(wanted[c][1], r, tall, others[c][0] if c in others else None)
+                     for c, (r, tall) in reads.items()}
+    for c in sorted(unclear & set(numerals)):
+        faces[c], numerals[c] = _side_by_ink(faces[c], numerals[c], config)
     out = []
     for c, size in sorted(present.items()):
         if c in numerals:
@@ -880,6 +895,23 @@ def read_tokens(view: TableView, pose: HexBoardPose, present: Mapping[Cell, str]
         else:
             out.append(read_token(labs[c], c, size, config, known=kept.get(c), face=faces.get(c)))
     return tuple(out), numerals
+
+
+def _side_by_ink(face: TokenFace, carry: NumeralCarry, config: GenialVisionConfig) -> tuple[TokenFace, NumeralCarry]:
+    """A side the face's lightness leaves unclear, decided by the numeral's ink: black on the light side, white on
+    the dark side. When the best digit of one side fits at least ``side_ink_margin`` better than the best of the
+    other (each read with its own ink as the signal), that side it is (a glare-lit dark face or a shaded light one
+    moves the face's lightness, not the ink's polarity); else the side stays unclear. Returns the face and the
+    numeral read on the side it keeps (the other side's read kept beside it, for later frames)."""
+    by_side = {carry.dark: carry.read, not carry.dark: carry.other}
+    dark_read, light_read = by_side[True], by_side[False]
+    side = face.dark
+    if dark_read is not None and light_read is not None:
+        gap = dark_read.score - light_read.score
+        if abs(gap) >= config.side_ink_margin:
+            side = gap > 0
+            face = TokenFace(side, face.symbol, tuple(p for p in face.doubts if not p.startswith("side unclear")))
+    return face, NumeralCarry(side, by_side[side], carry.tall_px, by_side[not side])
 
 
 def _value_doubt(doubt: str) -> bool:
