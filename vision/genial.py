@@ -107,6 +107,10 @@ class GenialVisionConfig:
     empty_max_distance, empty_min_b : float
         An empty cell must also lie this close to the board's face and be as warm (CIELAB b*) as its beige: a
         neutral or remote pale patch is a tile washed out by glare, doubtful.
+    black_max_chroma : float
+        A cell read black must be nearly neutral (the black tile is [38, 38, 42]; on the tune sets' 407 black cells
+        the median's chroma was at most 10): a dark cell with more colour is a colour tile in a deep shadow,
+        doubtful.
     cell_step_mm : float
         Spacing of the sample points on a cell's disc.
     min_visible : float
@@ -174,6 +178,7 @@ class GenialVisionConfig:
     cell_margin: float = 4.0
     empty_max_distance: float = 20.0
     empty_min_b: float = 6.0
+    black_max_chroma: float = 18.0
     cell_step_mm: float = 1.5
     min_visible: float = 0.4
     token_r_mm: float = 7.5
@@ -642,9 +647,19 @@ def classify_cells(samples: CellSamples, config: GenialVisionConfig, occluded: n
             doubtful[c] = f"colour between {name} and {names[order[i, 1]]}"
         elif name == "empty" and (first > config.empty_max_distance or med[i, 2] < config.empty_min_b):
             doubtful[c] = f"pale but not the board's face (glare on a {names[order[i, 1]]} tile?)"
+        elif name == "black" and np.hypot(med[i, 1], med[i, 2]) > config.black_max_chroma:
+            doubtful[c] = (f"dark but coloured (chroma {np.hypot(med[i, 1], med[i, 2]):.0f}): a "
+                           f"{_hue_name(med[i], protos, names)} tile in shadow?")
         elif name in TILE_RGB:
             tiles[c] = name
     return tiles, doubtful
+
+
+def _hue_name(lab: np.ndarray, protos: np.ndarray, names: list[str]) -> str:
+    """The player colour whose hue (CIELAB a*b* angle) lies nearest a colour's."""
+    hue = np.arctan2(lab[2], lab[1])
+    colours = [(n, p) for n, p in zip(names, protos, strict=True) if n in ("red", "blue", "yellow")]
+    return min(colours, key=lambda np_: abs((np.arctan2(np_[1][2], np_[1][1]) - hue + np.pi) % (2 * np.pi) - np.pi))[0]
 
 
 def read_cells(view: TableView, pose: HexBoardPose, cells: list[Cell], config: GenialVisionConfig,
