@@ -276,7 +276,12 @@ class LiveJudge:
         if warm is None:
             return self.game.detect(frames, ctx, timer)
         self.warm_reads += self._carry is not None
-        state, self._carry = warm(frames, ctx, timer, self._carry)
+        try:
+            state, self._carry = warm(frames, ctx, timer, self._carry)
+        except CannotJudge as exc:  # what it read may still carry to the scene's next frames (a chips-only scene)
+            if exc.carry is not None:
+                self._carry = exc.carry
+            raise
         return state
 
     def _scene_key(self, reading: Reading) -> str:

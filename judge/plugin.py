@@ -105,8 +105,9 @@ class LiveSupport:
         Detection that reuses what an earlier reading frame of the same still scene found (board poses, a
         lattice, the reading of a before photo that is the same image): ``carry`` is what the previous call
         returned for this still scene (None on its first reading frame; opaque to the caller). It must
-        read the pieces of every frame again (the frames are voted on) and give the same state as
-        ``detect`` would. None: every reading frame runs ``detect``.
+        look at every frame again (the frames are voted on: read the pieces again, or check that what it
+        carries is still there) and give the same state as ``detect`` would. A ``CannotJudge`` it raises may
+        carry the carry (``CannotJudge.carry``). None: every reading frame runs ``detect``.
     next_context : callable(context JSON or None, judgement JSON) -> context JSON or None, or None
         ``"previous"``: the context of the next placement after this settled one (the turn passed on, the
         scores after it), or None when the game cannot tell. Without it (or after a None) every later

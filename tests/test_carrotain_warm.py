@@ -1,6 +1,7 @@
-"""Carrotain's warm live reads (``LiveSupport.detect_warm``): the later reading frames of a still scene re-fit the
-boards where the first frame found them (and reuse the chips of the same "before" photo), and judge exactly as a
-cold read; a board nudged without the motion being seen fails the check and the frame is searched afresh."""
+"""Carrotain's warm live reads (``LiveSupport.detect_warm``): the later reading frames of a still scene reuse the
+first frame's reading when quick checks find every chip and board where it was (else they re-fit the boards where
+the first frame found them), reuse the chips of the same "before" photo, and judge exactly as a cold read; a board
+nudged without the motion being seen fails the checks and the frame is searched afresh."""
 
 from __future__ import annotations
 
@@ -95,4 +96,29 @@ def test_the_carrotain_clip_judges_the_same_warm_and_cold():
     assert warm_events == cold_events
     assert [k for k, _, v in warm_events if v is not None] == ["settled"]  # the challenge, judged once
     assert live_cold.warm_reads == 0 and live_warm.reads == live_cold.reads
-    assert live_warm.warm_reads > 0
+    # only the first reading frame of each still scene (the chips-only "before", the challenge) is read cold: the
+    # before scene's frames, which cannot be judged, carry their reading too
+    assert live_warm.warm_reads == live_warm.reads - 2 > 0
+
+
+def test_the_still_checks_hold_on_a_still_frame_and_fail_when_a_board_moves_or_goes():
+    from vision.carrotain_still import boards_hold, chips_hold
+    from vision.carrotain_view import colour_reference
+
+    plugin = get_game("carrotain")
+    scene = clip_scene("carrotain", SEED)
+    keys = key_frames(scene, "place", CONFIG)
+    before_img, after_img = keys[0][0], keys[-1][0]
+    first, later = expand([(after_img, 2)], CONFIG, seed=11)
+    frame = make_frame(first, "clip")
+    assert frame.calibration is not None
+    _, carry = plugin.live.detect_warm([frame], plugin.parse_context(scene.context), StageTimer(), None)
+    probe = carry.probe
+    assert probe is not None and len(probe.chip_starts) - 1 == len(carry.chips) + len(carry.unread_blobs) > 0
+    assert len(probe.board_starts) - 1 == len(carry.boards) >= 2
+    ref = colour_reference(frame.calibration, first)
+    assert chips_hold(probe, later, ref) and boards_hold(probe, later, ref)  # noise and flicker only
+    pushed = expand([(_nudged_board_frame(scene, (2.0, 0.0)), 1)], CONFIG, seed=12)[0]
+    assert not boards_hold(probe, pushed, ref)
+    gone = expand([(before_img, 1)], CONFIG, seed=13)[0]  # the boards lifted off the chips
+    assert not boards_hold(probe, gone, ref) and not chips_hold(probe, gone, ref)

@@ -27,6 +27,7 @@ from vision.acrylic import (
     refit_boards,
     unexplained_regions,
 )
+from vision.carrotain_still import StillConfig, StillProbe, boards_hold, chips_hold, still_probe
 from vision.carrotain_view import (
     DEFAULT_HFOV_DEG,
     TopViewMaps,
@@ -76,6 +77,8 @@ class CarrotainVisionConfig:
     warm_max_move_mm : float
         Warm reads (``recognise_warm``): a board re-fitted from its pose on an earlier frame of the still
         scene that moved further than this (or no longer fits) sends the frame to a fresh search.
+    still : StillConfig
+        Warm reads: the checks that a later frame of a still scene still shows what was read (``StillProbe``).
     chips : ChipConfig
     boards : AcrylicConfig
     """
@@ -98,6 +101,7 @@ class CarrotainVisionConfig:
     field_grow_diameters: float = 1.0
     min_field_overlap_mm2: float = 500.0
     warm_max_move_mm: float = 2.0
+    still: StillConfig = field(default_factory=StillConfig)
     chips: ChipConfig = field(default_factory=ChipConfig)
     boards: AcrylicConfig = field(default_factory=AcrylicConfig)
 
@@ -168,22 +172,24 @@ def _views_for(cal, config: CarrotainVisionConfig, views: CarrotainViews | None)
 
 
 def detect_chip_readings(image_rgb: np.ndarray, cal, ref, config: CarrotainVisionConfig, components: dict,
-                         layout: MarkerLayout) -> list[ChipReading]:
-    """Chips of one photo as ``ChipReading`` (table mm, sigma, confidence)."""
-    return read_chips(image_rgb, cal, ref, config, components, layout)[0]
+                         layout: MarkerLayout, players: tuple[str, ...] = ()) -> list[ChipReading]:
+    """Chips of one photo as ``ChipReading`` (table mm, sigma, confidence); ``players``: the colours in play."""
+    return read_chips(image_rgb, cal, ref, config, components, layout, players=players)[0]
 
 
 def read_chips(image_rgb: np.ndarray, cal, ref, config: CarrotainVisionConfig, components: dict,
-               layout: MarkerLayout, views: CarrotainViews | None = None
+               layout: MarkerLayout, views: CarrotainViews | None = None, players: tuple[str, ...] = ()
                ) -> tuple[list[ChipReading], list[tuple[float, float]]]:
     """Chips of one photo as ``ChipReading`` (table mm, sigma, confidence), and the chip-like blobs that
-    could not be read (table mm). ``views``: the calibration's top-view maps, when already made."""
+    could not be read (table mm). ``views``: the calibration's top-view maps, when already made; ``players``:
+    the colours in play, when known (a dot is named by one of them unless another colour is clearly nearer)."""
     dots, faces, hole = _palettes(components)
     maps = views.chips if views is not None and views.calibration is cal else top_view_maps(
         cal, config.region_mm, config.chip_mm_per_px, config.chip_face_z_mm)
     tv = maps.resample(image_rgb)
     norm = np.asarray(ref.normalise(tv.image), dtype=np.float32)
-    found = find_chips(norm, tv.origin_mm, tv.mm_per_px, dots, faces, hole, _exclusions(config, layout), config.chips)
+    found = find_chips(norm, tv.origin_mm, tv.mm_per_px, dots, faces, hole, _exclusions(config, layout), config.chips,
+                       in_play=frozenset(players))
     dets: list[ChipDetection] = found.chips
     if not dets:
         return [], found.unread_xy_mm
@@ -379,6 +385,7 @@ def recognise(
     timer: StageTimer | None = None,
     config: CarrotainVisionConfig = CarrotainVisionConfig(),
     components: dict | None = None,
+    players: tuple[str, ...] = (),
 ) -> CarrotainState:
     """Read a challenge photo into a ``CarrotainState``.
 
@@ -392,12 +399,16 @@ def recognise(
     timer : StageTimer, optional
     config : CarrotainVisionConfig
     components : dict, optional
+    players : tuple[str, ...]
+        The colours in play, when known (the context's players): each dot is named by one of them unless a
+        colour not in play is clearly nearer. Empty: all colours alike.
 
     Returns
     -------
     CarrotainState
     """
-    return recognise_warm(challenge_rgb, cal, None, before, timer, config, components)[0]
+    return recognise_warm(challenge_rgb, cal, None, before, timer, config, components, probe=False,
+                          players=players)[0]
 
 
 @dataclass(frozen=True)
@@ -407,19 +418,31 @@ class CarrotainCarry:
     Attributes
     ----------
     boards : tuple[BoardFit, ...]
-        The boards fitted (re-fitted where they were on the next frames, not searched).
+        The boards fitted (re-fitted where they were on the next frames, not searched, when the quick check fails).
     before_image : ndarray or None
         The "before" photo those chips were read from (the very array: compared by identity).
     before_chips : tuple[ChipReading, ...]
         Its chips.
     views : CarrotainViews or None
         The top-view maps and wall parallax of the calibration the frames are seen through.
+    chips : tuple[ChipReading, ...]
+        The chips read on the challenge photo (before any merge with the "before" photo's).
+    unread_blobs : tuple[(float, float), ...]
+        The chip-like blobs that could not be read there (table mm).
+    board_readings : tuple[BoardReading, ...]
+        The boards as read (challenge / other / unread regions).
+    probe : StillProbe or None
+        The quick checks a later frame must pass to reuse all of the above unread (``vision.carrotain_still``).
     """
 
     boards: tuple[BoardFit, ...]
     before_image: np.ndarray | None = None
     before_chips: tuple[ChipReading, ...] = ()
     views: CarrotainViews | None = None
+    chips: tuple[ChipReading, ...] = ()
+    unread_blobs: tuple[tuple[float, float], ...] = ()
+    board_readings: tuple[BoardReading, ...] = ()
+    probe: StillProbe | None = None
 
 
 def recognise_warm(
@@ -430,27 +453,33 @@ def recognise_warm(
     timer: StageTimer | None = None,
     config: CarrotainVisionConfig = CarrotainVisionConfig(),
     components: dict | None = None,
+    probe: bool = True,
+    players: tuple[str, ...] = (),
 ) -> tuple[CarrotainState, CarrotainCarry]:
     """``recognise``, reusing what an earlier reading frame of the same still scene found (live video).
 
-    Every frame's chips and board evidence are read afresh; with a ``carry``, the boards are re-fitted where
-    they were instead of searched (``vision.acrylic.refit_boards``), the chips of a "before" photo that is
-    the very same image are not read again, and the top-view maps of the same calibration are reused. When a
-    carried board fails the check (moved, no longer fits) or the chip field would need the fallback search,
-    the boards are searched as ``recognise`` does.
+    With a ``carry`` (same calibration, same "before" photo), the frame is first checked cheaply against the read
+    it carries (``vision.carrotain_still``): when every chip read is still where it was, the chips are not read
+    again; when every board still lies on its outline as well, the boards are not matched again either and the
+    frame reads as the carried one. Otherwise the chips are read afresh and the boards re-fitted where they were
+    (``vision.acrylic.refit_boards``); a board that fails that (moved, no longer fits), or a chip field that would
+    need the fallback search, sends the frame to the search ``recognise`` does. The chips of a "before" photo that
+    is the very same image are not read again, and the top-view maps of the same calibration are reused.
 
     Parameters
     ----------
-    challenge_rgb, cal, before, timer, config, components
+    challenge_rgb, cal, before, timer, config, components, players
         As for ``recognise``.
     carry : CarrotainCarry or None
         What the previous call returned for this still scene (None: its first reading frame).
+    probe : bool
+        Make the quick checks for the next frames (``CarrotainCarry.probe``; False: a photo read once).
 
     Returns
     -------
     state : CarrotainState
     carry : CarrotainCarry
-        ``carry`` itself when it held; a new one after a search.
+        ``carry`` itself when it held; a new one otherwise.
     """
     timer = timer or StageTimer()
     comp = components or load_components()
@@ -461,13 +490,23 @@ def recognise_warm(
     if not has_height_model(cal):
         flags.append(Flag("no_camera_pose", "calibration has no camera pose: heights corrected from the homography "
                           f"(field of view assumed {DEFAULT_HFOV_DEG:.0f} deg when it cannot be measured)"))
-    with timer.stage("chips"):
-        views = _views_for(cal, config, carry.views if carry is not None else None)
-        chips, unread_blobs = read_chips(challenge_rgb, cal, ref, config, comp, layout, views)
+    views = _views_for(cal, config, carry.views if carry is not None else None)
+    b_img = None if before is None else before[0]
+    still = carry if carry is not None and carry.probe is not None and carry.views is views \
+        and carry.before_image is b_img else None
+    chips_held = False
+    if still is not None and still.probe is not None:
+        with timer.stage("chips_carried"):  # every chip read still where it was: not read again
+            chips_held = chips_hold(still.probe, challenge_rgb, ref, config.still)
+    if still is not None and chips_held:
+        chips, unread_blobs = list(still.chips), list(still.unread_blobs)
+    else:
+        with timer.stage("chips"):
+            chips, unread_blobs = read_chips(challenge_rgb, cal, ref, config, comp, layout, views, players)
+    read = (tuple(chips), tuple(unread_blobs))
     if unread_blobs:
         flags.append(Flag("unread_chip_blobs", f"{len(unread_blobs)} chip-like blob(s) could not be read as chips",
                           {"xy_mm": [[round(x, 1), round(y, 1)] for x, y in unread_blobs]}))
-    b_img = None if before is None else before[0]
     b_chips: list[ChipReading] = []
     if before is not None:
         with timer.stage("before"):
@@ -476,21 +515,37 @@ def recognise_warm(
                 b_chips = list(carry.before_chips)
             else:
                 b_ref = colour_reference(b_cal, b_img, layout)
-                b_chips = detect_chip_readings(b_img, b_cal, b_ref, config, comp, layout)
+                b_chips = detect_chip_readings(b_img, b_cal, b_ref, config, comp, layout, players)
             chips, more = _merge_before(chips, b_chips, config)
             flags += more
     boards: list[BoardReading] | None = None
-    with timer.stage("boards" if carry is None else "boards_carried"):  # carried: re-fitted where they were
-        ev = board_evidence(challenge_rgb, cal, ref, config, layout, views)
-        if carry is not None:
-            boards, fits = _boards_from_evidence(ev, cal, chips, config, comp, carry.boards)
-    if carry is not None and boards is not None and carry.before_image is b_img and carry.views is views:
-        new_carry = carry  # the carried boards held: they stay what later frames are checked against
+    held = False
+    ev: BoardEvidence | None = None
+    with timer.stage("boards" if carry is None else "boards_carried"):  # carried: checked, else re-fitted
+        if still is not None and still.probe is not None and chips_held:
+            held = boards_hold(still.probe, challenge_rgb, ref, config.still)
+        if still is not None and held:
+            boards, fits = list(still.board_readings), still.boards
+        else:
+            ev = board_evidence(challenge_rgb, cal, ref, config, layout, views)
+            if carry is not None:
+                boards, fits = _boards_from_evidence(ev, cal, chips, config, comp, carry.boards)
+    if still is not None and held:
+        new_carry = still  # nothing changed: the carry stays what later frames are checked against
     else:
+        refitted = boards is not None and carry is not None and carry.before_image is b_img and carry.views is views
         if boards is None:  # no carry, or a carried board failed its check: searched
             with timer.stage("boards"):
+                assert ev is not None
                 boards, fits = _boards_from_evidence(ev, cal, chips, config, comp, None)
-        new_carry = CarrotainCarry(fits, b_img, tuple(b_chips), views)
+        checks = None
+        if probe:
+            with timer.stage("still_probe"):
+                checks = still_probe(challenge_rgb, cal, ref, views.chips, [c.xy_mm for c in read[0]] + list(read[1]),
+                                     [f.outline_mm for f in fits], config.board_top_z_mm, config.still)
+        # re-fitted where they were: the first fits stay what later frames' boards are re-fitted from
+        new_carry = CarrotainCarry(carry.boards if refitted and carry is not None else fits, b_img, tuple(b_chips),
+                                   views, read[0], read[1], tuple(boards), checks)
     assert boards is not None  # a search always answers
     if before is None:
         chips = _refraction_correction(chips, boards, cal, config)

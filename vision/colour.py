@@ -75,6 +75,25 @@ def rgb_to_lab(rgb: np.ndarray) -> np.ndarray:
     return np.stack([L, a, b], axis=1)
 
 
+def lab_to_linear(lab: np.ndarray) -> np.ndarray:
+    """CIELAB (D65) to linear-light sRGB, the inverse of :func:`rgb_to_lab` before its sRGB encoding.
+
+    Parameters
+    ----------
+    lab : array_like, shape (N, 3)
+
+    Returns
+    -------
+    ndarray, shape (N, 3): linear R, G, B (unclipped)
+    """
+    lab = np.asarray(lab, dtype=np.float64).reshape(-1, 3)
+    fy = (lab[:, 0] + 16.0) / 116.0
+    f = np.stack([fy + lab[:, 1] / 500.0, fy, fy - lab[:, 2] / 200.0], axis=1)
+    d = 6.0 / 29.0
+    xyz = np.where(f > d, f**3, 3.0 * d * d * (f - 4.0 / 29.0)) * _WHITE_D65
+    return xyz @ np.linalg.inv(_RGB_TO_XYZ).T
+
+
 def palette_to_normalised(palette_rgb255: dict[str, tuple[float, float, float]]) -> dict[str, np.ndarray]:
     """Nominal 0-255 sRGB colours (as in components/default.json) to normalised [0, 1] values."""
     return {k: np.asarray(v, dtype=np.float64) / 255.0 for k, v in palette_rgb255.items()}

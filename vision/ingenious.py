@@ -26,6 +26,7 @@ from vision.hexboard import (
     top_view,
 )
 from vision.hexboard_cells import HUE_DEG, CellReadConfig, CellReading, read_cells
+from vision.hexboard_palette import PaletteConfig, photo_prototypes
 from vision.ingenious_cover import CoverConfig, with_cover_doubts
 
 
@@ -39,6 +40,9 @@ class IngeniousVisionConfig:
     cells : CellReadConfig
     cover : CoverConfig
         Doubts on cells a hand or an object lies over (``vision.ingenious_cover``).
+    palette : PaletteConfig or None
+        Each photo's hue prototypes measured on its printed start symbols (``vision.hexboard_palette``);
+        None: the nominal ``hue_deg`` in every photo.
     board_top_mm : float
         Printed board face above the table (2 mm cardboard).
     tile_top_mm : float
@@ -57,6 +61,7 @@ class IngeniousVisionConfig:
     board: HexBoardConfig = HexBoardConfig()
     cells: CellReadConfig = CellReadConfig()
     cover: CoverConfig = CoverConfig()
+    palette: PaletteConfig | None = PaletteConfig()
     board_top_mm: float = 2.0
     tile_top_mm: float = 6.0
     hue_deg: tuple[tuple[str, float], ...] = tuple(HUE_DEG.items())
@@ -88,6 +93,10 @@ class BoardReading:
         The pose was refined from a prior one (not searched from scratch).
     kept : bool
         The prior pose was kept as it is (an earlier frame of the same still scene, live video).
+    prototypes : tuple of (colour, hue degrees)
+        The hue prototypes the cells were read with (this photo's, from its printed symbols).
+    anchors : tuple of str
+        The colours whose prototype was measured on their printed symbol (the others interpolated).
     """
 
     pose: HexBoardPose
@@ -97,6 +106,8 @@ class BoardReading:
     flags: tuple[str, ...] = field(default_factory=tuple)
     refined: bool = False
     kept: bool = False
+    prototypes: tuple[tuple[str, float], ...] = ()
+    anchors: tuple[str, ...] = ()
 
     def board(self) -> Board:
         """The tile hexes read (doubtful ones included with their best colour)."""
@@ -195,14 +206,14 @@ def read_board(image_rgb: np.ndarray, calibration, config: IngeniousVisionConfig
         used as it is while the printed symbols read there, without refining.
     """
     pose, n_ok, flags, refined, face = locate(image_rgb, calibration, config, prior, keep_prior)
-    protos = _protos(config)
+    lm = pose.cell_centres_mm(np.array(list(START_CELLS), dtype=np.float64))
+    protos, anchors = _photo_palette(face, lm, config)
+    sym = dict(zip(START_CELLS, read_cells(face, lm, protos, config.cells), strict=True))
     half = FULL_RADIUS * config.pitch_mm + config.pitch_mm
     tiles = top_view(image_rgb, calibration, pose.centre_mm, half, config.tile_top_mm, config.board.mm_per_px)
     cells = np.array(BOARD_CELLS, dtype=np.float64)
     groups = np.array([min(ring(c), 5) for c in BOARD_CELLS])
     readings = read_cells(tiles, pose.cell_centres_mm(cells), protos, config.cells, groups)
-    lm = np.array(list(START_CELLS), dtype=np.float64)
-    sym = dict(zip(START_CELLS, read_cells(face, pose.cell_centres_mm(lm), protos, config.cells), strict=True))
     board = with_cover_doubts(dict(zip(BOARD_CELLS, readings, strict=True)), sym, face, tiles,
                               pose.cell_centres_mm(cells), config.cells, config.cover)
     return BoardReading(
@@ -213,7 +224,22 @@ def read_board(image_rgb: np.ndarray, calibration, config: IngeniousVisionConfig
         flags=tuple(flags),
         refined=refined,
         kept=keep_prior and pose is prior,
+        prototypes=tuple(protos.items()),
+        anchors=anchors,
     )
+
+
+def _photo_palette(face: TopView, symbols_mm: np.ndarray,
+                   config: IngeniousVisionConfig) -> tuple[dict[str, float], tuple[str, ...]]:
+    """This photo's hue prototypes: the printed start symbols (``symbols_mm``, in ``START_CELLS`` order) read on
+    the board face with the nominal ones, then their hues as the prototypes (``vision.hexboard_palette``).
+    Returns the prototypes and the colours measured."""
+    nominal = _protos(config)
+    if config.palette is None:
+        return nominal, ()
+    first = read_cells(face, symbols_mm, nominal, config.cells)
+    printed = {colour: r for colour, r in zip(START_CELLS.values(), first, strict=True)}
+    return photo_prototypes(nominal, printed, config.palette)
 
 
 def read_board_markerless(image_rgb: np.ndarray, config: IngeniousVisionConfig = IngeniousVisionConfig()

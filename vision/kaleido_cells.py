@@ -5,6 +5,12 @@ a tile is uniform and close to one palette colour. So "empty" is a class of its 
 examples are bare-table triangles sampled beside the boards, not a brightness threshold: a white
 tile on a near-white table differs from it in colour only by a little, and then the confidence
 says so.
+
+A glossy tile under a lamp reflects the light itself (specular glare) on top of its own colour:
+the camera sees ``a * tile + s * white`` (the dichromatic reflection model), brighter and paler
+than the tile but of the same hue. Each colour tile is therefore also compared with its own
+colour plus glare (fitted per hole in linear light), at a fixed cost; a white tile cannot explain
+a hole's colour that way, so a washed-out green stays green, not white.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.colour import rgb_to_lab  # the project's one sRGB -> CIELAB conversion
+from vision.colour import lab_to_linear, linear_to_srgb, rgb_to_lab  # the project's one sRGB <-> CIELAB conversion
 from vision.view import sample
 
 EMPTY = "empty"
@@ -32,7 +38,10 @@ class CellConfig:
     min_valid_frac : float
         A table sample needs this fraction of its points inside the photo.
     lightness_weight : float
-        Weight of L* against a*, b* (light level varies more than hue).
+        Weight of L* against hue (light level varies more than hue).
+    chroma_weight : float
+        Weight of chroma against hue where a hole is more saturated than its reference (a camera's
+        saturation boost varies more than hue).
     texture_weight : float
         Weight of the texture difference (MAD of L*) in the distances.
     tile_texture_max : float
@@ -58,12 +67,18 @@ class CellConfig:
         A small triangle's sample grid shrinks (for the inset) to no less than this fraction of it.
     sample_valid_min : float
         A sample point is inside the photo when the interpolated validity there exceeds this.
+    glare_cost_de : float
+        Added to a colour's distance when the hole is explained as that colour plus glare (delta E).
+    glare_min_chroma : float
+        The glare explanation is allowed only where the tile's own colour left in it is at least
+        this chroma away from the neutral (white) tile: a white tile's tint is never a coloured tile.
     """
 
     sample_inset_mm: float = 7.0
     subdivisions: int = 6
     min_valid_frac: float = 0.9
     lightness_weight: float = 0.5
+    chroma_weight: float = 0.5
     texture_weight: float = 1.0
     tile_texture_max: float = 3.0
     table_neighbours: int = 8
@@ -78,6 +93,8 @@ class CellConfig:
     max_de: float = 45.0
     min_sample_scale: float = 0.05
     sample_valid_min: float = 0.5
+    glare_cost_de: float = 6.0
+    glare_min_chroma: float = 18.0
 
 
 @dataclass(frozen=True)
@@ -142,7 +159,9 @@ def sample_cells(
         return CellFeatures(np.zeros((0, 3)), np.zeros(0), np.zeros(0, dtype=bool), np.zeros((0, 2)))
     pts = _sample_points(tris, config.sample_inset_mm, config.subdivisions, config.min_sample_scale)
     xy_px = (pts - np.asarray(origin_mm, dtype=np.float64)) / mm_per_px
-    chans = [sample(image_norm_valid[..., c], xy_px, exact=False) for c in range(4)]
+    # colours replicate the view's border; its validity does not (a point off the view is not seen)
+    chans = [sample(image_norm_valid[..., c], xy_px, border="zero" if c == 3 else "replicate", exact=False)
+             for c in range(4)]
     rgb = np.stack(chans[:3], axis=-1)  # (T, P, 3)
     valid = (chans[3] > config.sample_valid_min).mean(axis=1) >= config.min_valid_frac
     lab = rgb_to_lab(rgb.reshape(-1, 3)).reshape(rgb.shape)
@@ -151,10 +170,63 @@ def sample_cells(
     return CellFeatures(lab=med, texture=tex, valid=valid, xy_mm=tris.mean(axis=1))
 
 
+def _colour_distance(x: np.ndarray, y: np.ndarray, config: CellConfig) -> np.ndarray:
+    """CIELAB difference of holes ``x`` from references ``y``, split into lightness, chroma and hue (as
+    CIE94 does). Lightness is weighted down (the light level varies), and so is chroma where the hole is
+    the more saturated (a phone's saturation boost, contrast stretching); a hole paler than its reference
+    pays in full (paler through glare is the glare model's to explain, :func:`_glare_distance`).
+
+    Parameters
+    ----------
+    x, y : ndarray, shape (..., 3), broadcastable
+
+    Returns
+    -------
+    ndarray, shape (...)
+    """
+    dl = x[..., 0] - y[..., 0]
+    dc = np.hypot(x[..., 1], x[..., 2]) - np.hypot(y[..., 1], y[..., 2])
+    dh2 = np.maximum((x[..., 1] - y[..., 1]) ** 2 + (x[..., 2] - y[..., 2]) ** 2 - dc**2, 0.0)
+    wc = np.where(dc > 0.0, config.chroma_weight, 1.0)
+    return np.sqrt((config.lightness_weight * dl) ** 2 + (wc * dc) ** 2 + dh2)
+
+
 def _palette_distance(lab: np.ndarray, tex: np.ndarray, refs: np.ndarray, config: CellConfig) -> np.ndarray:
-    w = np.array([config.lightness_weight, 1.0, 1.0])
-    d = np.linalg.norm((lab[:, None, :] - refs[None]) * w, axis=2)
+    d = _colour_distance(lab[:, None, :], refs[None], config)
     return d + config.texture_weight * np.maximum(tex - config.tile_texture_max, 0.0)[:, None]
+
+
+def _glare_distance(cells: CellFeatures, refs: np.ndarray, neutral: int | None, config: CellConfig) -> np.ndarray:
+    """Distance of each hole to each colour tile seen through specular glare, shape (T, K).
+
+    Per hole and colour, ``a * colour + s * white`` (a, s > 0; linear light, white = the neutral
+    tile's reference, which carries the light's tint) is fitted by least squares; the distance is the
+    weighted CIELAB distance to that fit plus ``glare_cost_de``. Infinite where the fit needs no glare
+    or a negative amount of the colour, where too little of the colour is left (``glare_min_chroma``),
+    and for the neutral tile itself.
+    """
+    out = np.full((len(cells.lab), len(refs)), np.inf)
+    if neutral is None or len(cells.lab) == 0:
+        return out
+    o = lab_to_linear(cells.lab)  # (T, 3)
+    P = lab_to_linear(refs)  # (K, 3)
+    W = P[neutral]
+    w = np.array([config.lightness_weight, 1.0, 1.0])
+    rough = config.texture_weight * np.maximum(cells.texture - config.tile_texture_max, 0.0)
+    for k in range(len(refs)):
+        if k == neutral:
+            continue
+        p = P[k]
+        gram = np.array([[p @ p, p @ W], [p @ W, W @ W]])
+        if abs(np.linalg.det(gram)) < 1e-12:
+            continue
+        amounts = np.stack([o @ p, o @ W], axis=1) @ np.linalg.inv(gram).T  # (T, 2): colour, glare
+        fit_lab = rgb_to_lab(linear_to_srgb(amounts[:, :1] * p + amounts[:, 1:] * W))
+        left = np.hypot(fit_lab[:, 1] - refs[neutral, 1], fit_lab[:, 2] - refs[neutral, 2])
+        ok = (amounts[:, 0] > 0) & (amounts[:, 1] > 0) & (left >= config.glare_min_chroma)
+        d = np.linalg.norm((cells.lab - fit_lab) * w, axis=1) + rough + config.glare_cost_de
+        out[:, k] = np.where(ok, d, np.inf)
+    return out
 
 
 def _empty_distance(cells: CellFeatures, table: CellFeatures, config: CellConfig) -> tuple[np.ndarray, np.ndarray]:
@@ -177,8 +249,7 @@ def _empty_distance(cells: CellFeatures, table: CellFeatures, config: CellConfig
     t_xy = table.xy_mm[table.valid]
     k = min(config.table_neighbours, len(t_lab))
     near = np.argsort(np.linalg.norm(cells.xy_mm[:, None] - t_xy[None], axis=2), axis=1)[:, :k]  # (T, k)
-    w = np.array([config.lightness_weight, 1.0, 1.0])
-    d = np.linalg.norm((cells.lab[:, None, :] - t_lab[near]) * w, axis=2)
+    d = _colour_distance(cells.lab[:, None, :], t_lab[near], config)
     d = np.sqrt(d**2 + (config.texture_weight * (cells.texture[:, None] - t_tex[near])) ** 2)
     r = min(config.table_rank, k) - 1
     return np.partition(d, r, axis=1)[:, r], t_lab[near]
@@ -194,9 +265,29 @@ def _decide(dist: np.ndarray, config: CellConfig) -> tuple[np.ndarray, np.ndarra
     return order[:, 0], np.clip(conf, 0.0, 1.0)
 
 
-def classify_cells(
+@dataclass(frozen=True)
+class CellReadings:
+    """What the holes hold.
+
+    Attributes
+    ----------
+    names : list[str], length T
+        A palette colour or ``"empty"``.
+    confidence : ndarray, shape (T,), in [0, 1]
+        Of the name, against every other colour and empty.
+    tile_confidence : ndarray, shape (T,), in [0, 1]
+        That the hole holds a tile, whichever colour, rather than showing the table (0 where it was read
+        empty).
+    """
+
+    names: list[str]
+    confidence: np.ndarray
+    tile_confidence: np.ndarray
+
+
+def read_cells(
     cells: CellFeatures, table: CellFeatures, palette_rgb: dict[str, tuple[float, float, float]], config: CellConfig
-) -> tuple[list[str], np.ndarray]:
+) -> CellReadings:
     """Name each hole: a palette colour or ``"empty"``.
 
     Parameters
@@ -211,15 +302,17 @@ def classify_cells(
 
     Returns
     -------
-    names : list[str], length T
-    confidences : ndarray, shape (T,), in [0, 1]
+    CellReadings
     """
     names = list(palette_rgb)
     refs = rgb_to_lab(np.array([palette_rgb[n] for n in names], dtype=np.float64) / 255.0)
     d_empty, local_table = _empty_distance(cells, table, config)
+    neutral = names.index(config.neutral) if config.neutral in names else None
     idx, conf = None, None
     for _ in range(2):
-        dist = np.concatenate([_palette_distance(cells.lab, cells.texture, refs, config), d_empty[:, None]], axis=1)
+        tile = np.minimum(_palette_distance(cells.lab, cells.texture, refs, config),
+                          _glare_distance(cells, refs, neutral, config))
+        dist = np.concatenate([tile, d_empty[:, None]], axis=1)
         idx, conf = _decide(dist, config)
         new = refs.copy()
         for k in range(len(names)):
@@ -232,6 +325,9 @@ def classify_cells(
                 new[k] = refs[k] + step
         refs = new
     out = [names[i] if i < len(names) else EMPTY for i in idx]
+    # a tile of any colour against the bare table: sure even where the colour is in doubt
+    is_tile, tile_conf = _decide(np.stack([tile.min(axis=1), d_empty], axis=1), config)
+    tile_conf = np.where(is_tile == 0, tile_conf, 0.0)
     if config.neutral in names:
         # a table that looks like the neutral (white) tile: colour cannot tell a white tile from an
         # empty hole there, so such readings are never sure
@@ -245,4 +341,19 @@ def classify_cells(
             alike |= np.linalg.norm((overall - refs[k]) * w) < config.neutral_table_de
         torn = np.isin(idx, [k, len(names)]) & alike
         conf = np.where(torn, np.minimum(conf, config.neutral_table_conf), conf)
-    return out, conf
+        tile_conf = np.where(torn, np.minimum(tile_conf, config.neutral_table_conf), tile_conf)
+    return CellReadings(out, conf, tile_conf)
+
+
+def classify_cells(
+    cells: CellFeatures, table: CellFeatures, palette_rgb: dict[str, tuple[float, float, float]], config: CellConfig
+) -> tuple[list[str], np.ndarray]:
+    """Name each hole: a palette colour or ``"empty"`` (:func:`read_cells`, its names and confidences).
+
+    Returns
+    -------
+    names : list[str], length T
+    confidences : ndarray, shape (T,), in [0, 1]
+    """
+    r = read_cells(cells, table, palette_rgb, config)
+    return r.names, r.confidence

@@ -112,15 +112,25 @@ def components_for(profile) -> dict:
 
 def detect(frames: list[Frame], ctx: CarrotainContext, timer: StageTimer) -> CarrotainState:
     """Last frame = the challenge photo; an earlier one = the "before" photo (optional)."""
-    return live_detect(frames, ctx, timer, None)[0]
+    return _recognised(frames, ctx, timer, None, probe=False)[0]
 
 
 def live_detect(frames: list[Frame], ctx: CarrotainContext, timer: StageTimer, carry: Any
                 ) -> tuple[CarrotainState, Any]:
     """``LiveSupport.detect_warm``: the first reading frame of a still scene runs the full detection and carries
-    its board fits and the chips of the "before" photo (``vision.carrotain.CarrotainCarry``); the later ones read
-    the chips and the board evidence again and re-fit each board where it was, after checking that it still
-    fits there (else its boards are searched afresh, as :func:`detect` does)."""
+    its reading, board fits and the chips of the "before" photo (``vision.carrotain.CarrotainCarry``); a later one
+    reads as that frame when a quick check finds every chip and board still where it was
+    (``vision.carrotain_still``), else it reads the chips and the board evidence again and re-fits each board where
+    it was, after checking that it still fits there (else its boards are searched afresh, as :func:`detect` does).
+    A frame that cannot be judged (the chips-only "before" scene) still carries its reading, on the
+    ``CannotJudge`` it raises."""
+    return _recognised(frames, ctx, timer, carry, probe=True)
+
+
+def _recognised(frames: list[Frame], ctx: CarrotainContext, timer: StageTimer, carry: Any, probe: bool
+                ) -> tuple[CarrotainState, Any]:
+    """The state of the last frame (an earlier one: the "before" photo); ``probe``: carry the quick checks of a
+    still scene's later frames (``vision.carrotain.recognise_warm``)."""
     from vision.carrotain import recognise_warm  # noqa: PLC0415  (cv2-heavy; only when detecting)
 
     if not frames:
@@ -135,14 +145,14 @@ def live_detect(frames: list[Frame], ctx: CarrotainContext, timer: StageTimer, c
             raise CannotJudge(f"before photo: {b.calibration_error or 'no calibration markers found'}")
         before = (b.image_rgb, b.calibration)
     state, carry = recognise_warm(ch.image_rgb, ch.calibration, carry, before=before, timer=timer,
-                                  components=components_for(ch.profile))
+                                  components=components_for(ch.profile), probe=probe, players=ctx.players)
     if not state.chips:
-        raise CannotJudge("no chips found on the mat")
+        raise CannotJudge("no chips found on the mat", carry=carry)
     challenge = [b.id for b in state.boards if b.role == "challenge"]
     if len(challenge) < 2:
         seen = ", ".join(f"{b.id} ({b.role})" for b in state.boards) or "none"
         raise CannotJudge(f"found {len(challenge)} of the 2 challenge boards over the chips (boards seen: {seen}); "
-                          "retake the photo more from above, with less glare on the boards")
+                          "retake the photo more from above, with less glare on the boards", carry=carry)
     return state, carry
 
 

@@ -1,0 +1,93 @@
+"""Kaleido hole reading: colours seen through glare, tinted white tiles, and where the bare table is sampled."""
+
+import numpy as np
+import pytest
+
+from geometry.trilattice import TriangleLattice
+from vision.colour import lab_to_linear, linear_to_srgb, rgb_to_lab
+from vision.kaleido import KaleidoVisionConfig, _table_cells, tile_palette_from_components
+from vision.kaleido_cells import CellConfig, CellFeatures, classify_cells
+
+PALETTE = tile_palette_from_components()
+DARK_TABLE_LAB = (30.0, 4.0, 10.0)
+
+
+def _features(lab: np.ndarray, xy_mm: np.ndarray, texture: float = 1.0) -> CellFeatures:
+    lab = np.asarray(lab, dtype=np.float64).reshape(-1, 3)
+    return CellFeatures(lab=lab, texture=np.full(len(lab), texture), valid=np.ones(len(lab), dtype=bool),
+                        xy_mm=np.asarray(xy_mm, dtype=np.float64).reshape(-1, 2))
+
+
+def _table(n: int = 12) -> CellFeatures:
+    """Bare dark-wood table examples around the origin."""
+    ang = np.linspace(0, 2 * np.pi, n, endpoint=False)
+    return _features(np.tile(DARK_TABLE_LAB, (n, 1)), np.column_stack([150 * np.cos(ang), 150 * np.sin(ang)]),
+                     texture=2.0)
+
+
+def _palette_lab(name: str) -> np.ndarray:
+    return rgb_to_lab(np.asarray(PALETTE[name], dtype=np.float64)[None] / 255.0)[0]
+
+
+def _glared(name: str, colour: float, glare: float) -> np.ndarray:
+    """A tile's colour seen through specular glare: colour * tile + glare * white, in linear light."""
+    lin = colour * lab_to_linear(_palette_lab(name)[None]) + glare * lab_to_linear(_palette_lab("white")[None])
+    return rgb_to_lab(linear_to_srgb(lin))[0]
+
+
+@pytest.mark.parametrize("name", ["red", "yellow", "green", "blue", "purple"])
+def test_tile_washed_out_by_glare_keeps_its_colour(name):
+    # a board of six holes: the glared tile among five clean tiles of the other colours and white
+    others = [n for n in PALETTE if n != name]
+    lab = np.array([_glared(name, 0.7, 0.3)] + [_palette_lab(n) for n in others])
+    xy = np.column_stack([np.arange(len(lab)) * 20.0, np.zeros(len(lab))])
+    names, conf = classify_cells(_features(lab, xy), _table(), PALETTE, CellConfig())
+    assert names[0] == name, (names, conf)
+    assert names[1:] == others
+
+
+@pytest.mark.parametrize("tint_ab", [(9.0, 4.0), (-8.0, 6.0), (3.0, -9.0), (6.0, 8.0)])
+def test_tinted_or_glared_white_tile_stays_white(tint_ab):
+    white = _palette_lab("white")
+    lab = np.array([[white[0] + 12.0, white[1] + tint_ab[0], white[2] + tint_ab[1]], _palette_lab("red"),
+                    _palette_lab("blue")])
+    names, _ = classify_cells(_features(lab, np.zeros((3, 2))), _table(), PALETTE, CellConfig())
+    assert names == ["white", "red", "blue"]
+
+
+def test_bare_table_is_sampled_where_no_hole_shows():
+    # one board at the origin; around it a bare-table place and a place showing 3 holes (a board the search
+    # missed, its holes holding tiles): only the bare place gives table samples
+    cfg = KaleidoVisionConfig()
+    lattice = TriangleLattice(vertex_mm=np.zeros(2), rotation_deg=0.0, edge_mm=cfg.edge_mm)
+    step = cfg.edge_mm * np.sqrt(3.0)
+    V = np.array([[0.0, 0.0], [step, 0.0], [-step, 0.0]])
+    present = np.array([[True] * 6, [False] * 6, [True, True, True, False, False, False]])
+    accepted = np.array([True, False, False])
+    tris = _table_cells(V, np.zeros_like(V), np.zeros(3, int), 0, accepted, present, lattice, cfg)
+    assert len(tris) == 6
+    assert np.allclose(tris.reshape(-1, 2).mean(axis=0), V[1])
+    # with no bare place at all, the partly seen one is still better than nothing
+    tris = _table_cells(V[[0, 2]], np.zeros((2, 2)), np.zeros(2, int), 0, accepted[[0, 2]], present[[0, 2]],
+                        lattice, cfg)
+    assert len(tris) == 3
+
+
+def test_phone_boosted_blue_is_told_from_purple_by_hue():
+    # median CIELAB of one photo's holes as a phone delivered it (local tone mapping, saturation boost):
+    # its blue tiles gained as much a* as the purple ones have, only their hue still tells them apart
+    blue, purple, red, white = [27.0, 46.0, -76.0], [29.0, 56.0, -55.0], [44.0, 69.0, 57.0], [101.0, -1.0, 3.0]
+    lab = np.array([blue] * 4 + [purple] * 4 + [red] * 3 + [white] * 3)
+    names, _ = classify_cells(_features(lab, np.zeros((len(lab), 2))), _table(), PALETTE, CellConfig())
+    assert names == ["blue"] * 4 + ["purple"] * 4 + ["red"] * 3 + ["white"] * 3
+
+
+def test_a_tile_between_two_colours_is_still_surely_a_tile():
+    from vision.kaleido_cells import read_cells
+
+    between = 0.5 * (_palette_lab("blue") + _palette_lab("purple"))
+    lab = np.array([between, DARK_TABLE_LAB, _palette_lab("red")])
+    r = read_cells(_features(lab, np.zeros((3, 2))), _table(), PALETTE, CellConfig())
+    assert r.confidence[0] < 0.6 <= r.tile_confidence[0]  # which colour is in doubt, that it is a tile is not
+    assert r.names[1] == "empty" and r.tile_confidence[1] == 0.0
+    assert r.names[2] == "red" and r.tile_confidence[2] >= 0.6
