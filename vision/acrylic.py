@@ -40,6 +40,10 @@ class AcrylicConfig:
     bright_fraction, bright_kernel_mm : float
         Pixels brighter than their surroundings (white top-hat over this kernel, wider than a chip)
         by this fraction of (white - mat) are painted out before matching.
+    bright_noise_sigmas : float
+        ... or, where the mat's own texture is stronger (a phone's local tone mapping and sharpening lift every
+        grain and speck of the mat), by this many robust standard deviations above the top-hat's median: the
+        fixed fraction alone painted out over a quarter of a phone photo's mat and erased the boards' dimming.
     bright_dilate_mm : float
         Growth of the painted-out mask.
     background_mm : float
@@ -168,7 +172,13 @@ class AcrylicConfig:
     stack_min_overlap_mm2, stack_edge_inset_mm, stack_edge_search_mm, stack_min_support : float
         A candidate overlapping an accepted board by more than this area is a second sheet only if at
         least this fraction of its outline samples inside the accepted board (this far inside) show an
-        edge within this distance; otherwise it is the same board fitted twice and dropped.
+        edge within this distance, or the overlap is dimmed as two sheets are (``stack_double_fraction``);
+        otherwise it is the same board fitted twice and dropped.
+    stack_double_fraction, stack_double_step_mm, stack_double_min_samples : float
+        Two sheets multiply their transmission: the overlap of two fits counts as a second sheet when its
+        median dimming exceeds the more dimming board's own (each board's part outside the other) by at
+        least this fraction of the less dimming board's own; sampled on a grid this fine, at least this many
+        samples in each of the three parts (else undecided: no second sheet from dimming).
     base_sigma_mm : float
         Floor of the pose uncertainty.
     """
@@ -269,6 +279,10 @@ class AcrylicConfig:
     stack_edge_inset_mm: float = 3.0
     stack_edge_search_mm: float = 2.0
     stack_min_support: float = 0.5
+    bright_noise_sigmas: float = 4.0
+    stack_double_fraction: float = 0.5
+    stack_double_step_mm: float = 3.0
+    stack_double_min_samples: int = 20
     base_sigma_mm: float = 1.0
 
 
@@ -441,7 +455,7 @@ def board_maps(level: np.ndarray, mm_per_px: float,
     # board lit by glare does not (it is wider than the kernel)
     kt = max(int(round(config.bright_kernel_mm / mm_per_px)) | 1, 3)
     small_bright = cv2.morphologyEx(lv, cv2.MORPH_TOPHAT, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kt, kt)))
-    bright = (small_bright > config.bright_fraction * (1.0 - mat)).astype(np.uint8)
+    bright = (small_bright > _bright_threshold(small_bright, mat, config)).astype(np.uint8)
     k = max(int(round(2 * config.bright_dilate_mm / mm_per_px)) | 1, 3)
     bright = cv2.dilate(bright, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     # paint the bright pieces out with a local median of the rest (normalised convolution)
@@ -463,6 +477,16 @@ def board_maps(level: np.ndarray, mm_per_px: float,
     # only lines standing out of the mat's own texture count
     line = np.maximum(line - np.percentile(line, config.line_floor_percentile), 0.0)
     return ratio, line.astype(np.float32), printed
+
+
+def _bright_threshold(tophat: np.ndarray, mat: float, config: AcrylicConfig) -> float:
+    """Top-hat level above which a pixel is a bright piece: ``bright_fraction`` of (white - mat), or, where the
+    mat's own texture is stronger (a phone's local tone mapping and sharpening lift every speck and grain),
+    ``bright_noise_sigmas`` robust standard deviations above the top-hat's median."""
+    sample = tophat[::3, ::3]
+    med = float(np.median(sample))
+    sigma = MAD_TO_SIGMA * float(np.median(np.abs(sample - med)))
+    return max(config.bright_fraction * (1.0 - mat), med + config.bright_noise_sigmas * sigma)
 
 
 def _bare_mat_level(filled: np.ndarray, mm_per_px: float, config: AcrylicConfig) -> np.ndarray:
@@ -1250,7 +1274,30 @@ def _overlaps_without_evidence(fit: BoardFit, poly: Polygon, other: BoardFit, ev
     resid_p, good_p = _edge_offsets(ev, pts[inner], nrm[inner], offs, 1.0, config)
     resid_m, good_m = _edge_offsets(ev, pts[inner], nrm[inner], offs, -1.0, config)
     support = max(float(good_p.mean()), float(good_m.mean()))
-    return support < config.stack_min_support
+    return support < config.stack_min_support and not _doubly_dimmed(poly, other_poly, ev, config)
+
+
+def _doubly_dimmed(poly: Polygon, other_poly: Polygon, ev: _Evidence, config: AcrylicConfig) -> bool:
+    """The overlap of two fits is dimmed as two sheets of acrylic are: its median dimming (1 - ratio) exceeds
+    the larger of the two boards' own (each one's part outside the other) by ``stack_double_fraction`` of the
+    smaller, both boards dimming the mat (a second sheet's edges over the first can be too faint to show;
+    the same board fitted twice overlaps a single sheet)."""
+    inset = config.stack_edge_inset_mm
+    parts = [poly.intersection(other_poly).buffer(-inset), poly.difference(other_poly).buffer(-inset),
+             other_poly.difference(poly).buffer(-inset)]
+    x0, y0, x1, y1 = poly.union(other_poly).bounds
+    step = config.stack_double_step_mm
+    gx, gy = np.meshgrid(np.arange(x0, x1, step), np.arange(y0, y1, step))
+    pts = np.column_stack([gx.ravel(), gy.ravel()])
+    level = ev.r(pts)
+    dimming = []
+    for part in parts:
+        inside = contains_xy(part, pts[:, 0], pts[:, 1]) & np.isfinite(level)
+        if inside.sum() < config.stack_double_min_samples:
+            return False
+        dimming.append(1.0 - float(np.median(level[inside])))
+    both, own_a, own_b = dimming
+    return min(own_a, own_b) > 0.0 and both >= max(own_a, own_b) + config.stack_double_fraction * min(own_a, own_b)
 
 
 def _with_ambiguity(fits: list[BoardFit], ok: list[BoardFit], config: AcrylicConfig) -> list[BoardFit]:

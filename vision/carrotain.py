@@ -172,22 +172,24 @@ def _views_for(cal, config: CarrotainVisionConfig, views: CarrotainViews | None)
 
 
 def detect_chip_readings(image_rgb: np.ndarray, cal, ref, config: CarrotainVisionConfig, components: dict,
-                         layout: MarkerLayout) -> list[ChipReading]:
-    """Chips of one photo as ``ChipReading`` (table mm, sigma, confidence)."""
-    return read_chips(image_rgb, cal, ref, config, components, layout)[0]
+                         layout: MarkerLayout, players: tuple[str, ...] = ()) -> list[ChipReading]:
+    """Chips of one photo as ``ChipReading`` (table mm, sigma, confidence); ``players``: the colours in play."""
+    return read_chips(image_rgb, cal, ref, config, components, layout, players=players)[0]
 
 
 def read_chips(image_rgb: np.ndarray, cal, ref, config: CarrotainVisionConfig, components: dict,
-               layout: MarkerLayout, views: CarrotainViews | None = None
+               layout: MarkerLayout, views: CarrotainViews | None = None, players: tuple[str, ...] = ()
                ) -> tuple[list[ChipReading], list[tuple[float, float]]]:
     """Chips of one photo as ``ChipReading`` (table mm, sigma, confidence), and the chip-like blobs that
-    could not be read (table mm). ``views``: the calibration's top-view maps, when already made."""
+    could not be read (table mm). ``views``: the calibration's top-view maps, when already made; ``players``:
+    the colours in play, when known (a dot is named by one of them unless another colour is clearly nearer)."""
     dots, faces, hole = _palettes(components)
     maps = views.chips if views is not None and views.calibration is cal else top_view_maps(
         cal, config.region_mm, config.chip_mm_per_px, config.chip_face_z_mm)
     tv = maps.resample(image_rgb)
     norm = np.asarray(ref.normalise(tv.image), dtype=np.float32)
-    found = find_chips(norm, tv.origin_mm, tv.mm_per_px, dots, faces, hole, _exclusions(config, layout), config.chips)
+    found = find_chips(norm, tv.origin_mm, tv.mm_per_px, dots, faces, hole, _exclusions(config, layout), config.chips,
+                       in_play=frozenset(players))
     dets: list[ChipDetection] = found.chips
     if not dets:
         return [], found.unread_xy_mm
@@ -383,6 +385,7 @@ def recognise(
     timer: StageTimer | None = None,
     config: CarrotainVisionConfig = CarrotainVisionConfig(),
     components: dict | None = None,
+    players: tuple[str, ...] = (),
 ) -> CarrotainState:
     """Read a challenge photo into a ``CarrotainState``.
 
@@ -396,12 +399,16 @@ def recognise(
     timer : StageTimer, optional
     config : CarrotainVisionConfig
     components : dict, optional
+    players : tuple[str, ...]
+        The colours in play, when known (the context's players): each dot is named by one of them unless a
+        colour not in play is clearly nearer. Empty: all colours alike.
 
     Returns
     -------
     CarrotainState
     """
-    return recognise_warm(challenge_rgb, cal, None, before, timer, config, components, probe=False)[0]
+    return recognise_warm(challenge_rgb, cal, None, before, timer, config, components, probe=False,
+                          players=players)[0]
 
 
 @dataclass(frozen=True)
@@ -447,6 +454,7 @@ def recognise_warm(
     config: CarrotainVisionConfig = CarrotainVisionConfig(),
     components: dict | None = None,
     probe: bool = True,
+    players: tuple[str, ...] = (),
 ) -> tuple[CarrotainState, CarrotainCarry]:
     """``recognise``, reusing what an earlier reading frame of the same still scene found (live video).
 
@@ -460,7 +468,7 @@ def recognise_warm(
 
     Parameters
     ----------
-    challenge_rgb, cal, before, timer, config, components
+    challenge_rgb, cal, before, timer, config, components, players
         As for ``recognise``.
     carry : CarrotainCarry or None
         What the previous call returned for this still scene (None: its first reading frame).
@@ -494,7 +502,7 @@ def recognise_warm(
         chips, unread_blobs = list(still.chips), list(still.unread_blobs)
     else:
         with timer.stage("chips"):
-            chips, unread_blobs = read_chips(challenge_rgb, cal, ref, config, comp, layout, views)
+            chips, unread_blobs = read_chips(challenge_rgb, cal, ref, config, comp, layout, views, players)
     read = (tuple(chips), tuple(unread_blobs))
     if unread_blobs:
         flags.append(Flag("unread_chip_blobs", f"{len(unread_blobs)} chip-like blob(s) could not be read as chips",
@@ -507,7 +515,7 @@ def recognise_warm(
                 b_chips = list(carry.before_chips)
             else:
                 b_ref = colour_reference(b_cal, b_img, layout)
-                b_chips = detect_chip_readings(b_img, b_cal, b_ref, config, comp, layout)
+                b_chips = detect_chip_readings(b_img, b_cal, b_ref, config, comp, layout, players)
             chips, more = _merge_before(chips, b_chips, config)
             flags += more
     boards: list[BoardReading] | None = None

@@ -8,12 +8,12 @@ rim (sub-pixel crossings along rays) and checked against the centre dot/hole.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
-from vision.colour import ColourConfig, classify
+from vision.colour import ColourConfig, classify, rgb_to_lab
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,15 @@ class ChipConfig:
         Floor of the centre uncertainty (calibration and model errors).
     low_confidence : float
         Colour confidence under which a chip is flagged.
+    out_of_play_margin_de : float
+        With the colours in play known, a dot is named by the nearest colour in play unless a colour not in
+        play is nearer by more than this (weighted delta E): about two standard deviations of one colour's
+        dots within the photos of the dev set (a cast, glare or acrylic moves a dot about 7 per axis), while
+        the palette's colours lie 28 or more apart. Chips of colours not in play are rare (they stay in the box).
+    photo_colour_prior, photo_colour_iters : float, int
+        The dots of one colour look alike within a photo (one light, one camera) but may all sit away from the
+        nominal colour: each colour's centre in this photo is the mean of its dots and its nominal colour
+        weighted as this many dots, the dots re-named by the nearest centre, this many rounds.
     """
 
     diameter_mm: float = 25.0
@@ -120,6 +129,9 @@ class ChipConfig:
     radius_tolerance: float = 0.2
     base_sigma_mm: float = 0.4
     low_confidence: float = 0.35
+    out_of_play_margin_de: float = 15.0
+    photo_colour_prior: float = 2.0
+    photo_colour_iters: int = 5
 
 
 @dataclass(frozen=True)
@@ -147,6 +159,8 @@ class ChipDetection:
         Normalised face colour.
     centre_rgb : ndarray (3,)
         Normalised colour at the centre (dot or hole).
+    dot_rgb : ndarray (3,) or None
+        A star chip's dot colour relative to its face (the light's colour and level cancelled), None otherwise.
     """
 
     xy_mm: tuple[float, float]
@@ -159,6 +173,7 @@ class ChipDetection:
     face_level: float
     face_rgb: np.ndarray
     centre_rgb: np.ndarray
+    dot_rgb: np.ndarray | None = None
 
 
 def _bilinear(img: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -211,6 +226,7 @@ def detect_chips(
     exclude_mm: list[tuple[float, float, float, float]] | None = None,
     config: ChipConfig = ChipConfig(),
     colour_config: ColourConfig = ColourConfig(lightness_weight=0.8),
+    in_play: frozenset[str] = frozenset(),
 ) -> list[ChipDetection]:
     """Find the chips in a normalised top view of the chip-face plane (see ``find_chips``).
 
@@ -219,7 +235,7 @@ def detect_chips(
     list[ChipDetection]
     """
     return find_chips(rgb_norm, origin_mm, mm_per_px, palette, face_palette, hole_rgb, exclude_mm, config,
-                      colour_config).chips
+                      colour_config, in_play).chips
 
 
 def find_chips(
@@ -232,6 +248,7 @@ def find_chips(
     exclude_mm: list[tuple[float, float, float, float]] | None = None,
     config: ChipConfig = ChipConfig(),
     colour_config: ColourConfig = ColourConfig(lightness_weight=0.8),
+    in_play: frozenset[str] = frozenset(),
 ) -> ChipFinding:
     """Find the chips in a normalised top view of the chip-face plane.
 
@@ -255,6 +272,10 @@ def find_chips(
     exclude_mm : list of (x0, y0, x1, y1), optional
         Table rectangles to ignore (the calibration markers and their white paper).
     config, colour_config
+    in_play : frozenset[str]
+        The dot colours in play (the players' colours), when known: a dot is named by the nearest of these
+        unless a colour not in play is clearly nearer (``ChipConfig.out_of_play_margin_de``). Empty: every
+        colour of ``palette`` alike.
 
     Returns
     -------
@@ -281,11 +302,11 @@ def find_chips(
         if rim is None:
             failed.append(c)
             continue
-        det = _read_chip(img, rim, origin_mm, s, palette, face_palette, hole_rgb, config, colour_config)
+        det = _read_chip(img, rim, origin_mm, s, palette, face_palette, hole_rgb, config, colour_config, in_play)
         if not rim.fallback:
             fitted.append(rim.centre_px)
         found.append((-1.0 if rim.fallback else rim.n_good / config.n_rays - rim.rms_mm, det))
-    chips = _one_per_place(found, config)
+    chips = _colours_of_the_photo(_one_per_place(found, config), palette, in_play, config, colour_config)
     unread = []
     for c in failed:
         xy = np.asarray(origin_mm) + c * s
@@ -424,7 +445,7 @@ def _blob_centre(mask, dist, labels, stats, c: np.ndarray, s: float, config: Chi
 
 
 def _read_chip(img, rim: _Rim, origin_mm, s: float, palette, face_palette, hole_rgb, config: ChipConfig,
-               colour_config: ColourConfig) -> ChipDetection:
+               colour_config: ColourConfig, in_play: frozenset[str] = frozenset()) -> ChipDetection:
     """Face colour (annulus) -> white or yellow face; centre colour relative to the face -> hole or dot
     (and the dot's colour); confidence the least sure of these decisions."""
     centre = rim.centre_px
@@ -452,9 +473,9 @@ def _read_chip(img, rim: _Rim, origin_mm, s: float, palette, face_palette, hole_
         kind, colour = ("first_star" if face_name == "yellow" else "colourless"), None
         confidence = float(min(hole_conf, face_conf[0]))
     else:
-        names, conf = classify(rel[None], palette, colour_config)
-        kind, colour = "star", names[0]
-        confidence = float(min(hole_conf, conf[0]))
+        colour, dot_conf = _dot_colour(rel, palette, in_play, config, colour_config)
+        kind = "star"
+        confidence = float(min(hole_conf, dot_conf))
     sigma = float(np.hypot(config.base_sigma_mm, config.rim_sigma_factor * rim.rms_mm / np.sqrt(max(rim.n_good, 1))))
     if rim.fallback:
         sigma = max(sigma, config.fallback_sigma_mm)
@@ -464,7 +485,69 @@ def _read_chip(img, rim: _Rim, origin_mm, s: float, palette, face_palette, hole_
         xy_mm=(float(xy[0]), float(xy[1])), radius_mm=float(rim.radius_px * s), kind=kind, colour=colour,
         colour_confidence=confidence, centre_sigma_mm=sigma, rim_residual_mm=rim.rms_mm,
         face_level=float(face_rgb.mean()), face_rgb=face_rgb, centre_rgb=centre_rgb,
+        dot_rgb=rel if kind == "star" else None,
     )
+
+
+def _dot_colour(rel_rgb: np.ndarray, palette: dict[str, np.ndarray], in_play: frozenset[str], config: ChipConfig,
+                colour_config: ColourConfig) -> tuple[str, float]:
+    """A dot's colour name and confidence: the nearest colour in play (its confidence among the colours in
+    play), or a colour not in play only when it is nearer by more than ``out_of_play_margin_de`` (its
+    confidence among all colours). Without colours in play (or none of them in the palette), among all.
+
+    Parameters
+    ----------
+    rel_rgb : ndarray, shape (3,)
+        The dot colour relative to its chip's face, on the normalised scale.
+    """
+    playing = {k: v for k, v in palette.items() if k in in_play}
+    if not playing or len(playing) == len(palette):
+        names, conf = classify(rel_rgb[None], palette, colour_config)
+        return names[0], float(conf[0])
+    w = np.array([colour_config.lightness_weight, 1.0, 1.0])
+    lab = rgb_to_lab(rel_rgb[None])[0] * w
+    dist = {k: float(np.linalg.norm(lab - rgb_to_lab(np.asarray(v, np.float64)[None])[0] * w))
+            for k, v in palette.items()}
+    nearest_out = min((k for k in palette if k not in playing), key=dist.__getitem__)
+    if dist[nearest_out] < min(dist[k] for k in playing) - config.out_of_play_margin_de:
+        names, conf = classify(rel_rgb[None], palette, colour_config)
+        return names[0], float(conf[0])
+    names, conf = classify(rel_rgb[None], playing, colour_config)
+    return names[0], float(conf[0])
+
+
+def _colours_of_the_photo(chips: list[ChipDetection], palette: dict[str, np.ndarray], in_play: frozenset[str],
+                          config: ChipConfig, colour_config: ColourConfig) -> list[ChipDetection]:
+    """Star chips re-named by the colours as this photo shows them: each colour's centre (weighted CIELAB) is the
+    mean of the dots named so and its nominal colour (weighted as ``photo_colour_prior`` dots), every dot goes to
+    the nearest centre, a few rounds. The confidence never rises: the lesser of the first reading's and
+    ``classify``'s against the centres. Only among the colours in play (all when unknown); a dot read as a
+    colour not in play keeps its reading."""
+    names = [k for k in palette if k in in_play] or list(palette)
+    idx = [i for i, c in enumerate(chips) if c.kind == "star" and c.colour in names and c.dot_rgb is not None]
+    if not idx:
+        return chips
+    w = np.array([colour_config.lightness_weight, 1.0, 1.0])
+    lab = rgb_to_lab(np.stack([chips[i].dot_rgb for i in idx])) * w  # type: ignore[misc]
+    nominal = rgb_to_lab(np.stack([np.asarray(palette[k], np.float64) for k in names])) * w
+    label = np.array([names.index(str(chips[i].colour)) for i in idx])
+    centres = nominal.copy()
+    dist = np.linalg.norm(lab[:, None, :] - centres[None, :, :], axis=2)
+    for _ in range(config.photo_colour_iters):
+        for k in range(len(names)):
+            mine = label == k
+            centres[k] = (lab[mine].sum(axis=0) + config.photo_colour_prior * nominal[k]) / (
+                mine.sum() + config.photo_colour_prior)
+        dist = np.linalg.norm(lab[:, None, :] - centres[None, :, :], axis=2)
+        label = dist.argmin(axis=1)
+    out = list(chips)
+    for j, i in enumerate(idx):
+        d = np.sort(dist[j])
+        conf = (d[1] - d[0]) / (d[1] - d[0] + colour_config.scale_de) if len(d) > 1 else 1.0
+        conf *= float(np.exp(-d[0] / colour_config.max_de))
+        c = chips[i]
+        out[i] = replace(c, colour=names[label[j]], colour_confidence=float(min(c.colour_confidence, conf)))
+    return out
 
 
 def _one_per_place(found: list[tuple[float, ChipDetection]], config: ChipConfig) -> list[ChipDetection]:

@@ -155,7 +155,7 @@ def _recognised(frames: list[Frame], ctx: CarrotainContext, timer: StageTimer, c
             raise CannotJudge(f"before photo: {b.calibration_error or 'no calibration markers found'}")
         before = (b.image_rgb, b.calibration)
     state, carry = recognise_warm(ch.image_rgb, ch.calibration, carry, before=before, timer=timer,
-                                  components=components_for(ch.profile), probe=probe)
+                                  components=components_for(ch.profile), probe=probe, players=ctx.players)
     if not state.chips:
         raise CannotJudge("no chips found on the mat", carry=carry)
     challenge = [b.id for b in state.boards if b.role == "challenge"]
