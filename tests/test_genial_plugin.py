@@ -193,3 +193,34 @@ def test_the_tokens_as_read_are_a_valid_set_up_for_the_next_context():
     ctx = G.parse_context({"players": {"A": "red", "B": "blue"}, "mover": "A", "token_values": setup})
     assert ctx.token_values == {(-4, -4): 2, (4, 4): 1}
     assert ctx.token_symbols == {(-4, -4): "blue", (4, 4): "green"}
+
+
+def test_later_frames_of_a_still_scene_reuse_the_numerals_and_read_the_same(monkeypatch):
+    """Live video (issue 11): the numerals the first reading frame of a still scene compared are not compared again
+    on the next frames while each token shows the same side - those frames read the same values and doubts - but
+    a token turned over since is read afresh."""
+    from dataclasses import replace as dc_replace
+
+    import vision.genial as VG
+    from core.timing import StageTimer
+    from judge.pipeline import make_frame
+    from synth.genial import render_pair
+    from vision.genial import marker_layout
+
+    images, truth = render_pair(2101)
+    before, after = (make_frame(im, n, None, marker_layout()) for im, n in zip(images, ("before", "after"),
+                                                                                strict=True))
+    ctx = G.parse_context(truth["context"])
+    first, carry = G.live_detect([before, after], ctx, StageTimer(), None)
+    assert carry[2].numerals, "the first frame compared some numerals"
+    compared = []
+    real = VG.read_numeral
+    monkeypatch.setattr(VG, "read_numeral", lambda *a, **k: compared.append(1) or real(*a, **k))
+    again = dc_replace(after)   # another frame object of the same still scene
+    second, _ = G.live_detect([before, again], ctx, StageTimer(), carry)
+    assert compared == []
+    assert second.after.towers == first.after.towers and second.before == first.before
+    flipped = {c: VG.NumeralCarry(not n.dark, n.read, n.tall_px) for c, n in carry[2].numerals.items()}
+    G.live_detect([before, dc_replace(after)], ctx, StageTimer(),
+                  (carry[0], carry[1], dc_replace(carry[2], numerals=flipped)))
+    assert len(compared) > 0

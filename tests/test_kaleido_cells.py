@@ -71,3 +71,23 @@ def test_bare_table_is_sampled_where_no_hole_shows():
     tris = _table_cells(V[[0, 2]], np.zeros((2, 2)), np.zeros(2, int), 0, accepted[[0, 2]], present[[0, 2]],
                         lattice, cfg)
     assert len(tris) == 3
+
+
+def test_phone_boosted_blue_is_told_from_purple_by_hue():
+    # median CIELAB of one photo's holes as a phone delivered it (local tone mapping, saturation boost):
+    # its blue tiles gained as much a* as the purple ones have, only their hue still tells them apart
+    blue, purple, red, white = [27.0, 46.0, -76.0], [29.0, 56.0, -55.0], [44.0, 69.0, 57.0], [101.0, -1.0, 3.0]
+    lab = np.array([blue] * 4 + [purple] * 4 + [red] * 3 + [white] * 3)
+    names, _ = classify_cells(_features(lab, np.zeros((len(lab), 2))), _table(), PALETTE, CellConfig())
+    assert names == ["blue"] * 4 + ["purple"] * 4 + ["red"] * 3 + ["white"] * 3
+
+
+def test_a_tile_between_two_colours_is_still_surely_a_tile():
+    from vision.kaleido_cells import read_cells
+
+    between = 0.5 * (_palette_lab("blue") + _palette_lab("purple"))
+    lab = np.array([between, DARK_TABLE_LAB, _palette_lab("red")])
+    r = read_cells(_features(lab, np.zeros((3, 2))), _table(), PALETTE, CellConfig())
+    assert r.confidence[0] < 0.6 <= r.tile_confidence[0]  # which colour is in doubt, that it is a tile is not
+    assert r.names[1] == "empty" and r.tile_confidence[1] == 0.0
+    assert r.names[2] == "red" and r.tile_confidence[2] >= 0.6

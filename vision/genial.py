@@ -39,7 +39,15 @@ from geometry.hexgrid import (
     nearest_cells,
 )
 from scoring.genial_board import GenialBoard
-from vision.genial_numeral import NumeralConfig, NumeralRead, photo_blur, read_numeral, sample_luminance
+from vision.genial_numeral import (
+    NumeralConfig,
+    NumeralRead,
+    photo_blur,
+    read_numeral,
+    sample_luminances,
+    shared_blur_mm2,
+    token_blur_mm2,
+)
 from vision.hexboard import HexBoardConfig, HexBoardSpec, lattice_fit, top_view
 from vision.view import TableView, rgb_to_lab
 
@@ -125,6 +133,10 @@ class GenialVisionConfig:
     symbol_inner_mm : tuple of (symbol, mm)
         Radius of the face disc left inside each symbol for the numeral (the kit's print; unread symbol: the
         smallest).
+    token_set : tuple of (players, light-1 tokens per symbol, light-2 tokens per symbol)
+        The tokens on the towers for each player count (the rulebook, seed 003: all 24 for four players; two
+        players set aside one 1 and one 2 of every symbol, three players one 2): ``vision.genial_tokens`` settles
+        doubtful reads by elimination against it.
     """
 
     board: HexBoardConfig = HexBoardConfig(mm_per_px=1.5, face_band_mm=(7.5, 10.0), line_band_mm=(10.8, 13.2),
@@ -171,6 +183,7 @@ class GenialVisionConfig:
     min_numeral_px: float = 3.0
     numeral: NumeralConfig = NumeralConfig()
     symbol_inner_mm: tuple[tuple[str, float], ...] = (("orange", 4.3), ("blue", 4.6), ("green", 4.9), ("purple", 3.9))
+    token_set: tuple[tuple[int, int, int], ...] = ((2, 2, 2), (3, 3, 2), (4, 3, 3))
 
     def spec(self) -> HexBoardSpec:
         return HexBoardSpec(self.pitch_mm, self.board_radius, self.board_top_mm, {}, self.centre_hint_mm)
@@ -216,6 +229,26 @@ class TokenRead:
 
 
 @dataclass(frozen=True)
+class NumeralCarry:
+    """A numeral compared on one frame, for the later frames of the same still scene (same camera, the token not
+    moved): read again only when the token shows another side.
+
+    Attributes
+    ----------
+    dark : bool
+        The side it was read on.
+    read : NumeralRead or None
+        None: not compared (too small, or outside the photo).
+    tall_px : float
+        The numeral's height in photo px.
+    """
+
+    dark: bool
+    read: NumeralRead | None
+    tall_px: float
+
+
+@dataclass(frozen=True)
 class GenialPhoto:
     """Everything read from one photo.
 
@@ -236,6 +269,8 @@ class GenialPhoto:
     turn_resolved : str
         ``"towers"`` (no twin), ``"tiles"`` (the earlier tiles picked the turn) or ``"unresolved"``.
     flags : tuple of str
+    numerals : dict Cell -> NumeralCarry
+        The numerals this photo compared (not in the JSON): a later frame of the same still scene reuses them.
     """
 
     pose: HexBoardPose
@@ -247,6 +282,7 @@ class GenialPhoto:
     runner_up: int
     turn_resolved: str
     flags: tuple[str, ...] = field(default_factory=tuple)
+    numerals: Mapping[Cell, NumeralCarry] = field(default_factory=dict, compare=False, repr=False)
 
     def to_json(self) -> dict:
         return {"pose": self.pose.to_json(),
@@ -758,40 +794,70 @@ def _token_z(size: str, config: GenialVisionConfig) -> float:
     return config.board_top_mm + config.height(size) + config.token_thickness_mm
 
 
-def _read_numeral_at(view: TableView, pose: HexBoardPose, qr: Cell, size: str, dark: bool, blur_px: np.ndarray,
-                     symbol: str | None, config: GenialVisionConfig) -> tuple[NumeralRead | None, float]:
-    """The numeral of the token on the tower at ``qr`` (its side known), sampled at the token's top, and how many
-    photo pixels tall the numeral is there."""
-    c = pose.cell_centres_mm(np.array([qr], dtype=np.float64))[0]
-    lum, jacobian = sample_luminance(view, c, _token_z(size, config), config.numeral)
-    tall_px = float(np.linalg.norm(jacobian[:, 1]) * config.numeral_mm)
+def _numeral_inner_mm(symbol: str | None, config: GenialVisionConfig) -> float:
+    """Radius of the face disc inside the token's symbol (an unread symbol: the smallest)."""
     inners = dict(config.symbol_inner_mm)
-    inner = inners.get(symbol, min(inners.values())) if symbol is not None else min(inners.values())
-    return read_numeral(lum, dark, jacobian, blur_px, inner, config.numeral), tall_px
+    return inners.get(symbol, min(inners.values())) if symbol is not None else min(inners.values())
+
+
+def _read_numerals(view: TableView, pose: HexBoardPose, wanted: Mapping[Cell, tuple[str, bool, str | None]],
+                   blur_px: np.ndarray, config: GenialVisionConfig) -> dict[Cell, tuple[NumeralRead | None, float]]:
+    """The numerals of the tokens on the towers ``wanted`` ({cell: (size, dark, symbol)}, their sides known),
+    each sampled at its token's top, and how many photo pixels tall each numeral is there (one projection per
+    tower height). The templates are shared by the tokens of one height (their blur's mean); each token's own
+    blur sets the margin its reading needs. A numeral too small to read is not compared (None)."""
+    out: dict[Cell, tuple[NumeralRead | None, float]] = {}
+    for size in sorted({w[0] for w in wanted.values()}):
+        cells = sorted(c for c, w in wanted.items() if w[0] == size)
+        centres = pose.cell_centres_mm(np.array(cells, dtype=np.float64))
+        lums, jacobians = sample_luminances(view, centres, _token_z(size, config), config.numeral)
+        tall = np.linalg.norm(jacobians[:, :, 1], axis=1) * config.numeral_mm
+        readable = [i for i in range(len(cells)) if tall[i] >= config.min_numeral_px]
+        shared = shared_blur_mm2([token_blur_mm2(jacobians[i], blur_px, config.numeral) for i in readable],
+                                 config.numeral) if readable else None
+        for i, c in enumerate(cells):
+            _, dark, symbol = wanted[c]
+            read = read_numeral(lums[i], dark, jacobians[i], blur_px, _numeral_inner_mm(symbol, config),
+                                config.numeral, shared) if i in readable else None
+            out[c] = (read, float(tall[i]))
+    return out
 
 
 def read_tokens(view: TableView, pose: HexBoardPose, present: Mapping[Cell, str], labs: Mapping[Cell, np.ndarray],
-                config: GenialVisionConfig, earlier: GenialPhoto | None = None) -> tuple[TokenRead, ...]:
+                config: GenialVisionConfig, earlier: GenialPhoto | None = None,
+                carried: GenialPhoto | None = None) -> tuple[tuple[TokenRead, ...], dict[Cell, NumeralCarry]]:
     """Every standing tower's token: side and symbol from its disc's colours, then the value from its numeral
     (read between the two values of that side). A token the earlier photo of the pair (same camera) read clearly
-    with the same side up keeps that value: it is the same numeral (only a flipped token needs a new reading)."""
+    with the same side up keeps that value: it is the same numeral (only a flipped token needs a new reading). A
+    numeral an earlier frame of the same still scene compared (``carried``: its photo) on the same side is not
+    compared again. Returns the reads and the numerals compared or carried (:class:`NumeralCarry`)."""
     before = {t.qr: t for t in earlier.towers} if earlier is not None else {}
-    blur: np.ndarray | None = None
-    out = []
+    again = carried.numerals if carried is not None else {}
+    kept: dict[Cell, int] = {}
+    numerals: dict[Cell, NumeralCarry] = {}
+    wanted: dict[Cell, tuple[str, bool, str | None]] = {}
     for c, size in sorted(present.items()):
         if len(labs[c]) == 0:
-            out.append(read_token(labs[c], c, size, config))
             continue
         dark = token_side(labs[c], config)[0]
         old = before.get(c)
         if old is not None and old.dark == dark and not _value_doubt(old.doubt):
-            out.append(read_token(labs[c], c, size, config, known=old.value))
-            continue
-        blur = photo_blur(view, marker_layout(), config.numeral) if blur is None else blur
-        symbol = read_token(labs[c], c, size, config, known=0).symbol
-        numeral, numeral_px = _read_numeral_at(view, pose, c, size, dark, blur, symbol, config)
-        out.append(read_token(labs[c], c, size, config, numeral, numeral_px))
-    return tuple(out)
+            kept[c] = old.value
+        elif c in again and again[c].dark == dark:
+            numerals[c] = again[c]
+        else:
+            wanted[c] = (size, dark, read_token(labs[c], c, size, config, known=0).symbol)
+    if wanted:
+        blur = photo_blur(view, marker_layout(), config.numeral)
+        numerals |= {c: NumeralCarry(wanted[c][1], r, tall)
+                     for c, (r, tall) in _read_numerals(view, pose, wanted, blur, config).items()}
+    out = []
+    for c, size in sorted(present.items()):
+        if c in numerals:
+            out.append(read_token(labs[c], c, size, config, numerals[c].read, numerals[c].tall_px))
+        else:
+            out.append(read_token(labs[c], c, size, config, known=kept.get(c)))
+    return tuple(out), numerals
 
 
 def _value_doubt(doubt: str) -> bool:
@@ -887,30 +953,12 @@ def _by_evidence(view: TableView, pose: HexBoardPose, rivals: list[HexBoardPose]
     return pose, f"the towers and earlier tiles do not tell either ({seen[best]} and {second} agree)"
 
 
-def read_photo(image_rgb: np.ndarray, calibration, board: GenialBoard, n_players: int,
-               expected_tiles: Mapping[Cell, str] | None = None, prior: HexBoardPose | None = None,
-               config: GenialVisionConfig = GenialVisionConfig(), earlier: GenialPhoto | None = None) -> GenialPhoto:
-    """Read one photo of a Genial Spezial game.
-
-    Parameters
-    ----------
-    image_rgb : ndarray, shape (H, W, 3), uint8
-    calibration : TableCalibration
-        The markers' table frame and camera pose.
-    board : GenialBoard
-    n_players : int
-        2-4: which towers the set-up puts where.
-    expected_tiles : dict Cell -> colour, optional
-        The earlier placements' tiles (replayed): they resolve the 180-degree turn.
-    prior : HexBoardPose, optional
-        The other photo's pose (same camera): its turn is kept when the pose agrees.
-    config : GenialVisionConfig
-    earlier : GenialPhoto, optional
-        The before photo's reading (same light, same towers, so the same shadows): a cell it read empty and this
-        photo reads black is a new black tile, not a shadow.
-    """
-    view = TableView(image_rgb, calibration)
-    layout = board.tower_layout(n_players)
+def _find_board(view: TableView, board: GenialBoard, layout: Mapping[Cell, str], free: list[Cell],
+                expected_tiles: Mapping[Cell, str] | None, prior: HexBoardPose | None, config: GenialVisionConfig
+                ) -> tuple[HexBoardPose, int, int, str, list[str], CellSamples, dict[Cell, str], dict[Cell, str]]:
+    """The board's pose on one photo (``locate``; its turn from the other photo's pose or the earlier tiles), and
+    every free cell sampled and read there: (pose, board-coloured cells covered, runner-up, how the turn was
+    resolved, flags, samples, tiles, doubtful cells)."""
     pose, found, runner, _contrast, rivals = locate(view, board, config, prior)
     flags = []
     if found - runner < config.min_board_margin:
@@ -918,7 +966,6 @@ def read_photo(image_rgb: np.ndarray, calibration, board: GenialBoard, n_players
         if why:
             flags.append(f"board position uncertain: the best outline covers {found} board-coloured cells, another "
                          f"{runner}; {why}")
-    free = list(free_cells(board))
     samples = sample_cells(view, pose, free, config)
     tiles, doubtful = classify_cells(samples, config)
     resolved = "unresolved"
@@ -939,6 +986,47 @@ def read_photo(image_rgb: np.ndarray, calibration, board: GenialBoard, n_players
     if resolved == "unresolved":
         flags.append("the board reads the same turned 180 degrees and no earlier tile tells which way: cells are "
                      "named with one of the two turns")
+    return pose, found, runner, resolved, flags, samples, tiles, doubtful
+
+
+def read_photo(image_rgb: np.ndarray, calibration, board: GenialBoard, n_players: int,
+               expected_tiles: Mapping[Cell, str] | None = None, prior: HexBoardPose | None = None,
+               config: GenialVisionConfig = GenialVisionConfig(), earlier: GenialPhoto | None = None,
+               carried: GenialPhoto | None = None) -> GenialPhoto:
+    """Read one photo of a Genial Spezial game.
+
+    Parameters
+    ----------
+    image_rgb : ndarray, shape (H, W, 3), uint8
+    calibration : TableCalibration
+        The markers' table frame and camera pose.
+    board : GenialBoard
+    n_players : int
+        2-4: which towers the set-up puts where.
+    expected_tiles : dict Cell -> colour, optional
+        The earlier placements' tiles (replayed): they resolve the 180-degree turn.
+    prior : HexBoardPose, optional
+        The other photo's pose (same camera): its turn is kept when the pose agrees.
+    config : GenialVisionConfig
+    earlier : GenialPhoto, optional
+        The before photo's reading (same light, same towers, so the same shadows): a cell it read empty and this
+        photo reads black is a new black tile, not a shadow.
+    carried : GenialPhoto, optional
+        This photo's reading on an earlier frame of the same still scene (live video, same camera; nothing moved
+        since): its board pose is kept (not searched again), and the numerals it compared are not compared again
+        on a token showing the same side. Cells, towers, sides and symbols are read again.
+    """
+    view = TableView(image_rgb, calibration)
+    layout = board.tower_layout(n_players)
+    free = list(free_cells(board))
+    if carried is not None:   # the same still scene: the board has not moved since that frame found it
+        pose, found, runner, resolved, flags = (carried.pose, carried.towers_found, carried.runner_up,
+                                                carried.turn_resolved, list(carried.flags))
+        samples = sample_cells(view, pose, free, config)
+        tiles, doubtful = classify_cells(samples, config)
+    else:
+        pose, found, runner, resolved, flags, samples, tiles, doubtful = _find_board(
+            view, board, layout, free, expected_tiles, prior, config)
     labs = _token_labs(view, pose, layout, config)
     present = {c: layout[c] for c in sorted(layout) if token_present(labs[c], config)}
     missing = tuple(c for c in sorted(layout) if c not in present)
@@ -956,5 +1044,5 @@ def read_photo(image_rgb: np.ndarray, calibration, board: GenialBoard, n_players
     for c, t in _shadowed_black(pose, present, tiles, expected_tiles or {}, config, lit).items():
         unreadable.setdefault(c, f"dark in the shadow of the tower at {t}: a black tile or an empty cell")
     tiles = {c: v for c, v in tiles.items() if c not in unreadable}
-    towers = read_tokens(view, pose, present, labs, config, earlier)
-    return GenialPhoto(pose, tiles, towers, missing, unreadable, found, runner, resolved, tuple(flags))
+    towers, numerals = read_tokens(view, pose, present, labs, config, earlier, carried)
+    return GenialPhoto(pose, tiles, towers, missing, unreadable, found, runner, resolved, tuple(flags), numerals)

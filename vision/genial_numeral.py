@@ -234,17 +234,26 @@ def sample_luminance(view: TableView, centre_mm: np.ndarray, z_mm: float,
     """Linear-light luminance of the photo on the token's search window (table mm rows = y, columns = x), NaN
     outside the photo, shape (n, n); and the photo px per table mm there (columns d(px)/dx, d(px)/dy), shape (2, 2).
     """
+    lum, jac = sample_luminances(view, np.asarray(centre_mm, dtype=np.float64).reshape(1, 2), z_mm, config)
+    return lum[0], jac[0]
+
+
+def sample_luminances(view: TableView, centres_mm: np.ndarray, z_mm: float,
+                      config: NumeralConfig = NumeralConfig()) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`sample_luminance` of several tokens at one height (centres (K, 2) table mm) in one projection and
+    one sampling pass: windows (K, n, n) and Jacobians (K, 2, 2)."""
     _, n = _grid_sizes(config)
     g = (np.arange(n) - (n - 1) / 2.0) * config.mm_per_px
     xx, yy = np.meshgrid(g, g)
-    grid = np.column_stack([xx.ravel(), yy.ravel()])
-    pts = np.vstack([grid, [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]]) + np.asarray(centre_mm, dtype=np.float64)
-    all_px = view.mm_to_px(pts, z_mm)
-    e = all_px[-3:]
-    jacobian = np.column_stack([e[1] - e[0], e[2] - e[0]])
-    px = all_px[:-3].astype(np.float32).reshape(n, n, 2)
+    grid = np.vstack([np.column_stack([xx.ravel(), yy.ravel()]), [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]])
+    centres = np.asarray(centres_mm, dtype=np.float64).reshape(-1, 2)
+    k, m = len(centres), len(grid)
+    all_px = view.mm_to_px((grid[None] + centres[:, None, :]).reshape(-1, 2), z_mm).reshape(k, m, 2)
+    e = all_px[:, -3:]
+    jacobians = np.stack([e[:, 1] - e[:, 0], e[:, 2] - e[:, 0]], axis=2)      # (K, 2, 2): columns d/dx, d/dy
+    px = all_px[:, :-3].astype(np.float32).reshape(k, n, n, 2)
     rgb = sample(view.image_rgb, px, "nan", exact=False)  # NaN outside the photo
-    return srgb_to_linear(rgb / 255.0) @ _LUMA, jacobian
+    return srgb_to_linear(rgb / 255.0) @ _LUMA, jacobians
 
 
 def photo_blur(view: TableView, layout: MarkerLayout, config: NumeralConfig = NumeralConfig()) -> np.ndarray:
@@ -252,17 +261,49 @@ def photo_blur(view: TableView, layout: MarkerLayout, config: NumeralConfig = Nu
     the spread of each edge's derivative across it, in photo px, gives the blur along that edge's normal; an
     ellipse (covariance) is fitted to the sides' normals (a shake blurs one way more). It includes everything the
     numeral reader's samples go through (lens, demosaicing, JPEG, the pixels' own size and the bilinear samples).
+    Every side of every marker is projected and sampled in one pass.
 
     Returns
     -------
     ndarray, shape (2, 2)
         Covariance in photo px\u00b2 (x, y); ``default_blur_px`` isotropic when no edge could be measured.
     """
-    cal = view.calibration
-    ids = [int(i) for i in getattr(cal, "marker_ids", ()) if int(i) in layout.centres_mm]
-    rows, sig2 = [], []
+    sides = _marker_sides_mm(view, layout)
+    if len(sides) == 0:
+        return np.eye(2) * config.default_blur_px ** 2
     steps = np.arange(-config.edge_reach_px, config.edge_reach_px + 1e-9, 0.25)
     along = np.linspace(0.2, 0.8, 9)
+    a, b, out = sides[:, 0], sides[:, 1], sides[:, 2]                          # (S, 2) each
+    pts = a[:, None, :] + along[None, :, None] * (b - a)[:, None, :]         # (S, A, 2) on each side
+    n_s, n_a = pts.shape[:2]
+    flat = pts.reshape(-1, 2)
+    px = view.mm_to_px(np.vstack([flat, flat + np.repeat(out, n_a, axis=0)]), 0.0)
+    base, tip = px[:len(flat)], px[len(flat):]
+    normal = tip - base
+    normal /= np.linalg.norm(normal, axis=1, keepdims=True)
+    prof = _luminance_at(view, base[:, None, :] + steps[None, :, None] * normal[:, None, :])   # (S*A, steps)
+    normal, prof = normal.reshape(n_s, n_a, 2), prof.reshape(n_s, n_a, -1)
+    rows, sig2 = [], []
+    for k in range(n_s):
+        widths = [w for w in map(_edge_spread, prof[k]) if w is not None]
+        if len(widths) >= n_a // 2:
+            u = normal[k].mean(axis=0) / np.linalg.norm(normal[k].mean(axis=0))
+            rows.append([u[0] ** 2, 2.0 * u[0] * u[1], u[1] ** 2])
+            sig2.append(float(np.median(widths)))
+    if len(rows) < 3:
+        return np.eye(2) * config.default_blur_px ** 2
+    (xx, xy, yy), *_ = np.linalg.lstsq(np.array(rows), np.array(sig2), rcond=None)
+    vals, vecs = np.linalg.eigh(np.array([[xx, xy], [xy, yy]]))
+    lo, hi = config.blur_limits_px
+    return (vecs * np.clip(vals, lo ** 2, hi ** 2)) @ vecs.T
+
+
+def _marker_sides_mm(view: TableView, layout: MarkerLayout) -> np.ndarray:
+    """Every side of every marker the calibration found: (start, end, outward unit normal), table mm, shape
+    (S, 3, 2)."""
+    cal = view.calibration
+    ids = [int(i) for i in getattr(cal, "marker_ids", ()) if int(i) in layout.centres_mm]
+    sides = []
     for i in ids:
         rot = np.radians(getattr(cal, "marker_rot_deg", {}).get(i, 0.0))
         r = np.array([[np.cos(rot), -np.sin(rot)], [np.sin(rot), np.cos(rot)]])
@@ -271,23 +312,8 @@ def photo_blur(view: TableView, layout: MarkerLayout, config: NumeralConfig = Nu
         for k in range(4):
             a, b = corners[k], corners[(k + 1) % 4]
             mid = (a + b) / 2.0
-            pts = a + along[:, None] * (b - a)
-            out = (mid - centre) / np.linalg.norm(mid - centre)
-            px = view.mm_to_px(np.vstack([pts, pts + out]), 0.0)
-            normal = px[len(pts):] - px[:len(pts)]
-            normal /= np.linalg.norm(normal, axis=1, keepdims=True)
-            prof = _luminance_at(view, px[:len(pts), None, :] + steps[None, :, None] * normal[:, None, :])
-            widths = [w for w in map(_edge_spread, prof) if w is not None]
-            if len(widths) >= len(pts) // 2:
-                u = normal.mean(axis=0) / np.linalg.norm(normal.mean(axis=0))
-                rows.append([u[0] ** 2, 2.0 * u[0] * u[1], u[1] ** 2])
-                sig2.append(float(np.median(widths)))
-    if len(rows) < 3:
-        return np.eye(2) * config.default_blur_px ** 2
-    (xx, xy, yy), *_ = np.linalg.lstsq(np.array(rows), np.array(sig2), rcond=None)
-    vals, vecs = np.linalg.eigh(np.array([[xx, xy], [xy, yy]]))
-    lo, hi = config.blur_limits_px
-    return (vecs * np.clip(vals, lo ** 2, hi ** 2)) @ vecs.T
+            sides.append([a, b, (mid - centre) / np.linalg.norm(mid - centre)])
+    return np.asarray(sides, dtype=np.float64).reshape(-1, 3, 2)
 
 
 def _luminance_at(view: TableView, px: np.ndarray) -> np.ndarray:
@@ -309,9 +335,19 @@ def _edge_spread(profile: np.ndarray, step_px: float = 0.25, min_contrast: float
     return float((d * (x - m) ** 2).sum() / d.sum())
 
 
+def token_blur_mm2(jacobian_px_per_mm: np.ndarray, blur_cov_px: np.ndarray | None,
+                   config: NumeralConfig = NumeralConfig()) -> np.ndarray:
+    """The photo's blur (covariance, photo px\u00b2; ``default_blur_px`` when None) seen on a token: mapped into
+    token mm\u00b2 through the Jacobian of the projection there (photo px per table mm, (2, 2)). Shape (2, 2)."""
+    blur = np.eye(2) * config.default_blur_px ** 2 if blur_cov_px is None else np.asarray(blur_cov_px)
+    inv = np.linalg.inv(jacobian_px_per_mm)
+    return inv @ blur @ inv.T
+
+
 def read_numeral(luminance: np.ndarray, dark: bool, jacobian_px_per_mm: np.ndarray,
                  blur_cov_px: np.ndarray | None = None, inner_r_mm: float | None = None,
-                 config: NumeralConfig = NumeralConfig()) -> NumeralRead | None:
+                 config: NumeralConfig = NumeralConfig(), template_blur_mm2: np.ndarray | None = None
+                 ) -> NumeralRead | None:
     """The value a token's numeral shows, between the two of its side.
 
     Parameters
@@ -327,6 +363,10 @@ def read_numeral(luminance: np.ndarray, dark: bool, jacobian_px_per_mm: np.ndarr
     inner_r_mm : float, optional
         Radius of the face disc the numeral sits on (the symbol's inner edge; components: sun 4.3, ring 4.6,
         hexagon 4.9, flower 3.9 mm): what the symbol's blurred edge adds to the window is set aside.
+    template_blur_mm2 : ndarray, shape (2, 2), optional
+        The blur (token mm\u00b2) the templates are made with, when the tokens of one photo at one height share
+        them (:func:`shared_blur_mm2`); default this token's own (:func:`token_blur_mm2`). The margin a sure
+        reading needs is always this token's own.
 
     Returns
     -------
@@ -337,10 +377,9 @@ def read_numeral(luminance: np.ndarray, dark: bool, jacobian_px_per_mm: np.ndarr
         return None
     signal = (luminance if dark else -luminance).astype(np.float32)     # the ink is the bright signal
     windows = np.lib.stride_tricks.sliding_window_view(signal, (n_t, n_t)).reshape(-1, n_t, n_t)[:, _disc(config)]
-    blur = np.eye(2) * config.default_blur_px ** 2 if blur_cov_px is None else np.asarray(blur_cov_px)
-    inv = np.linalg.inv(jacobian_px_per_mm)
-    blur_mm2 = inv @ blur @ inv.T                                   # the photo's blur in token mm\u00b2
-    key = _cov_key(blur_mm2 / config.mm_per_px ** 2)               # ... in template px\u00b2
+    blur_mm2 = token_blur_mm2(jacobian_px_per_mm, blur_cov_px, config)   # the photo's blur in token mm\u00b2
+    shared = blur_mm2 if template_blur_mm2 is None else np.asarray(template_blur_mm2)
+    key = _cov_key(shared / config.mm_per_px ** 2)                 # ... in template px\u00b2
     blur_mm = float(np.sqrt(np.linalg.eigvalsh(blur_mm2)[-1]))     # along its longest axis (a shake)
     needed = config.min_margin * max(1.0, (blur_mm / config.margin_blur_mm) ** 2)
     inner = None if inner_r_mm is None else round(float(inner_r_mm), 2)
@@ -356,3 +395,12 @@ def read_numeral(luminance: np.ndarray, dark: bool, jacobian_px_per_mm: np.ndarr
         best.append((float(ncc[r, s]), value, turn, (float(shift[0]), float(shift[1]))))
     (s_a, v_a, rot_a, off_a), (s_b, v_b, _, _) = sorted(best, reverse=True)
     return NumeralRead(v_a, v_b, s_a, s_b, rot_a, off_a, blur_mm, needed)
+
+
+def shared_blur_mm2(blurs_mm2: list[np.ndarray], config: NumeralConfig = NumeralConfig()) -> np.ndarray:
+    """One blur (token mm\u00b2, (2, 2)) for templates shared by several tokens (one photo, one tower height): the
+    mean of theirs, rounded as the templates' cache key rounds (so that the frames of a still camera share them
+    too)."""
+    mean = np.mean(np.stack(blurs_mm2), axis=0)
+    key = _cov_key(mean / config.mm_per_px ** 2)
+    return _cov(key) * config.mm_per_px ** 2

@@ -28,7 +28,7 @@ from vision.hexlattice import (
     side_maps,
     strong_edges,
 )
-from vision.kaleido_cells import CellConfig, classify_cells, sample_cells
+from vision.kaleido_cells import CellConfig, read_cells, sample_cells
 from vision.view import HeightMapping, grid_maps, remap_view, sample
 
 DEFAULT_TILE_RGB = {
@@ -132,6 +132,9 @@ class KaleidoVisionConfig:
         A candidate's probe point is seen when the interpolated vote mask there reaches this.
     table_sample_slack_mm : float
         Added to the bare-table sampling distance (vertices exactly at it are kept).
+    complete_min_conf : float
+        A hole of a place next to the boards whose edges were too faint counts towards a board when it
+        holds a tile read with at least this confidence (``complete_boards``).
     table_max_holes : int
         Bare table is sampled at places showing at most this many holes (more: a board missed,
         whose holes hold tiles).
@@ -180,6 +183,7 @@ class KaleidoVisionConfig:
     probe_seen_min: float = 0.5
     table_sample_slack_mm: float = 1.0
     table_max_holes: int = 0
+    complete_min_conf: float = 0.6
     lattice: LatticeFitConfig = LatticeFitConfig()
     cells: CellConfig = CellConfig()
     palette_rgb: tuple[tuple[str, tuple[float, float, float]], ...] | None = None
@@ -293,7 +297,7 @@ def detect_kaleido(
         lattice, view = fit.lattice, fit.view
         maps = side_maps(view.norm, view.origin_mm, view.mm_per_px, lattice, config.lattice)
     with timer.stage("boards"):
-        found = find_boards(view, lattice, maps, config)
+        found = complete_boards(view, lattice, find_boards(view, lattice, maps, config), config)
     with timer.stage("cells"):
         boards, flags = read_boards(view, lattice, found, config)
     with timer.stage("off_lattice"):
@@ -621,19 +625,100 @@ def find_boards(view: TopView, lattice: TriangleLattice, maps, config: KaleidoVi
     if runner_up - impure[best] < config.min_coset_margin:
         flags.append(Flag("board_layout_ambiguous", "board centres are hard to tell from board corners here: "
                           "check the board outlines on the picture", {"impurity": impure}))
-    near = _near_boards(V, chosen, config)
-    partial = (coset == best) & ~accepted & (n_present >= 1) & near
-    if partial.any():
-        places = [{"centre_mm": [round(float(v), 1) for v in V[i] + shift[i]],
-                   "rotation_deg": round(float(lattice.rotation_deg), 2), "holes": int(n_present[i])}
-                  for i in np.nonzero(partial)[0]]
-        flags.append(Flag("boards_partly_seen", f"{int(partial.sum())} place(s) next to the boards show some "
-                          "holes but not a whole board (covered, cut off or off the lattice): boards may be "
-                          "missing from this judgement", {"holes": int(n_present[partial].sum()), "places": places}))
+    partly = _partly_seen_flag(V, shift, present, coset == best, accepted, lattice, config)
+    if partly is not None:
+        flags.append(partly)
     if lattice.residual_mm > config.max_lattice_inconsistency_mm:
         flags.append(Flag("lattice_inconsistent", f"the three edge directions miss a common lattice by "
                           f"{lattice.residual_mm:.1f} mm", {"consistency_mm": round(lattice.residual_mm, 2)}))
     return FoundBoards(V, shift, present, coset, best, accepted, order, tuple(flags))
+
+
+def _partial_places(V: np.ndarray, present: np.ndarray, centre_coset: np.ndarray, accepted: np.ndarray,
+                    config: KaleidoVisionConfig) -> np.ndarray:
+    """Candidates (N,) on the board-centre coset, next to a board, showing some holes but not accepted."""
+    near = _near_boards(V, np.nonzero(centre_coset & accepted)[0], config)
+    return centre_coset & ~accepted & (present.sum(axis=1) >= 1) & near
+
+
+def _partly_seen_flag(V: np.ndarray, shift: np.ndarray, present: np.ndarray, centre_coset: np.ndarray,
+                      accepted: np.ndarray, lattice: TriangleLattice, config: KaleidoVisionConfig) -> Flag | None:
+    """``boards_partly_seen`` with its places, or None where every place next to the boards is a board or bare."""
+    partial = _partial_places(V, present, centre_coset, accepted, config)
+    if not partial.any():
+        return None
+    n_present = present.sum(axis=1)
+    places = [{"centre_mm": [round(float(v), 1) for v in V[i] + shift[i]],
+               "rotation_deg": round(float(lattice.rotation_deg), 2), "holes": int(n_present[i])}
+              for i in np.nonzero(partial)[0]]
+    return Flag("boards_partly_seen", f"{int(partial.sum())} place(s) next to the boards show some "
+                "holes but not a whole board (covered, cut off or off the lattice): boards may be "
+                "missing from this judgement", {"holes": int(n_present[partial].sum()), "places": places})
+
+
+def complete_boards(view: TopView, lattice: TriangleLattice, found: FoundBoards,
+                    config: KaleidoVisionConfig) -> FoundBoards:
+    """Places next to the boards whose hole edges were too faint to accept them (blur, noise, tiles close to
+    the board's own colour), accepted where their holes hold tiles.
+
+    A place on the board-centre coset does not overlap any board, so a tile-coloured triangle there can
+    only be a tile in a board's hole (the bare table is read as empty: it is the empty class's own
+    example). A place is a board when at least ``min_present_cells`` of its holes either showed their
+    edges or hold a tile (of whichever colour) read with ``complete_min_conf``, at least one of them by its
+    edges, and all six are
+    inside the view (a board cut by the photo's edge stays flagged). Nothing is added where the board
+    centres' coset is ambiguous.
+    """
+    if any(f.code == "board_layout_ambiguous" for f in found.flags):
+        return found  # which places are board centres is itself in doubt: nothing is added on that guess
+    centre_coset = found.coset == found.best_coset
+    cand = np.nonzero(_partial_places(found.vertices_mm, found.present, centre_coset, found.accepted, config))[0]
+    if len(cand) == 0:
+        return found
+    V, shift = found.vertices_mm, found.shift_mm
+    tris = hexagon_cells(V[found.order] + shift[found.order], lattice.rotation_deg, config.edge_mm)
+    tris_c = hexagon_cells(V[cand] + shift[cand], lattice.rotation_deg, config.edge_mm)
+    _, _, tile_conf, valid, _ = _read_cells(view, lattice, found, np.concatenate([tris, tris_c]), config)
+    tile_conf, valid = (a[len(found.order) * 6:].reshape(-1, 6) for a in (tile_conf, valid))
+    tile = (tile_conf >= config.complete_min_conf) & valid
+    support = (found.present[cand] | tile).sum(axis=1)
+    take = cand[(support >= config.min_present_cells) & valid.all(axis=1)]
+    if len(take) == 0:
+        return found
+    accepted = found.accepted.copy()
+    accepted[take] = True
+    chosen = np.nonzero(centre_coset & accepted)[0]
+    order = chosen[np.lexsort((V[chosen, 0], V[chosen, 1]))]
+    partly = _partly_seen_flag(V, shift, found.present, centre_coset, accepted, lattice, config)
+    flags = tuple(partly if f.code == "boards_partly_seen" else f for f in found.flags
+                  if f.code != "boards_partly_seen" or partly is not None)
+    return replace(found, accepted=accepted, order=order, flags=flags)
+
+
+def _read_cells(view: TopView, lattice: TriangleLattice, found: FoundBoards, tris: np.ndarray,
+                config: KaleidoVisionConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """Triangles (T, 3, 2) read against the tile palette and the bare table beside the boards.
+
+    Returns
+    -------
+    names : ndarray, shape (T,), object (a palette colour or ``"empty"``)
+    confidences : ndarray, shape (T,)
+    tile_confidences : ndarray, shape (T,)
+        That the triangle holds a tile of any colour rather than showing the table.
+    valid : ndarray, shape (T,), bool
+        Enough of the triangle inside the photo.
+    n_table : int
+        Bare-table examples the empty class was learnt from.
+    """
+    V, shift = found.vertices_mm, found.shift_mm
+    table_tris = _table_cells(V, shift, found.coset, found.best_coset, found.accepted, found.present, lattice, config)
+    norm4 = np.concatenate([view.norm, view.valid[..., None].astype(np.float32)], axis=2)
+    feats = sample_cells(norm4, view.origin_mm, view.mm_per_px, tris.reshape(-1, 3, 2), config.cells)
+    table_feats = sample_cells(norm4, view.origin_mm, view.mm_per_px, table_tris, config.cells)
+    palette = dict(config.palette_rgb) if config.palette_rgb is not None else tile_palette_from_components()
+    r = read_cells(feats, table_feats, palette, config.cells)
+    return (np.asarray(r.names, dtype=object), np.asarray(r.confidence), np.asarray(r.tile_confidence), feats.valid,
+            len(table_feats))
 
 
 def read_boards(view: TopView, lattice: TriangleLattice, found: FoundBoards,
@@ -642,14 +727,9 @@ def read_boards(view: TopView, lattice: TriangleLattice, found: FoundBoards,
     V, shift, order = found.vertices_mm, found.shift_mm, found.order
     centres = V[order] + shift[order]
     tris = hexagon_cells(centres, lattice.rotation_deg, config.edge_mm)
-    table_tris = _table_cells(V, shift, found.coset, found.best_coset, found.accepted, found.present, lattice, config)
-    norm4 = np.concatenate([view.norm, view.valid[..., None].astype(np.float32)], axis=2)
-    feats = sample_cells(norm4, view.origin_mm, view.mm_per_px, tris.reshape(-1, 3, 2), config.cells)
-    table_feats = sample_cells(norm4, view.origin_mm, view.mm_per_px, table_tris, config.cells)
-    palette = dict(config.palette_rgb) if config.palette_rgb is not None else tile_palette_from_components()
-    names, conf = classify_cells(feats, table_feats, palette, config.cells)
-    names = np.asarray(names, dtype=object).reshape(-1, 6)
-    conf = np.asarray(conf).reshape(-1, 6)
+    names, conf, _, _, n_table = _read_cells(view, lattice, found, tris, config)
+    names = names.reshape(-1, 6)
+    conf = conf.reshape(-1, 6)
     offsets = _relative_shifts(V[order], shift[order], config)
     boards = tuple(
         BoardReading(
@@ -663,7 +743,7 @@ def read_boards(view: TopView, lattice: TriangleLattice, found: FoundBoards,
         for bi in range(len(order))
     )
     flags = []
-    if len(table_feats) == 0:
+    if n_table == 0:
         flags.append(Flag("no_table_sample", "no free table seen next to the boards: empty holes were judged "
                           "without the table's own colour"))
     return boards, tuple(flags)

@@ -38,7 +38,10 @@ class CellConfig:
     min_valid_frac : float
         A table sample needs this fraction of its points inside the photo.
     lightness_weight : float
-        Weight of L* against a*, b* (light level varies more than hue).
+        Weight of L* against hue (light level varies more than hue).
+    chroma_weight : float
+        Weight of chroma against hue where a hole is more saturated than its reference (a camera's
+        saturation boost varies more than hue).
     texture_weight : float
         Weight of the texture difference (MAD of L*) in the distances.
     tile_texture_max : float
@@ -75,6 +78,7 @@ class CellConfig:
     subdivisions: int = 6
     min_valid_frac: float = 0.9
     lightness_weight: float = 0.5
+    chroma_weight: float = 0.5
     texture_weight: float = 1.0
     tile_texture_max: float = 3.0
     table_neighbours: int = 8
@@ -155,7 +159,9 @@ def sample_cells(
         return CellFeatures(np.zeros((0, 3)), np.zeros(0), np.zeros(0, dtype=bool), np.zeros((0, 2)))
     pts = _sample_points(tris, config.sample_inset_mm, config.subdivisions, config.min_sample_scale)
     xy_px = (pts - np.asarray(origin_mm, dtype=np.float64)) / mm_per_px
-    chans = [sample(image_norm_valid[..., c], xy_px, exact=False) for c in range(4)]
+    # colours replicate the view's border; its validity does not (a point off the view is not seen)
+    chans = [sample(image_norm_valid[..., c], xy_px, border="zero" if c == 3 else "replicate", exact=False)
+             for c in range(4)]
     rgb = np.stack(chans[:3], axis=-1)  # (T, P, 3)
     valid = (chans[3] > config.sample_valid_min).mean(axis=1) >= config.min_valid_frac
     lab = rgb_to_lab(rgb.reshape(-1, 3)).reshape(rgb.shape)
@@ -164,9 +170,29 @@ def sample_cells(
     return CellFeatures(lab=med, texture=tex, valid=valid, xy_mm=tris.mean(axis=1))
 
 
+def _colour_distance(x: np.ndarray, y: np.ndarray, config: CellConfig) -> np.ndarray:
+    """CIELAB difference of holes ``x`` from references ``y``, split into lightness, chroma and hue (as
+    CIE94 does). Lightness is weighted down (the light level varies), and so is chroma where the hole is
+    the more saturated (a phone's saturation boost, contrast stretching); a hole paler than its reference
+    pays in full (paler through glare is the glare model's to explain, :func:`_glare_distance`).
+
+    Parameters
+    ----------
+    x, y : ndarray, shape (..., 3), broadcastable
+
+    Returns
+    -------
+    ndarray, shape (...)
+    """
+    dl = x[..., 0] - y[..., 0]
+    dc = np.hypot(x[..., 1], x[..., 2]) - np.hypot(y[..., 1], y[..., 2])
+    dh2 = np.maximum((x[..., 1] - y[..., 1]) ** 2 + (x[..., 2] - y[..., 2]) ** 2 - dc**2, 0.0)
+    wc = np.where(dc > 0.0, config.chroma_weight, 1.0)
+    return np.sqrt((config.lightness_weight * dl) ** 2 + (wc * dc) ** 2 + dh2)
+
+
 def _palette_distance(lab: np.ndarray, tex: np.ndarray, refs: np.ndarray, config: CellConfig) -> np.ndarray:
-    w = np.array([config.lightness_weight, 1.0, 1.0])
-    d = np.linalg.norm((lab[:, None, :] - refs[None]) * w, axis=2)
+    d = _colour_distance(lab[:, None, :], refs[None], config)
     return d + config.texture_weight * np.maximum(tex - config.tile_texture_max, 0.0)[:, None]
 
 
@@ -185,21 +211,23 @@ def _glare_distance(cells: CellFeatures, refs: np.ndarray, neutral: int | None, 
     o = lab_to_linear(cells.lab)  # (T, 3)
     P = lab_to_linear(refs)  # (K, 3)
     W = P[neutral]
+    ks = np.array([k for k in range(len(refs)) if k != neutral])
+    gram = np.stack([np.stack([np.einsum("kc,kc->k", P[ks], P[ks]), P[ks] @ W], axis=1),
+                     np.stack([P[ks] @ W, np.full(len(ks), W @ W)], axis=1)], axis=1)  # (K', 2, 2)
+    solvable = np.abs(np.linalg.det(gram)) > 1e-12
+    ks, gram = ks[solvable], gram[solvable]
+    if len(ks) == 0:
+        return out
+    rhs = np.stack([o @ P[ks].T, np.broadcast_to((o @ W)[:, None], (len(o), len(ks)))], axis=2)  # (T, K', 2)
+    amounts = np.einsum("kij,tkj->tki", np.linalg.inv(gram), rhs)  # (T, K', 2): colour, glare
+    fit = amounts[..., :1] * P[ks][None] + amounts[..., 1:] * W  # (T, K', 3)
+    fit_lab = rgb_to_lab(linear_to_srgb(fit.reshape(-1, 3))).reshape(fit.shape)
+    left = np.hypot(fit_lab[..., 1] - refs[neutral, 1], fit_lab[..., 2] - refs[neutral, 2])
+    ok = (amounts[..., 0] > 0) & (amounts[..., 1] > 0) & (left >= config.glare_min_chroma)
     w = np.array([config.lightness_weight, 1.0, 1.0])
     rough = config.texture_weight * np.maximum(cells.texture - config.tile_texture_max, 0.0)
-    for k in range(len(refs)):
-        if k == neutral:
-            continue
-        p = P[k]
-        gram = np.array([[p @ p, p @ W], [p @ W, W @ W]])
-        if abs(np.linalg.det(gram)) < 1e-12:
-            continue
-        amounts = np.stack([o @ p, o @ W], axis=1) @ np.linalg.inv(gram).T  # (T, 2): colour, glare
-        fit_lab = rgb_to_lab(linear_to_srgb(amounts[:, :1] * p + amounts[:, 1:] * W))
-        left = np.hypot(fit_lab[:, 1] - refs[neutral, 1], fit_lab[:, 2] - refs[neutral, 2])
-        ok = (amounts[:, 0] > 0) & (amounts[:, 1] > 0) & (left >= config.glare_min_chroma)
-        d = np.linalg.norm((cells.lab - fit_lab) * w, axis=1) + rough + config.glare_cost_de
-        out[:, k] = np.where(ok, d, np.inf)
+    d = np.linalg.norm((cells.lab[:, None, :] - fit_lab) * w, axis=2) + rough[:, None] + config.glare_cost_de
+    out[:, ks] = np.where(ok, d, np.inf)
     return out
 
 
@@ -223,8 +251,7 @@ def _empty_distance(cells: CellFeatures, table: CellFeatures, config: CellConfig
     t_xy = table.xy_mm[table.valid]
     k = min(config.table_neighbours, len(t_lab))
     near = np.argsort(np.linalg.norm(cells.xy_mm[:, None] - t_xy[None], axis=2), axis=1)[:, :k]  # (T, k)
-    w = np.array([config.lightness_weight, 1.0, 1.0])
-    d = np.linalg.norm((cells.lab[:, None, :] - t_lab[near]) * w, axis=2)
+    d = _colour_distance(cells.lab[:, None, :], t_lab[near], config)
     d = np.sqrt(d**2 + (config.texture_weight * (cells.texture[:, None] - t_tex[near])) ** 2)
     r = min(config.table_rank, k) - 1
     return np.partition(d, r, axis=1)[:, r], t_lab[near]
@@ -240,9 +267,29 @@ def _decide(dist: np.ndarray, config: CellConfig) -> tuple[np.ndarray, np.ndarra
     return order[:, 0], np.clip(conf, 0.0, 1.0)
 
 
-def classify_cells(
+@dataclass(frozen=True)
+class CellReadings:
+    """What the holes hold.
+
+    Attributes
+    ----------
+    names : list[str], length T
+        A palette colour or ``"empty"``.
+    confidence : ndarray, shape (T,), in [0, 1]
+        Of the name, against every other colour and empty.
+    tile_confidence : ndarray, shape (T,), in [0, 1]
+        That the hole holds a tile, whichever colour, rather than showing the table (0 where it was read
+        empty).
+    """
+
+    names: list[str]
+    confidence: np.ndarray
+    tile_confidence: np.ndarray
+
+
+def read_cells(
     cells: CellFeatures, table: CellFeatures, palette_rgb: dict[str, tuple[float, float, float]], config: CellConfig
-) -> tuple[list[str], np.ndarray]:
+) -> CellReadings:
     """Name each hole: a palette colour or ``"empty"``.
 
     Parameters
@@ -257,8 +304,7 @@ def classify_cells(
 
     Returns
     -------
-    names : list[str], length T
-    confidences : ndarray, shape (T,), in [0, 1]
+    CellReadings
     """
     names = list(palette_rgb)
     refs = rgb_to_lab(np.array([palette_rgb[n] for n in names], dtype=np.float64) / 255.0)
@@ -281,6 +327,9 @@ def classify_cells(
                 new[k] = refs[k] + step
         refs = new
     out = [names[i] if i < len(names) else EMPTY for i in idx]
+    # a tile of any colour against the bare table: sure even where the colour is in doubt
+    is_tile, tile_conf = _decide(np.stack([tile.min(axis=1), d_empty], axis=1), config)
+    tile_conf = np.where(is_tile == 0, tile_conf, 0.0)
     if config.neutral in names:
         # a table that looks like the neutral (white) tile: colour cannot tell a white tile from an
         # empty hole there, so such readings are never sure
@@ -294,4 +343,19 @@ def classify_cells(
             alike |= np.linalg.norm((overall - refs[k]) * w) < config.neutral_table_de
         torn = np.isin(idx, [k, len(names)]) & alike
         conf = np.where(torn, np.minimum(conf, config.neutral_table_conf), conf)
-    return out, conf
+        tile_conf = np.where(torn, np.minimum(tile_conf, config.neutral_table_conf), tile_conf)
+    return CellReadings(out, conf, tile_conf)
+
+
+def classify_cells(
+    cells: CellFeatures, table: CellFeatures, palette_rgb: dict[str, tuple[float, float, float]], config: CellConfig
+) -> tuple[list[str], np.ndarray]:
+    """Name each hole: a palette colour or ``"empty"`` (:func:`read_cells`, its names and confidences).
+
+    Returns
+    -------
+    names : list[str], length T
+    confidences : ndarray, shape (T,), in [0, 1]
+    """
+    r = read_cells(cells, table, palette_rgb, config)
+    return r.names, r.confidence

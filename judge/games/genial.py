@@ -21,6 +21,7 @@ from scoring.genial import SYMBOLS, Tower
 from scoring.genial_board import Cell, GenialBoard, cells_of
 from scoring.genial_judgement import GenialAdjudication, GenialContext, GenialReading, judge_placement
 from vision.genial import GenialPhoto, GenialVisionConfig, TokenRead, marker_layout, read_photo
+from vision.genial_tokens import settle_tokens
 
 TILE_DRAW_RGB = {"red": (200, 42, 42), "blue": (38, 84, 190), "yellow": (236, 196, 34), "black": (38, 38, 42)}
 NOT_SCORED = ("placement_invalid", "tile_moved_or_missing", "board_disagrees_with_replay", "board_pose",
@@ -150,6 +151,22 @@ def detect_warm(frames: list[Frame], ctx: GenialContext, timer: StageTimer, carr
     BadInput, CannotJudge
         As ``detect``.
     """
+    photos = read_frames(frames, ctx, timer, carry, config, memo)
+    return _state_of(photos, ctx, config), photos[-1].pose
+
+
+def read_frames(frames: list[Frame], ctx: GenialContext, timer: StageTimer, prior: HexBoardPose | None,
+                config: GenialVisionConfig = GenialVisionConfig(), memo: FrameMemo | None = None,
+                carried: GenialPhoto | None = None) -> list[GenialPhoto]:
+    """Each photo as read by itself (``vision.genial.read_photo``; its tokens not yet settled with the other's):
+    the first from ``memo`` when it holds that frame, the last reusing the numerals ``carried`` compared (its
+    reading on an earlier frame of the same still scene), or the first photo's when it is the same frame.
+
+    Raises
+    ------
+    BadInput, CannotJudge
+        As ``detect``.
+    """
     if len(frames) not in (1, 2):
         raise BadInput(f"genial takes 2 photos (before, after) or 1 with 'placed' in the context, not {len(frames)}")
     if len(frames) == 1 and ctx.placed is None:
@@ -158,30 +175,44 @@ def detect_warm(frames: list[Frame], ctx: GenialContext, timer: StageTimer, carr
         raise BadInput("the before and after photos differ in size: not a photo pair from one camera")
     expected = _expected_tiles(ctx)
     photos: list[GenialPhoto] = []
-    prior = carry
     for k, frame in enumerate(frames):
         if frame.calibration is None:
             raise CannotJudge(f"{frame.source or 'photo'}: no table frame from the markers "
                               f"({frame.calibration_error})")
         with timer.stage(f"board_{k + 1}" if len(frames) > 1 else "board"):
             known = memo.get(frame) if memo is not None and k == 0 else None  # a later photo: the first one's pose
+            again = photos[0] if k == 1 and frame is frames[0] else (carried if k == len(frames) - 1 else None)
             ph = known if known is not None else read_photo(frame.image_rgb, frame.calibration, board(),
                                                             len(ctx.players), expected, prior, config,
-                                                            photos[0] if photos else None)
+                                                            photos[0] if photos else None, again)
         photos.append(ph)
         prior = ph.pose
-    state = GenialState(after=photos[-1], before=photos[0] if len(photos) == 2 else None)
-    return state, photos[-1].pose
+    return photos
+
+
+def _state_of(photos: list[GenialPhoto], ctx: GenialContext, config: GenialVisionConfig) -> GenialState:
+    """The state of the photos as read, their tokens settled together (the pair and the token set:
+    ``vision.genial_tokens``)."""
+    settled = settle_tokens(photos, len(ctx.players), config.token_set)
+    return GenialState(after=settled[-1], before=settled[0] if len(settled) == 2 else None)
+
+
+#: What live reading carries from one reading frame of a still scene to the next: the board pose, the memo of
+#: photos already read (the "before"), and the last frame's own reading (its numerals).
+LiveCarry = tuple[HexBoardPose, FrameMemo, GenialPhoto]
 
 
 def live_detect(frames: list[Frame], ctx: GenialContext, timer: StageTimer,
-                carry: tuple[HexBoardPose, FrameMemo] | None) -> tuple[GenialState, tuple[HexBoardPose, FrameMemo]]:
+                carry: LiveCarry | None) -> tuple[GenialState, LiveCarry]:
     """``LiveSupport.detect_warm``: :func:`detect_warm` with the pose carried from the previous reading frame of the
-    still scene and the "before" photo's reading kept (read once per still scene, not once per frame)."""
-    pose, memo = carry if carry is not None else (None, FrameMemo())
-    state, pose = detect_warm(frames, ctx, timer, pose, memo=memo)
-    first = state.before if state.before is not None else state.after
-    return state, (pose, memo.keep(frames[:1], [first]))
+    still scene, the "before" photo's reading kept (read once per still scene, not once per frame), and the
+    numerals the previous frame compared reused where a token shows the same side (a token's numeral does not
+    change while nothing moves: every frame of a still board reads the same values, sure or doubtful; sides,
+    symbols, tiles and the pose are read on every frame)."""
+    config = GenialVisionConfig()
+    pose, memo, last = carry if carry is not None else (None, FrameMemo(), None)
+    photos = read_frames(frames, ctx, timer, pose, config, memo, last)
+    return _state_of(photos, ctx, config), (photos[-1].pose, memo.keep(frames[:1], photos[:1]), photos[-1])
 
 
 def state_from_json(obj: dict) -> GenialState:

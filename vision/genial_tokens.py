@@ -1,0 +1,237 @@
+"""What the photos of one camera read of the tokens, settled together: every photo of the pair, and the token set.
+
+A token never changes its light value (its dark side shows light + 1), never leaves its tower, and the set on the
+towers is known: per symbol so many tokens of light value 1 and of light value 2 for the player count (the
+rulebook, seed 003: 24 tokens, three of each per symbol; two players set aside one 1 and one 2 of every symbol, three
+players one 2 of every symbol). So:
+
+1. one tower's token read surely on one photo (its side and value, or its symbol) is the same token on the other
+   photo of the pair, whichever side it shows there: a doubtful read of it there takes the sure one; two sure reads
+   that disagree are both doubtful. A token turns dark and never back: one read dark surely before is dark after,
+   one read light surely after was light before (a side in doubt there is settled so);
+2. a symbol that already has as many tokens read surely as the set holds cannot be a doubtful token's symbol, and a
+   symbol whose light-1 (light-2) tokens are all read surely leaves its doubtful tokens only light 2 (light 1):
+   what is left by elimination is settled, and nothing else (a doubtful value that two values still fit stays
+   doubtful);
+3. more sure reads of a symbol, or of a symbol's light value, than the set holds: one of them is wrong, and every
+   one of them is doubtful;
+4. the doubtful values of one symbol that elimination leaves are assigned jointly: among the assignments the set
+   still allows, the one the numerals fit best (each token's fit of light 2 over light 1, the mean over the photos
+   that compared it on the side it shows) settles a token when every allowed assignment that gives it the other
+   value fits worse by at least the margin those changed tokens need together (root sum of squares of their
+   margins: independent misfits; a bias of the reader toward one digit cancels when two tokens swap values).
+
+Only doubts about the numeral (a value unclear, too small, not read) and about the symbol are settled; a doubt about
+the side stays (which pair of values the numeral chooses between is then unknown). Pure functions of the readings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from itertools import product
+from math import sqrt
+
+from geometry.hexgrid import Cell
+from vision.genial import SYMBOL_RGB, GenialPhoto, TokenRead
+
+SYMBOLS: tuple[str, ...] = tuple(SYMBOL_RGB)
+
+
+def token_set(n_players: int, counts: Sequence[tuple[int, int, int]]) -> dict[tuple[str, int], int] | None:
+    """How many tokens of each (symbol, light value) lie on the towers for ``n_players``; ``counts`` rows are
+    (players, light-1 tokens per symbol, light-2 tokens per symbol). None when the count is not listed."""
+    row = next((r for r in counts if r[0] == n_players), None)
+    if row is None:
+        return None
+    return {(s, v): row[v] for s in SYMBOLS for v in (1, 2)}
+
+
+def _parts(doubt: str) -> list[str]:
+    return [p for p in doubt.split("; ") if p]
+
+
+def _value_unsure(t: TokenRead) -> bool:
+    return any(w in t.doubt for w in ("numeral", "side", "outside"))
+
+
+def _side_unsure(t: TokenRead) -> bool:
+    return any(w in t.doubt for w in ("side", "outside"))
+
+
+def _symbol_unsure(t: TokenRead) -> bool:
+    return t.symbol is None or "symbol" in t.doubt or "outside" in t.doubt
+
+
+def _symbol_options(reads: Sequence[TokenRead]) -> set[str]:
+    """The symbols a tower's token may show, from its doubtful reads ("between a and b" keeps those two)."""
+    out = set(SYMBOLS)
+    for t in reads:
+        for p in _parts(t.doubt):
+            if p.startswith("symbol between "):
+                a, _, b = p.removeprefix("symbol between ").partition(" and ")
+                out &= {a, b}
+    return out
+
+
+def _agreed(values: dict[Cell, set]) -> tuple[dict, set[Cell]]:
+    """Cells whose sure reads agree -> the value; cells whose sure reads disagree."""
+    return ({c: next(iter(v)) for c, v in values.items() if len(v) == 1},
+            {c for c, v in values.items() if len(v) > 1})
+
+
+def _over_counts(symbol: Mapping[Cell, str], light: Mapping[Cell, int],
+                 holds: Mapping[tuple[str, int], int]) -> tuple[set[Cell], set[Cell]]:
+    """Towers whose sure symbol (sure symbol and light value) is read more often than the set holds."""
+    sym_over = {c for c, s in symbol.items()
+                if sum(1 for x in symbol.values() if x == s) > holds[(s, 1)] + holds[(s, 2)]}
+    light_over = {c for c, v in light.items() if c in symbol
+                  and sum(1 for d, w in light.items() if w == v and symbol.get(d) == symbol[c]) > holds[(symbol[c], v)]}
+    return sym_over, light_over
+
+
+def _eliminate(symbol: dict[Cell, str], light: dict[Cell, int], cells: set[Cell], options: Mapping[Cell, set[str]],
+               holds: Mapping[tuple[str, int], int]) -> None:
+    """Settle, in place, the symbols and light values that every other choice would put over the set's counts."""
+    changed = True
+    while changed:
+        changed = False
+        for c in sorted(cells - set(symbol)):
+            left = {s for s in options[c] if sum(1 for x in symbol.values() if x == s) < holds[(s, 1)] + holds[(s, 2)]
+                    and (c not in light or _count(symbol, light, s, light[c]) < holds[(s, light[c])])}
+            if len(left) == 1:
+                symbol[c] = left.pop()
+                changed = True
+        for c in sorted(c for c in cells if c in symbol and c not in light):
+            left_v = [v for v in (1, 2) if _count(symbol, light, symbol[c], v) < holds[(symbol[c], v)]]
+            if len(left_v) == 1:
+                light[c] = left_v[0]
+                changed = True
+
+
+def _count(symbol: Mapping[Cell, str], light: Mapping[Cell, int], s: str, v: int) -> int:
+    return sum(1 for c, w in light.items() if w == v and symbol.get(c) == s)
+
+
+def settle_tokens(photos: Sequence[GenialPhoto], n_players: int,
+                  counts: Sequence[tuple[int, int, int]]) -> tuple[GenialPhoto, ...]:
+    """The photos' token reads settled together (module doc): doubtful symbols and values that the other photo or
+    the token set decide are read as decided; sure reads that contradict each other or the set are doubtful.
+
+    Parameters
+    ----------
+    photos : sequence of GenialPhoto
+        The photos of one camera (a pair: before, after), each with its towers' reads.
+    n_players : int
+    counts : sequence of (players, light-1 per symbol, light-2 per symbol)
+        The token set on the towers per player count; a player count not listed settles only across photos.
+
+    Returns
+    -------
+    tuple of GenialPhoto, in the order given.
+    """
+    photos = _sides_settled(photos)
+    by_cell: dict[Cell, list[TokenRead]] = {}
+    for ph in photos:
+        for t in ph.towers:
+            by_cell.setdefault(t.qr, []).append(t)
+    sure_sym = {c: {t.symbol for t in ts if not _symbol_unsure(t)} for c, ts in by_cell.items()}
+    sure_light = {c: {t.value - int(t.dark) for t in ts if not _value_unsure(t)} for c, ts in by_cell.items()}
+    symbol, sym_clash = _agreed({c: v for c, v in sure_sym.items() if v})
+    light, light_clash = _agreed({c: v for c, v in sure_light.items() if v})
+    holds = token_set(n_players, counts)
+    sym_over: set[Cell] = set()
+    light_over: set[Cell] = set()
+    if holds is not None:
+        sym_over, light_over = _over_counts(symbol, light, holds)
+        symbol = {c: s for c, s in symbol.items() if c not in sym_over}
+        light = {c: v for c, v in light.items() if c not in light_over}
+        options = {c: _symbol_options(ts) for c, ts in by_cell.items()}
+        open_cells = set(by_cell) - sym_clash - sym_over
+        _eliminate(symbol, light, open_cells, options, holds)
+        _assign_jointly(symbol, light, open_cells - light_clash - light_over, _evidence(photos), holds)
+    notes = {"sym_clash": sym_clash, "light_clash": light_clash, "sym_over": sym_over, "light_over": light_over}
+    return tuple(replace(ph, towers=tuple(_settled(t, symbol, light, notes) for t in ph.towers)) for ph in photos)
+
+
+def _settled(t: TokenRead, symbol: Mapping[Cell, str], light: Mapping[Cell, int],
+             notes: Mapping[str, set[Cell]]) -> TokenRead:
+    """One token's read with what the settling decided: a doubtful symbol or numeral replaced by the decided one,
+    a contradiction added to its doubt."""
+    parts = _parts(t.doubt)
+    sym, value = t.symbol, t.value
+    if t.qr in notes["sym_clash"]:
+        parts.append("symbol read differently on the two photos")
+    elif t.qr in notes["sym_over"]:
+        parts.append(f"symbol: more {t.symbol} tokens read than the set holds")
+    elif _symbol_unsure(t) and t.qr in symbol and "outside" not in t.doubt:
+        sym = symbol[t.qr]
+        parts = [p for p in parts if "symbol" not in p]
+    if t.qr in notes["light_clash"]:
+        parts.append("numeral read as different values on the two photos")
+    elif t.qr in notes["light_over"]:
+        parts.append(f"numeral: more {t.symbol} tokens of light value {t.value - int(t.dark)} read than the set holds")
+    elif _value_unsure(t) and not _side_unsure(t) and t.qr in light:
+        value = light[t.qr] + int(t.dark)
+        parts = [p for p in parts if "numeral" not in p]
+    return replace(t, symbol=sym, value=value, doubt="; ".join(parts))
+
+
+def _sides_settled(photos: Sequence[GenialPhoto]) -> Sequence[GenialPhoto]:
+    """A pair (before, after): a side in doubt on one photo that the other settles (a token read dark surely
+    before is dark after; one read light surely after was light before). A side so changed leaves the numeral read
+    on the other side unused (its value doubtful until settled)."""
+    if len(photos) != 2:
+        return photos
+    first, last = ({t.qr: t for t in ph.towers} for ph in photos)
+    dark_before = {c for c, t in first.items() if t.dark and not _side_unsure(t)}
+    light_after = {c for c, t in last.items() if not t.dark and not _side_unsure(t)}
+
+    def fixed(t: TokenRead, dark: bool) -> TokenRead:
+        if "side unclear" not in t.doubt or "outside" in t.doubt:
+            return t
+        parts = [p for p in _parts(t.doubt) if "side unclear" not in p]
+        if t.dark == dark:
+            return replace(t, doubt="; ".join(parts))
+        low = 2 if dark else 1
+        parts = [p for p in parts if "numeral" not in p] + [f"numeral not read on this side: value {low} or {low + 1}"]
+        return replace(t, dark=dark, value=low, doubt="; ".join(parts))
+
+    before = replace(photos[0], towers=tuple(fixed(t, False) if t.qr in light_after else t for t in photos[0].towers))
+    after = replace(photos[1], towers=tuple(fixed(t, True) if t.qr in dark_before else t for t in photos[1].towers))
+    return before, after
+
+
+def _evidence(photos: Sequence[GenialPhoto]) -> dict[Cell, tuple[float, float]]:
+    """Per tower whose numeral some photo compared on the side it shows there (its side sure): how much better light
+    value 2 fits than light value 1 (the mean over those photos) and the margin a sure reading needs (their mean)."""
+    fits: dict[Cell, list[tuple[float, float]]] = {}
+    for ph in photos:
+        for t in ph.towers:
+            n = ph.numerals.get(t.qr)
+            if n is None or n.read is None or n.dark != t.dark or _side_unsure(t):
+                continue
+            toward_2 = n.read.margin if n.read.value - int(t.dark) == 2 else -n.read.margin
+            fits.setdefault(t.qr, []).append((toward_2, n.read.needed))
+    return {c: (sum(f for f, _ in v) / len(v), sum(m for _, m in v) / len(v)) for c, v in fits.items()}
+
+
+def _assign_jointly(symbol: Mapping[Cell, str], light: dict[Cell, int], cells: set[Cell],
+                    evidence: Mapping[Cell, tuple[float, float]], holds: Mapping[tuple[str, int], int],
+                    max_open: int = 10) -> None:
+    """Settle, in place, doubtful light values one symbol's remaining counts tie together (module doc, step 4)."""
+    for s in SYMBOLS:
+        open_ = sorted(c for c in cells if symbol.get(c) == s and c not in light and c in evidence)
+        if not open_ or len(open_) > max_open:
+            continue
+        room = {v: holds[(s, v)] - _count(symbol, light, s, v) for v in (1, 2)}
+        allowed = [a for a in product((1, 2), repeat=len(open_)) if a.count(1) <= room[1] and a.count(2) <= room[2]]
+        if not allowed:
+            continue
+        fit = {a: sum(evidence[c][0] for c, v in zip(open_, a, strict=True) if v == 2) for a in allowed}
+        best = max(allowed, key=lambda a: fit[a])
+        for i, c in enumerate(open_):
+            rivals = [a for a in allowed if a[i] != best[i]]
+            if all(fit[best] - fit[a] >= sqrt(sum(evidence[d][1] ** 2 for d, v, w in zip(open_, a, best, strict=True)
+                                                  if v != w)) for a in rivals):
+                light[c] = best[i]
