@@ -211,21 +211,23 @@ def _glare_distance(cells: CellFeatures, refs: np.ndarray, neutral: int | None, 
     o = lab_to_linear(cells.lab)  # (T, 3)
     P = lab_to_linear(refs)  # (K, 3)
     W = P[neutral]
+    ks = np.array([k for k in range(len(refs)) if k != neutral])
+    gram = np.stack([np.stack([np.einsum("kc,kc->k", P[ks], P[ks]), P[ks] @ W], axis=1),
+                     np.stack([P[ks] @ W, np.full(len(ks), W @ W)], axis=1)], axis=1)  # (K', 2, 2)
+    solvable = np.abs(np.linalg.det(gram)) > 1e-12
+    ks, gram = ks[solvable], gram[solvable]
+    if len(ks) == 0:
+        return out
+    rhs = np.stack([o @ P[ks].T, np.broadcast_to((o @ W)[:, None], (len(o), len(ks)))], axis=2)  # (T, K', 2)
+    amounts = np.einsum("kij,tkj->tki", np.linalg.inv(gram), rhs)  # (T, K', 2): colour, glare
+    fit = amounts[..., :1] * P[ks][None] + amounts[..., 1:] * W  # (T, K', 3)
+    fit_lab = rgb_to_lab(linear_to_srgb(fit.reshape(-1, 3))).reshape(fit.shape)
+    left = np.hypot(fit_lab[..., 1] - refs[neutral, 1], fit_lab[..., 2] - refs[neutral, 2])
+    ok = (amounts[..., 0] > 0) & (amounts[..., 1] > 0) & (left >= config.glare_min_chroma)
     w = np.array([config.lightness_weight, 1.0, 1.0])
     rough = config.texture_weight * np.maximum(cells.texture - config.tile_texture_max, 0.0)
-    for k in range(len(refs)):
-        if k == neutral:
-            continue
-        p = P[k]
-        gram = np.array([[p @ p, p @ W], [p @ W, W @ W]])
-        if abs(np.linalg.det(gram)) < 1e-12:
-            continue
-        amounts = np.stack([o @ p, o @ W], axis=1) @ np.linalg.inv(gram).T  # (T, 2): colour, glare
-        fit_lab = rgb_to_lab(linear_to_srgb(amounts[:, :1] * p + amounts[:, 1:] * W))
-        left = np.hypot(fit_lab[:, 1] - refs[neutral, 1], fit_lab[:, 2] - refs[neutral, 2])
-        ok = (amounts[:, 0] > 0) & (amounts[:, 1] > 0) & (left >= config.glare_min_chroma)
-        d = np.linalg.norm((cells.lab - fit_lab) * w, axis=1) + rough + config.glare_cost_de
-        out[:, k] = np.where(ok, d, np.inf)
+    d = np.linalg.norm((cells.lab[:, None, :] - fit_lab) * w, axis=2) + rough[:, None] + config.glare_cost_de
+    out[:, ks] = np.where(ok, d, np.inf)
     return out
 
 
