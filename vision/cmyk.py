@@ -576,7 +576,9 @@ def _read_marks(image_rgb, mapper, frame, px_per_mm: float, bands: _BandReading,
     dark = np.take_along_axis(dark_o, idx[..., None], axis=2).mean(axis=2)  # (T, 3, L)
     templates, _ = rd.mark_templates(s, blur_px / max(px_per_mm, config.min_px_per_mm), config.read)
     mll, mamp = rd.mark_loglik(dark.reshape(-1, len(s)), templates, config.read)
+    mll_resolved = rd.mark_loglik(dark.reshape(-1, len(s)), templates, config.read, resolved=True)[0]
     mll = mll.reshape(len(cells), 3, 7)
+    mll_resolved = mll_resolved.reshape(len(cells), 3, 7)
     mamp = mamp.reshape(len(cells), 3, 6)
     black_lin = rd.srgb_to_linear(black / 255.0)
     o = bands.offsets
@@ -591,7 +593,8 @@ def _read_marks(image_rgb, mapper, frame, px_per_mm: float, bands: _BandReading,
         r = int(bands.rotations[t])
         p = rd.posterior(bands.rotation_ll[t])
         out.append(rd.TileEvidence(rotation=r, rotation_confidence=float(p[r]), ground_est=gest[t], mark_ll=mll[t],
-                                   mark_amp=mamp[t], dark_luminance=float(dark_lum[t])))
+                                   mark_amp=mamp[t], dark_luminance=float(dark_lum[t]),
+                                   mark_ll_resolved=mll_resolved[t]))
     return out
 
 
@@ -600,8 +603,7 @@ def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence],
     """Each tile to a distinct tile of the set (marks, ground, contacts), with confidences and doubts."""
     cells = bands.cells
     gain, gsigma, _ = rd.calibrate_ground(evidence, config.read)
-    evidence = [rd.TileEvidence(ev.rotation, ev.rotation_confidence, ev.ground_est / gain, ev.mark_ll,
-                                ev.mark_amp, ev.dark_luminance) for ev in evidence]
+    evidence = [replace(ev, ground_est=ev.ground_est / gain) for ev in evidence]
     own_scores, columns = rd.score_matrix(evidence, config.read, gsigma)
     chosen = rd.assign(own_scores)
     scores = own_scores
@@ -651,7 +653,9 @@ def _confidence_scores(evidence: list[rd.TileEvidence], scores: np.ndarray, bonu
     """
     weight, _ = rd.mark_weight(evidence, config.read)
     if weight < 1.0:
-        evidence = [replace(ev, mark_ll=ev.mark_ll * weight) for ev in evidence]
+        evidence = [replace(ev, mark_ll=ev.mark_ll * weight,
+                            mark_ll_resolved=None if ev.mark_ll_resolved is None else ev.mark_ll_resolved * weight)
+                    for ev in evidence]
         scores = rd.score_matrix(evidence, config.read, gsigma)[0] + bonus
     n_normal = len(rd.tile_types())
     types = np.array(rd.tile_types())
