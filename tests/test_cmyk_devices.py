@@ -169,3 +169,27 @@ def test_template_separation_falls_with_blur():
     seps = [rd.template_separation(rd.mark_templates(s, b)[0], 1, 0) for b in (0.3, 1.0, 2.0, 3.0)]
     assert all(a > b for a, b in zip(seps, seps[1:], strict=False))
     assert seps[-1] < 0.1 * seps[0]
+
+
+def test_a_neighbour_witnesses_a_contact_only_as_surely_as_it_reads_it():
+    """Two touching tiles (cells (0, 0) and its H neighbour), both in rotation 1 (H edge cyan). A neighbour sure of
+    its cyan level 1 lends the full contact weight to the columns with cyan 1 (as ``contact_bonus``); one torn
+    between 0 and 1 (its marks unresolved, its ground halfway: the webcam's case) favours neither; one read as K
+    witnesses nothing."""
+    from geometry import trilattice as tl
+
+    cells = [(0, 0), tl.neighbour(0, 0, "H")]
+    columns = [*rd.tile_types(), "k", "k"]
+    cyan = np.array([c[0] if c != "k" else -1 for c in columns])
+
+    def bonus(neighbour_cyan: np.ndarray) -> np.ndarray:
+        post = np.full((2, 3, 6), 1 / 6)
+        post[1, 0] = neighbour_cyan
+        return rd.witnessed_contact_bonus(cells, [1, 1], post, columns, 2.0, lambda c, d: tl.neighbour(*c, d))[0]
+
+    sure = bonus(np.eye(6)[1])
+    assert np.all(sure[cyan == 1] == 2.0) and np.all(sure[(cyan != 1) & (cyan >= 0)] == 0.0)
+    torn = bonus(np.array([0.5, 0.5, 0, 0, 0, 0]))
+    assert np.all(torn[cyan == 0] == torn[cyan == 1][0]) and np.all(torn[cyan == 2] == 0.0)
+    assert np.all(bonus(np.zeros(6)) == 0.0)
+    assert np.all(sure[-2:] == 0.0)  # a K column has no levels to witness

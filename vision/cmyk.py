@@ -613,7 +613,7 @@ def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence],
                                  config.contact_weight, lambda c, d: tl.neighbour(*c, d))
         scores = own_scores + bonus
         chosen = rd.assign(scores)
-    sure = _confidence_scores(evidence, scores, bonus, gsigma, config)
+    sure = _confidence_scores(evidence, scores, bonus, gsigma, config, cells, chosen, columns)
     flags: list[Flag] = []
     tiles = []
     for t, cell in enumerate(cells):
@@ -636,7 +636,7 @@ def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence],
 
 
 def _confidence_scores(evidence: list[rd.TileEvidence], scores: np.ndarray, bonus: np.ndarray, gsigma: float,
-                       config: CmykVisionConfig) -> np.ndarray:
+                       config: CmykVisionConfig, cells: list, chosen: np.ndarray, columns: list) -> np.ndarray:
     """The log-posteriors the readings' confidences come from (the readings themselves stay those of ``scores``).
 
     Two corrections of the modelled certainty, both measured on the photo: the marks are weighted by how well
@@ -644,7 +644,10 @@ def _confidence_scores(evidence: list[rd.TileEvidence], scores: np.ndarray, bonu
     them sure and wrong), and a normal tile's levels combine marks and ground robustly
     (``cmyk_read.robust_level_loglik``, each wrong with probability ``evidence_outlier``): where the marks say
     one level and the ground another, neither is sure, and a confident +-1 misread becomes a doubtful one. The
-    K-or-normal split keeps the modelled posterior.
+    marks count only as far as the photo resolves them (``TileEvidence.mark_ll_resolved``: a blurred dot and
+    dash tell nothing between levels 0 and 1), and a touching neighbour witnesses an edge's level only as surely
+    as its own marks and ground read it (``cmyk_read.witnessed_contact_bonus``). The K-or-normal split keeps the
+    modelled posterior.
 
     Returns
     -------
@@ -660,7 +663,11 @@ def _confidence_scores(evidence: list[rd.TileEvidence], scores: np.ndarray, bonu
     n_normal = len(rd.tile_types())
     types = np.array(rd.tile_types())
     robust = rd.robust_level_loglik(evidence, gsigma, config.evidence_outlier)  # (T, 3, 6)
-    normal = sum(robust[:, ink, types[:, ink]] for ink in range(3)) + bonus[:, :n_normal]
+    own = np.exp(robust - robust.max(axis=2, keepdims=True))
+    own = own / own.sum(axis=2, keepdims=True) * np.array([columns[c] != "k" for c in chosen])[:, None, None]
+    witnessed = rd.witnessed_contact_bonus(cells, [ev.rotation for ev in evidence], own, columns,
+                                           config.contact_weight, lambda c, d: tl.neighbour(*c, d))
+    normal = sum(robust[:, ink, types[:, ink]] for ink in range(3)) + witnessed[:, :n_normal]
     # the K-or-normal split as modelled, the levels of a normal tile as robustly as the evidence allows
     p_k = np.array([rd.posterior(row)[n_normal:].sum() for row in scores])
     p_normal = np.array([rd.posterior(row) for row in normal]) * (1 - p_k)[:, None]

@@ -595,6 +595,41 @@ def contact_bonus(cells: list[tuple[int, int]], rotations: list[int], chosen: np
     return out
 
 
+def witnessed_contact_bonus(cells: list[tuple[int, int]], rotations: list[int], level_post: np.ndarray,
+                            columns: list, weight: float, neighbour_of) -> np.ndarray:
+    """:func:`contact_bonus` with each neighbour a witness only as sure as its own evidence: an edge earns
+    ``weight`` times the neighbour's own probability of the level the column gives that edge.
+
+    A neighbour read from marks the photo cannot resolve (:func:`resolve_level_pairs`) and an ambiguous ground
+    witnesses nothing between the levels it cannot tell apart, instead of lending its guess the full weight.
+
+    Parameters
+    ----------
+    cells, rotations, columns, weight, neighbour_of
+        As :func:`contact_bonus`.
+    level_post : ndarray, shape (T, 3 inks, 6 levels)
+        Each tile's own level probabilities per ink (marks and ground, no contacts); zero for a tile read as K
+        (wild: no witness).
+
+    Returns
+    -------
+    ndarray, shape (T, len(columns))
+    """
+    index = {c: k for k, c in enumerate(cells)}
+    normal = np.array([c if c != "k" else (-1, -1, -1) for c in columns], dtype=int)
+    is_normal = normal[:, 0] >= 0
+    out = np.zeros((len(cells), len(columns)))
+    for t, cell in enumerate(cells):
+        for d, dn in enumerate(DIRS):
+            n = index.get(neighbour_of(cell, dn))
+            if n is None:
+                continue
+            nb_ink = INKS.index(ROTATIONS[rotations[n]][d])
+            ink = INKS.index(ROTATIONS[rotations[t]][d])
+            out[t, is_normal] += weight * level_post[n, nb_ink, normal[is_normal, ink]]
+    return out
+
+
 def assign(scores: np.ndarray) -> np.ndarray:
     """Each tile to a distinct type, maximising the summed log-likelihood. Returns column per row."""
     from scipy.optimize import linear_sum_assignment  # noqa: PLC0415  (imported when first needed: CLI start-up)
