@@ -152,6 +152,8 @@ class LiveJudge:
         self.reads = 0
         self.warm_reads = 0
         self._carry: Any = None  # the game's warm-detection carry, for the still scene being read
+        self._carry_frame: Frame | None = None  # the frame whose read gave ``_carry``
+        self._before_carry: Any = None  # what a new scene's detection starts with (``LiveSupport.keep_before``)
         self._calibration: Any = None  # TableCalibration, reused while the scene is still
         self._fresh = False  # the calibration was found after the last motion
         self._shape: tuple[int, ...] | None = None
@@ -276,12 +278,15 @@ class LiveJudge:
         if warm is None:
             return self.game.detect(frames, ctx, timer)
         self.warm_reads += self._carry is not None
+        start = self._carry if self._carry is not None else self._before_carry
         try:
-            state, self._carry = warm(frames, ctx, timer, self._carry)
+            state, self._carry = warm(frames, ctx, timer, start)
         except CannotJudge as exc:  # what it read may still carry to the scene's next frames (a chips-only scene)
             if exc.carry is not None:
                 self._carry = exc.carry
             raise
+        finally:
+            self._carry_frame = frames[-1]
         return state
 
     def _scene_key(self, reading: Reading) -> str:
@@ -368,6 +373,9 @@ class LiveJudge:
             return
         if live.before == "cannot_judge" and not r.ok and live.before_reason and live.before_reason in str(r.value):
             self.before, self.before_frame = r.payload.frame, ev.frame
+            # the kept frame's own reading starts the next scenes' detection (not read again)
+            hook, same = live.keep_before, self._carry is not None and self._carry_frame is r.payload.frame
+            self._before_carry = hook(self._carry, r.payload.frame) if hook is not None and same else None
         elif live.before == "previous" and r.ok:  # baseline, placement, or the same board again (fresher)
             self.before, self.before_frame = r.payload.frame, ev.frame
             if ev.kind == "settled":

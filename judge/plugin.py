@@ -108,6 +108,10 @@ class LiveSupport:
         look at every frame again (the frames are voted on: read the pieces again, or check that what it
         carries is still there) and give the same state as ``detect`` would. A ``CannotJudge`` it raises may
         carry the carry (``CannotJudge.carry``). None: every reading frame runs ``detect``.
+    keep_before : callable(carry, Frame) -> carry, or None
+        ``"cannot_judge"``: when a still scene's frame is kept as the "before" photo, what of that scene's carry
+        (the reading of that very frame) the next scenes' ``detect_warm`` starts with instead of None (the before
+        photo's reading, not made again). None: the next scenes start with nothing.
     next_context : callable(context JSON or None, judgement JSON) -> context JSON or None, or None
         ``"previous"``: the context of the next placement after this settled one (the turn passed on, the
         scores after it), or None when the game cannot tell. Without it (or after a None) every later
@@ -127,6 +131,7 @@ class LiveSupport:
     before_reason: str = ""
     change_codes: tuple[str, ...] = ()
     detect_warm: Callable[[list[Frame], Any, StageTimer, Any], tuple[Any, Any]] | None = None
+    keep_before: Callable[[Any, Frame], Any] | None = None
     next_context: Callable[[dict | None, dict], dict | None] | None = None
     vote_ignores: tuple[str, ...] = ()
     per_photo: Callable[[dict | None], tuple[tuple[str, dict], ...]] | None = None

@@ -101,6 +101,34 @@ def test_the_carrotain_clip_judges_the_same_warm_and_cold():
     assert live_warm.warm_reads == live_warm.reads - 2 > 0
 
 
+def test_the_chips_read_on_the_kept_before_frame_are_its_before_chips_later():
+    from dataclasses import replace
+
+    from core.errors import CannotJudge
+    from scoring.carrotain_state import ChipReading
+
+    plugin = get_game("carrotain")
+    scene = clip_scene("carrotain", SEED)
+    keys = key_frames(scene, "place", CONFIG)
+    before = make_frame(expand([(keys[0][0], 1)], CONFIG, seed=2)[0], "clip")
+    frame = make_frame(expand([(keys[-1][0], 1)], CONFIG, seed=3)[0], "clip")
+    ctx = plugin.parse_context(scene.context)
+    with pytest.raises(CannotJudge) as chips_only:  # the "before" scene: chips, no boards
+        plugin.live.detect_warm([before], ctx, StageTimer(), None)
+    kept = plugin.live.keep_before(chips_only.value.carry, before)
+    assert kept.before_image is before.image_rgb and kept.before_chips == chips_only.value.carry.chips != ()
+    state, _ = plugin.live.detect_warm([before, frame], ctx, StageTimer(), kept)
+    cold = plugin.detect([before, frame], ctx, StageTimer())
+    assert _verdict(adjudicate(plugin, state, ctx)) == _verdict(adjudicate(plugin, cold, ctx))
+    # they are what the challenge is compared with (not read again): moved away, every one goes missing
+    away = replace(kept, before_chips=tuple(ChipReading(c.kind, c.colour, (c.xy_mm[0] + 300.0, c.xy_mm[1]),
+                                                        c.centre_sigma_mm, c.confidence) for c in kept.before_chips))
+    moved, _ = plugin.live.detect_warm([before, frame], ctx, StageTimer(), away)
+    missing = [f for f in moved.flags if f.code == "chips_missing_since_before"]
+    assert missing and len(missing[0].data["xy_mm"]) == len(kept.before_chips)
+    assert not any(f.code == "chips_missing_since_before" for f in cold.flags)
+
+
 def test_the_still_checks_hold_on_a_still_frame_and_fail_when_a_board_moves_or_goes():
     from vision.carrotain_still import boards_hold, chips_hold
     from vision.carrotain_view import colour_reference

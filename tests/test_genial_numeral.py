@@ -141,3 +141,19 @@ def test_a_clear_read_against_the_players_value_is_flagged_and_the_given_one_use
     got = G.adjudicate(state, G.parse_context(ctx)).to_json()
     assert got["move_points"] == want["move_points"]
     assert not {f["code"] for f in got["flags"]} & {"token_value_disagrees", "token_value_doubtful"}, got["flags"]
+
+
+def test_a_side_the_face_leaves_unclear_is_decided_by_the_numerals_ink_only_when_it_fits_clearly():
+    """A glare-lit dark face reads half-way to light; its numeral read both ways: white ink fitting far better than
+    black ink makes it dark (value from the white-ink read), a near tie keeps the side unclear."""
+    from vision.genial import GenialVisionConfig, NumeralCarry, TokenFace, _side_by_ink
+    from vision.genial_numeral import NumeralRead
+
+    config = GenialVisionConfig()
+    face = TokenFace(False, "green", ("side unclear (face lightness 49)",))
+    white = NumeralRead(3, 2, 0.97, 0.90, 0.0, (0.0, 0.0), 0.9, 0.036)
+    for black_score, decided in ((0.60, True), (0.90, False)):
+        black = NumeralRead(2, 1, black_score, black_score - 0.05, 0.0, (0.0, 0.0), 0.9, 0.036)
+        got_face, got = _side_by_ink(face, NumeralCarry(False, black, 4.0, white), config)
+        assert (got_face.dark, got_face.doubts == ()) == ((True, True) if decided else (False, False))
+        assert got.read is (white if decided else black) and got.other is (black if decided else white)

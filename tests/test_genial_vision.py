@@ -165,3 +165,15 @@ def test_a_pale_neutral_patch_is_glare_on_a_tile_not_an_empty_cell():
     lab = np.array([[patches[c]] * 5 for c in cells], dtype=np.float64)
     tiles, doubtful = classify_cells(CellSamples(cells, np.zeros((len(cells), 5, 2)), lab), GenialVisionConfig())
     assert not tiles and set(doubtful) == {(0, 3), (0, 4)} and all("glare" in doubtful[c] for c in doubtful)
+
+
+def test_a_dark_cell_with_colour_is_a_tile_in_shadow_not_a_black_tile():
+    """A blue tile in a tower's deep shadow reads nearer black than blue, but keeps its hue: doubtful, never a black
+    tile; a neutral dark cell is black."""
+    from vision.genial import CellSamples, GenialVisionConfig, classify_cells
+
+    lab = np.array([[[8.0, 1.5, -2.0]] * 4, [[2.0, 11.0, -25.0]] * 4])          # (2 cells, 4 samples, Lab)
+    samples = CellSamples(((0, 1), (0, 2)), np.zeros((2, 4, 2)), lab)
+    tiles, doubtful = classify_cells(samples, GenialVisionConfig())
+    assert tiles == {(0, 1): "black"}
+    assert "blue tile in shadow" in doubtful[(0, 2)]

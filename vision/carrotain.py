@@ -528,7 +528,7 @@ def recognise_warm(
             boards, fits = list(still.board_readings), still.boards
         else:
             ev = board_evidence(challenge_rgb, cal, ref, config, layout, views)
-            if carry is not None:
+            if carry is not None and carry.boards:
                 boards, fits = _boards_from_evidence(ev, cal, chips, config, comp, carry.boards)
     if still is not None and held:
         new_carry = still  # nothing changed: the carry stays what later frames are checked against

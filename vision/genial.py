@@ -107,6 +107,10 @@ class GenialVisionConfig:
     empty_max_distance, empty_min_b : float
         An empty cell must also lie this close to the board's face and be as warm (CIELAB b*) as its beige: a
         neutral or remote pale patch is a tile washed out by glare, doubtful.
+    black_max_chroma : float
+        A cell read black must be nearly neutral (the black tile is [38, 38, 42]; on the tune sets' 407 black cells
+        the median's chroma was at most 10): a dark cell with more colour is a colour tile in a deep shadow,
+        doubtful.
     cell_step_mm : float
         Spacing of the sample points on a cell's disc.
     min_visible : float
@@ -133,6 +137,10 @@ class GenialVisionConfig:
     symbol_inner_mm : tuple of (symbol, mm)
         Radius of the face disc left inside each symbol for the numeral (the kit's print; unread symbol: the
         smallest).
+    side_ink_margin : float
+        A side the face leaves unclear is the one whose numeral ink fits this much better (best normalised
+        correlation of its digits, white ink vs black ink; on the 624 token reads of the tune sets gen_tune and
+        gen_tune2 the true side's ink always fit better, by 0.07-0.6, median 0.34).
     token_set : tuple of (players, light-1 tokens per symbol, light-2 tokens per symbol)
         The tokens on the towers for each player count (the rulebook, seed 003: all 24 for four players; two
         players set aside one 1 and one 2 of every symbol, three players one 2): ``vision.genial_tokens`` settles
@@ -170,6 +178,7 @@ class GenialVisionConfig:
     cell_margin: float = 4.0
     empty_max_distance: float = 20.0
     empty_min_b: float = 6.0
+    black_max_chroma: float = 18.0
     cell_step_mm: float = 1.5
     min_visible: float = 0.4
     token_r_mm: float = 7.5
@@ -183,6 +192,7 @@ class GenialVisionConfig:
     min_numeral_px: float = 3.0
     numeral: NumeralConfig = NumeralConfig()
     symbol_inner_mm: tuple[tuple[str, float], ...] = (("orange", 4.3), ("blue", 4.6), ("green", 4.9), ("purple", 3.9))
+    side_ink_margin: float = 0.15
     token_set: tuple[tuple[int, int, int], ...] = ((2, 2, 2), (3, 3, 2), (4, 3, 3))
 
     def spec(self) -> HexBoardSpec:
@@ -241,11 +251,14 @@ class NumeralCarry:
         None: not compared (too small, or outside the photo).
     tall_px : float
         The numeral's height in photo px.
+    other : NumeralRead or None
+        The numeral read as the other side's (when the face left the side unclear).
     """
 
     dark: bool
     read: NumeralRead | None
     tall_px: float
+    other: NumeralRead | None = None
 
 
 @dataclass(frozen=True)
@@ -634,9 +647,19 @@ def classify_cells(samples: CellSamples, config: GenialVisionConfig, occluded: n
             doubtful[c] = f"colour between {name} and {names[order[i, 1]]}"
         elif name == "empty" and (first > config.empty_max_distance or med[i, 2] < config.empty_min_b):
             doubtful[c] = f"pale but not the board's face (glare on a {names[order[i, 1]]} tile?)"
+        elif name == "black" and np.hypot(med[i, 1], med[i, 2]) > config.black_max_chroma:
+            doubtful[c] = (f"dark but coloured (chroma {np.hypot(med[i, 1], med[i, 2]):.0f}): a "
+                           f"{_hue_name(med[i], protos, names)} tile in shadow?")
         elif name in TILE_RGB:
             tiles[c] = name
     return tiles, doubtful
+
+
+def _hue_name(lab: np.ndarray, protos: np.ndarray, names: list[str]) -> str:
+    """The player colour whose hue (CIELAB a*b* angle) lies nearest a colour's."""
+    hue = np.arctan2(lab[2], lab[1])
+    colours = [(n, p) for n, p in zip(names, protos, strict=True) if n in ("red", "blue", "yellow")]
+    return min(colours, key=lambda np_: abs((np.arctan2(np_[1][2], np_[1][1]) - hue + np.pi) % (2 * np.pi) - np.pi))[0]
 
 
 def read_cells(view: TableView, pose: HexBoardPose, cells: list[Cell], config: GenialVisionConfig,
@@ -736,14 +759,25 @@ def _symbol_hues() -> dict[str, float]:
     return {s: float(np.degrees(np.arctan2(v[2], v[1]))) for s, v in zip(SYMBOL_RGB, lab, strict=True)}
 
 
-def read_token(lab: np.ndarray, qr: Cell, size: str, config: GenialVisionConfig,
-               numeral: NumeralRead | None = None, numeral_px: float = np.inf, known: int | None = None) -> TokenRead:
-    """The token on the tower at ``qr`` from its disc's CIELAB pixels (N, 3): side, symbol (by hue); its value from
-    ``numeral`` (:func:`read_numeral` with that side; None: not read, the side's low value, doubtful), or ``known``
-    (read clearly on the earlier photo of the pair, the same side up)."""
+@dataclass(frozen=True)
+class TokenFace:
+    """What a token's face shows before its numeral is read: side and symbol, and the doubts about them.
+
+    Attributes
+    ----------
+    dark : bool
+    symbol : str or None
+    doubts : tuple of str
+    """
+
+    dark: bool
+    symbol: str | None
+    doubts: tuple[str, ...] = ()
+
+
+def token_face(lab: np.ndarray, config: GenialVisionConfig) -> TokenFace:
+    """A token's side (:func:`token_side`) and symbol (by hue) from its disc's CIELAB pixels (N > 0, 3)."""
     doubts = []
-    if len(lab) == 0:
-        return TokenRead(qr, size, None, 1, False, "token outside the photo")
     plain = np.hypot(lab[:, 1], lab[:, 2]) < config.symbol_chroma_min
     dark, face_l = token_side(lab, config)
     if abs(face_l - config.dark_face_lightness) < config.side_margin:
@@ -762,10 +796,20 @@ def read_token(lab: np.ndarray, qr: Cell, size: str, config: GenialVisionConfig,
         symbol = ranked[0]
         if gaps[ranked[1]] - gaps[ranked[0]] < 15.0:
             doubts.append(f"symbol between {ranked[0]} and {ranked[1]}")
-    value, why = (known, "") if known is not None else token_value(numeral, dark, numeral_px, config)
-    if why:
-        doubts.append(why)
-    return TokenRead(qr, size, symbol, value, dark, "; ".join(doubts))
+    return TokenFace(dark, symbol, tuple(doubts))
+
+
+def read_token(lab: np.ndarray, qr: Cell, size: str, config: GenialVisionConfig,
+               numeral: NumeralRead | None = None, numeral_px: float = np.inf, known: int | None = None,
+               face: TokenFace | None = None) -> TokenRead:
+    """The token on the tower at ``qr`` from its disc's CIELAB pixels (N, 3): side, symbol (``face``, else
+    :func:`token_face`); its value from ``numeral`` (:func:`read_numeral` with that side; None: not read, the side's
+    low value, doubtful), or ``known`` (read clearly on the earlier photo of the pair, the same side up)."""
+    if len(lab) == 0:
+        return TokenRead(qr, size, None, 1, False, "token outside the photo")
+    face = token_face(lab, config) if face is None else face
+    value, why = (known, "") if known is not None else token_value(numeral, face.dark, numeral_px, config)
+    return TokenRead(qr, size, face.symbol, value, face.dark, "; ".join(face.doubts + ((why,) if why else ())))
 
 
 def token_side(lab: np.ndarray, config: GenialVisionConfig) -> tuple[bool, float]:
@@ -827,37 +871,62 @@ def read_tokens(view: TableView, pose: HexBoardPose, present: Mapping[Cell, str]
                 config: GenialVisionConfig, earlier: GenialPhoto | None = None,
                 carried: GenialPhoto | None = None) -> tuple[tuple[TokenRead, ...], dict[Cell, NumeralCarry]]:
     """Every standing tower's token: side and symbol from its disc's colours, then the value from its numeral
-    (read between the two values of that side). A token the earlier photo of the pair (same camera) read clearly
-    with the same side up keeps that value: it is the same numeral (only a flipped token needs a new reading). A
-    numeral an earlier frame of the same still scene compared (``carried``: its photo) on the same side is not
-    compared again. Returns the reads and the numerals compared or carried (:class:`NumeralCarry`)."""
+    (read between the two values of that side; a side the face leaves unclear is read both ways and decided by the
+    numeral's ink, :func:`_side_by_ink`). A token the earlier photo of the pair (same camera) read clearly with the
+    same side up keeps that value: it is the same numeral (only a flipped token needs a new reading). A numeral an
+    earlier frame of the same still scene compared (``carried``: its photo) on the same side is not compared again.
+    Returns the reads and the numerals compared or carried (:class:`NumeralCarry`)."""
     before = {t.qr: t for t in earlier.towers} if earlier is not None else {}
     again = carried.numerals if carried is not None else {}
     kept: dict[Cell, int] = {}
     numerals: dict[Cell, NumeralCarry] = {}
     wanted: dict[Cell, tuple[str, bool, str | None]] = {}
+    faces = {c: token_face(labs[c], config) for c in sorted(present) if len(labs[c])}
+    unclear = {c for c, f in faces.items() if any(p.startswith("side unclear") for p in f.doubts)}
     for c, size in sorted(present.items()):
-        if len(labs[c]) == 0:
+        if c not in faces:
             continue
-        dark = token_side(labs[c], config)[0]
+        dark = faces[c].dark
         old = before.get(c)
-        if old is not None and old.dark == dark and not _value_doubt(old.doubt):
+        if old is not None and old.dark == dark and not _value_doubt(old.doubt) and c not in unclear:
             kept[c] = old.value
-        elif c in again and again[c].dark == dark:
+        elif c in again and (again[c].other is not None if c in unclear else again[c].dark == dark):
             numerals[c] = again[c]
         else:
-            wanted[c] = (size, dark, read_token(labs[c], c, size, config, known=0).symbol)
+            wanted[c] = (size, dark, faces[c].symbol)
     if wanted:
         blur = photo_blur(view, marker_layout(), config.numeral)
-        numerals |= {c: NumeralCarry(wanted[c][1], r, tall)
-                     for c, (r, tall) in _read_numerals(view, pose, wanted, blur, config).items()}
+        reads = _read_numerals(view, pose, wanted, blur, config)
+        flip = {c: (w[0], not w[1], w[2]) for c, w in wanted.items() if c in unclear}
+        others = _read_numerals(view, pose, flip, blur, config) if flip else {}
+        numerals |= {c: NumeralCarry(wanted[c][1], r, tall, others[c][0] if c in others else None)
+                     for c, (r, tall) in reads.items()}
+    for c in sorted(unclear & set(numerals)):
+        faces[c], numerals[c] = _side_by_ink(faces[c], numerals[c], config)
     out = []
     for c, size in sorted(present.items()):
         if c in numerals:
-            out.append(read_token(labs[c], c, size, config, numerals[c].read, numerals[c].tall_px))
+            out.append(read_token(labs[c], c, size, config, numerals[c].read, numerals[c].tall_px, face=faces.get(c)))
         else:
-            out.append(read_token(labs[c], c, size, config, known=kept.get(c)))
+            out.append(read_token(labs[c], c, size, config, known=kept.get(c), face=faces.get(c)))
     return tuple(out), numerals
+
+
+def _side_by_ink(face: TokenFace, carry: NumeralCarry, config: GenialVisionConfig) -> tuple[TokenFace, NumeralCarry]:
+    """A side the face's lightness leaves unclear, decided by the numeral's ink: black on the light side, white on
+    the dark side. When the best digit of one side fits at least ``side_ink_margin`` better than the best of the
+    other (each read with its own ink as the signal), that side it is (a glare-lit dark face or a shaded light one
+    moves the face's lightness, not the ink's polarity); else the side stays unclear. Returns the face and the
+    numeral read on the side it keeps (the other side's read kept beside it, for later frames)."""
+    by_side = {carry.dark: carry.read, not carry.dark: carry.other}
+    dark_read, light_read = by_side[True], by_side[False]
+    side = face.dark
+    if dark_read is not None and light_read is not None:
+        gap = dark_read.score - light_read.score
+        if abs(gap) >= config.side_ink_margin:
+            side = gap > 0
+            face = TokenFace(side, face.symbol, tuple(p for p in face.doubts if not p.startswith("side unclear")))
+    return face, NumeralCarry(side, by_side[side], carry.tall_px, by_side[not side])
 
 
 def _value_doubt(doubt: str) -> bool:

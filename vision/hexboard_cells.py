@@ -59,6 +59,9 @@ class CellReadConfig:
         Sample every other pixel (a checkerboard): half the work, the same fractions.
     chroma_min : float
         A pixel belongs to the symbol when its chroma over the white reference exceeds this.
+    chroma_floor : float
+        Channel differences from the white (0-1 units) up to this count as none (quantisation, JPEG, a dark
+        face's weakest channel under a cast).
     fill_occupied : float
         Symbol fill fraction of the disc above which a symbol is present.
     fill_doubt : (float, float)
@@ -76,6 +79,7 @@ class CellReadConfig:
     centre_r_mm: float = 2.5
     outer_ring_mm: tuple[float, float] = (6.8, 9.2)
     chroma_min: float = 0.1
+    chroma_floor: float = 4.0 / 255.0
     strong_percentile: float = 90.0
     checker: bool = True
     noise_factor: float = 3.0
@@ -217,9 +221,9 @@ def read_cells(
     white = _face_white(disc, config)
     chroma, dnorm, sym = _symbol_pixels(disc, white, config)
     groups = np.zeros(len(centres_mm), dtype=np.int64) if groups is None else np.asarray(groups)
-    foreign = _foreign_faces(white, groups)
     n_sym = sym.sum(axis=1)
     fill = n_sym / len(disc.r_disc)
+    foreign = _foreign_faces(white, groups, fill >= config.fill_occupied)
     c_fill, o_fill, strong = _shape_fills(chroma, disc, config)
     mean_rgb = (dnorm * sym[..., None]).sum(axis=1) / np.maximum(n_sym, 1)[:, None]
     hue = np.where(n_sym >= 3, hue_deg(mean_rgb), 0.0)
@@ -286,25 +290,43 @@ def _face_white(disc: _DiscSamples, config: CellReadConfig) -> np.ndarray:
 def _symbol_pixels(disc: _DiscSamples, white: np.ndarray,
                    config: CellReadConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Chroma of the symbol disc against the cell's white, and which pixels are symbol: above a threshold set by
-    the sensor noise (the chroma of the achromatic face ring itself). Returns chroma (N, D), the disc's colours
-    normalised by the white (N, D, 3) and the symbol mask (N, D)."""
-    dnorm = disc.pix[:, disc.disc] / white[:, None, :]  # (N, D, 3)
-    chroma = dnorm.max(axis=2) - dnorm.min(axis=2)
-    rnorm = disc.pix[:, disc.ring][:, ::2] / white[:, None, :]
-    ring_chroma = rnorm.max(axis=2) - rnorm.min(axis=2)
+    the sensor noise (the chroma of the achromatic face ring itself). Each channel's difference from the white
+    counts only beyond ``chroma_floor`` (a few 8-bit levels): a dark face's weakest channel under a strong cast
+    (a grey ring of the board, 30 levels of blue under a warm lamp) would otherwise turn a shift of two levels into
+    a tenth of chroma. Returns chroma (N, D), the disc's colours normalised by the white (N, D, 3) and the symbol
+    mask (N, D)."""
+    dpix = disc.pix[:, disc.disc]
+    dnorm = dpix / white[:, None, :]  # (N, D, 3)
+    chroma = _chroma(dpix, white, config.chroma_floor)
+    ring_chroma = _chroma(disc.pix[:, disc.ring][:, ::2], white, config.chroma_floor)
     noise = np.median(ring_chroma, axis=1)
     thr = np.maximum(config.chroma_min, config.noise_factor * noise)
     return chroma, dnorm, chroma > thr[:, None]
 
 
-def _foreign_faces(white: np.ndarray, groups: np.ndarray) -> np.ndarray:
-    """How far each cell's face is from its group's median face (0 = the same tint): a face far from the board's
-    and tiles' near-neutral faces is a hand or an object over the cell. Returns (N,)."""
-    ref = np.empty_like(white)
+def _chroma(pix: np.ndarray, white: np.ndarray, floor: float) -> np.ndarray:
+    """Spread of the channels' relative differences from the white (N, P) of pixels (N, P, 3), each difference
+    shrunk towards 0 by ``floor`` (0-1 units) before it is divided by the white."""
+    dev = pix - white[:, None, :]
+    rel = np.sign(dev) * np.maximum(np.abs(dev) - floor, 0.0) / white[:, None, :]
+    return rel.max(axis=2) - rel.min(axis=2)
+
+
+def _foreign_faces(white: np.ndarray, groups: np.ndarray, occupied: np.ndarray) -> np.ndarray:
+    """How far each cell's face is from the nearer of two bare faces (0 = the same tint): its group's median face
+    (the board's printed face of its ring) and the median face of the cells that show a symbol (the tiles' face).
+    A face far from both is a hand or an object over the cell. The tile face is needed under a strong cast, where
+    the off-white tile and a grey ring of the board differ in tint by a third. Returns (N,)."""
+    refs = [np.empty_like(white)]
     for g in np.unique(groups):
-        ref[groups == g] = np.median(white[groups == g], axis=0)
-    rel_face = white / np.maximum(ref, 1e-3)
-    return (rel_face.max(axis=1) - rel_face.min(axis=1)) / np.maximum(rel_face.max(axis=1), 1e-3)
+        refs[0][groups == g] = np.median(white[groups == g], axis=0)
+    if occupied.any():
+        refs.append(np.broadcast_to(np.median(white[occupied], axis=0), white.shape))
+    out = []
+    for ref in refs:
+        rel_face = white / np.maximum(ref, 1e-3)
+        out.append((rel_face.max(axis=1) - rel_face.min(axis=1)) / np.maximum(rel_face.max(axis=1), 1e-3))
+    return np.min(out, axis=0)
 
 
 def _shape_fills(chroma: np.ndarray, disc: _DiscSamples,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+import cv2
 import numpy as np
 
 from geometry.hexgrid import Cell, HexBoardPose, cells_within, ring
@@ -40,6 +41,10 @@ class IngeniousVisionConfig:
     cells : CellReadConfig
     cover : CoverConfig
         Doubts on cells a hand or an object lies over (``vision.ingenious_cover``).
+    cell_smooth_sigma_px : float
+        Gaussian smoothing (top-view pixels) of the views the cells and printed symbols are read on (0: none):
+        dim photos' noise reads as faint symbols on empty faces and hides pale ones; a symbol's details are 2 mm
+        or more.
     palette : PaletteConfig or None
         Each photo's hue prototypes measured on its printed start symbols (``vision.hexboard_palette``);
         None: the nominal ``hue_deg`` in every photo.
@@ -61,6 +66,7 @@ class IngeniousVisionConfig:
     board: HexBoardConfig = HexBoardConfig()
     cells: CellReadConfig = CellReadConfig()
     cover: CoverConfig = CoverConfig()
+    cell_smooth_sigma_px: float = 1.0
     palette: PaletteConfig | None = PaletteConfig()
     board_top_mm: float = 2.0
     tile_top_mm: float = 6.0
@@ -136,6 +142,14 @@ def marker_layout():
 BOARD_CELLS = tuple(c for c in cells_within(FULL_RADIUS) if c not in START_CELLS)
 
 
+def face_groups(cells) -> np.ndarray:
+    """Cells whose bare faces look alike, as group numbers: one ring each (the centre cell with ring 1). A ring has
+    one printed face colour (components: rings 0-5 cream, ring 6 grey, ring 7 darker) and lies at about one
+    distance from the light, so a tint gradient across the board (a lamp's spot in another colour than the room's
+    light) does not set one ring apart from another's median. Returns (N,) int."""
+    return np.array([max(ring(c), 1) for c in cells], dtype=np.int64)
+
+
 def _protos(config: IngeniousVisionConfig) -> dict[str, float]:
     return dict(config.hue_deg)
 
@@ -207,14 +221,16 @@ def read_board(image_rgb: np.ndarray, calibration, config: IngeniousVisionConfig
     """
     pose, n_ok, flags, refined, face = locate(image_rgb, calibration, config, prior, keep_prior)
     lm = pose.cell_centres_mm(np.array(list(START_CELLS), dtype=np.float64))
-    protos, anchors = _photo_palette(face, lm, config)
-    sym = dict(zip(START_CELLS, read_cells(face, lm, protos, config.cells), strict=True))
+    face_s = _smoothed(face, config)
+    protos, anchors = _photo_palette(face_s, lm, config)
+    sym = dict(zip(START_CELLS, read_cells(face_s, lm, protos, config.cells), strict=True))
     half = FULL_RADIUS * config.pitch_mm + config.pitch_mm
     tiles = top_view(image_rgb, calibration, pose.centre_mm, half, config.tile_top_mm, config.board.mm_per_px)
     cells = np.array(BOARD_CELLS, dtype=np.float64)
-    groups = np.array([min(ring(c), 5) for c in BOARD_CELLS])
-    readings = read_cells(tiles, pose.cell_centres_mm(cells), protos, config.cells, groups)
-    board = with_cover_doubts(dict(zip(BOARD_CELLS, readings, strict=True)), sym, face, tiles,
+    groups = face_groups(BOARD_CELLS)
+    tiles_s = _smoothed(tiles, config)
+    readings = read_cells(tiles_s, pose.cell_centres_mm(cells), protos, config.cells, groups)
+    board = with_cover_doubts(dict(zip(BOARD_CELLS, readings, strict=True)), sym, face_s, tiles_s,
                               pose.cell_centres_mm(cells), config.cells, config.cover)
     return BoardReading(
         pose=pose,
@@ -227,6 +243,14 @@ def read_board(image_rgb: np.ndarray, calibration, config: IngeniousVisionConfig
         prototypes=tuple(protos.items()),
         anchors=anchors,
     )
+
+
+def _smoothed(view: TopView, config: IngeniousVisionConfig) -> TopView:
+    """The view the cells are read on: slightly smoothed (``cell_smooth_sigma_px``) against sensor noise and JPEG's
+    chroma blotches, which in dim light pass the symbol threshold on empty faces and hide pale symbols."""
+    if config.cell_smooth_sigma_px <= 0:
+        return view
+    return replace(view, image=cv2.GaussianBlur(view.image, (0, 0), config.cell_smooth_sigma_px))
 
 
 def _photo_palette(face: TopView, symbols_mm: np.ndarray,

@@ -127,6 +127,16 @@ def live_detect(frames: list[Frame], ctx: CarrotainContext, timer: StageTimer, c
     return _recognised(frames, ctx, timer, carry, probe=True)
 
 
+def keep_before(carry: Any, frame: Frame) -> Any:
+    """``LiveSupport.keep_before``: the chips read on the frame kept as the "before" photo become the next scenes'
+    before chips (``CarrotainCarry.before_chips`` of that very image), not read again."""
+    from vision.carrotain import CarrotainCarry  # noqa: PLC0415  (cv2-heavy; only when detecting)
+
+    if not isinstance(carry, CarrotainCarry):
+        return None
+    return CarrotainCarry((), frame.image_rgb, carry.chips)
+
+
 def _recognised(frames: list[Frame], ctx: CarrotainContext, timer: StageTimer, carry: Any, probe: bool
                 ) -> tuple[CarrotainState, Any]:
     """The state of the last frame (an earlier one: the "before" photo); ``probe``: carry the quick checks of a
@@ -343,6 +353,7 @@ PLUGIN = GamePlugin(
     camera_resolution="1080p",
     order=10,
     # live: chips alone = "before"; the later reading frames of a still scene re-fit the boards where they were
-    live=LiveSupport(before="cannot_judge", before_reason="boards seen: none", detect_warm=live_detect),
+    live=LiveSupport(before="cannot_judge", before_reason="boards seen: none", detect_warm=live_detect,
+                     keep_before=keep_before),
 )
 SPEC = PLUGIN

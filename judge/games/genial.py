@@ -160,7 +160,8 @@ def read_frames(frames: list[Frame], ctx: GenialContext, timer: StageTimer, prio
                 carried: GenialPhoto | None = None) -> list[GenialPhoto]:
     """Each photo as read by itself (``vision.genial.read_photo``; its tokens not yet settled with the other's):
     the first from ``memo`` when it holds that frame, the last reusing the numerals ``carried`` compared (its
-    reading on an earlier frame of the same still scene), or the first photo's when it is the same frame.
+    reading on an earlier frame of the same still scene; a baseline judged against itself is the live frame twice),
+    or the first photo's when it is the same frame.
 
     Raises
     ------
@@ -181,7 +182,7 @@ def read_frames(frames: list[Frame], ctx: GenialContext, timer: StageTimer, prio
                               f"({frame.calibration_error})")
         with timer.stage(f"board_{k + 1}" if len(frames) > 1 else "board"):
             known = memo.get(frame) if memo is not None and k == 0 else None  # a later photo: the first one's pose
-            again = photos[0] if k == 1 and frame is frames[0] else (carried if k == len(frames) - 1 else None)
+            again = photos[0] if k == 1 and frame is frames[0] else (carried if frame is frames[-1] else None)
             ph = known if known is not None else read_photo(frame.image_rgb, frame.calibration, board(),
                                                             len(ctx.players), expected, prior, config,
                                                             photos[0] if photos else None, again)
