@@ -575,8 +575,8 @@ def _read_marks(image_rgb, mapper, frame, px_per_mm: float, bands: _BandReading,
     idx = start[..., None] + np.arange(win)
     dark = np.take_along_axis(dark_o, idx[..., None], axis=2).mean(axis=2)  # (T, 3, L)
     templates, _ = rd.mark_templates(s, blur_px / max(px_per_mm, config.min_px_per_mm), config.read)
-    mll, mamp = rd.mark_loglik(dark.reshape(-1, len(s)), templates, config.read)
-    mll_resolved = rd.mark_loglik(dark.reshape(-1, len(s)), templates, config.read, resolved=True)[0]
+    mll, mamp, noise_var = rd.mark_fit(dark.reshape(-1, len(s)), templates, config.read)
+    mll_resolved = rd.resolve_level_pairs(mll, mamp, templates, noise_var, config.read)
     mll = mll.reshape(len(cells), 3, 7)
     mll_resolved = mll_resolved.reshape(len(cells), 3, 7)
     mamp = mamp.reshape(len(cells), 3, 6)

@@ -221,8 +221,17 @@ def mark_templates(s_mm: np.ndarray, blur_mm: float,
     return out, shifts
 
 
-def mark_loglik(profiles: np.ndarray, templates: np.ndarray,
-                config: ReadConfig = ReadConfig(), resolved: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def mark_loglik(profiles: np.ndarray, templates: np.ndarray, config: ReadConfig = ReadConfig(),
+                resolved: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Log-likelihood of each level 0..5 and of "no mark" for darkness profiles (:func:`mark_fit`), and the fitted
+    amplitudes; ``resolved``: with the evidence between unresolvable level pairs capped (:func:`resolve_level_pairs`).
+    """
+    ll, amp, noise_var = mark_fit(profiles, templates, config)
+    return (resolve_level_pairs(ll, amp, templates, noise_var, config) if resolved else ll), amp
+
+
+def mark_fit(profiles: np.ndarray, templates: np.ndarray,
+             config: ReadConfig = ReadConfig()) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Log-likelihood of each level 0..5 and of "no mark" for darkness profiles.
 
     Parameters
@@ -231,8 +240,6 @@ def mark_loglik(profiles: np.ndarray, templates: np.ndarray,
         Darkness (1 - luminance / band luminance) along each band's midline.
     templates : ndarray, shape (6, S, L)
     config : ReadConfig
-    resolved : bool
-        Cap the evidence between level pairs the photo cannot resolve (:func:`resolve_level_pairs`).
 
     Returns
     -------
@@ -240,6 +247,9 @@ def mark_loglik(profiles: np.ndarray, templates: np.ndarray,
         Levels 0..5, then "no mark" (K tiles).
     amplitude : ndarray, shape (M, 6)
         Fitted darkness amplitude per level (best shift).
+    noise_var : ndarray, shape (M,)
+        Per band: the residual variance per sample times the samples per independent one (log-likelihoods are
+        ``-rss difference / (2 * noise_var)``).
     """
     m, n = profiles.shape
     y = profiles - profiles.mean(axis=1, keepdims=True)
@@ -257,9 +267,7 @@ def mark_loglik(profiles: np.ndarray, templates: np.ndarray,
     neff = n / config.mark_samples_per_independent
     ll = -(rss_all - rss_all.min(axis=1, keepdims=True)) / (2 * sigma2[:, None] * n) * neff
     ll = np.maximum(ll, -config.mark_ll_floor)
-    if resolved:
-        ll = resolve_level_pairs(ll, amp_k, templates, sigma2 * n / neff, config)
-    return ll, amp_k
+    return ll, amp_k, sigma2 * n / neff
 
 
 def template_separation(templates: np.ndarray, a: int, b: int) -> float:
