@@ -23,6 +23,16 @@ def test_a_board_laid_on_the_other_is_found_and_flagged_stacked():
     assert {"A", "D"} in stacked
 
 
+def test_a_board_laid_on_the_other_along_a_strip_is_kept():
+    """car_tune s03: board A lies on board E, overlapping along a strip of about 350 mm^2 only; sampled every
+    3 mm, the strip's doubled dimming had too few samples, A was dropped and the verdict read nh=7 with no
+    stacking flag. Sampled at the maps' 1 mm: A kept, nh exact, stacking flagged."""
+    out, exp, checks = judge_exact("carrotain_s430000_s03")
+    assert out["verdict"] == exp["verdict"] and out["not_hidden"] == exp["not_hidden"]
+    assert checks["stack_flagged"]
+    assert "A" in {b["id"] for b in out["boards"]}
+
+
 def _two_sheets(overlap_ratio: float, a_ratio: float = 0.98, b_ratio: float = 0.98):
     """A ratio map (1 mm/px) with two rectangles A, B overlapping in a 30 x 60 mm band."""
     ratio = np.ones((200, 300), np.float32)

@@ -177,8 +177,9 @@ class AcrylicConfig:
     stack_double_fraction, stack_double_step_mm, stack_double_min_samples : float
         Two sheets multiply their transmission: the overlap of two fits counts as a second sheet when its
         median dimming exceeds the more dimming board's own (each board's part outside the other) by at
-        least this fraction of the less dimming board's own; sampled on a grid this fine, at least this many
-        samples in each of the three parts (else undecided: no second sheet from dimming).
+        least this fraction of the less dimming board's own; sampled on a grid this fine (the maps' own 1 mm:
+        a board laid on another may overlap it along a narrow strip only), at least this many samples in each
+        of the three parts (else undecided: no second sheet from dimming).
     base_sigma_mm : float
         Floor of the pose uncertainty.
     """
@@ -281,7 +282,7 @@ class AcrylicConfig:
     stack_min_support: float = 0.5
     bright_noise_sigmas: float = 4.0
     stack_double_fraction: float = 0.5
-    stack_double_step_mm: float = 3.0
+    stack_double_step_mm: float = 1.0
     stack_double_min_samples: int = 20
     base_sigma_mm: float = 1.0
 

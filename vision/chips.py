@@ -8,7 +8,7 @@ rim (sub-pixel crossings along rays) and checked against the centre dot/hole.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -87,10 +87,6 @@ class ChipConfig:
         play is nearer by more than this (weighted delta E): about two standard deviations of one colour's
         dots within the photos of the dev set (a cast, glare or acrylic moves a dot about 7 per axis), while
         the palette's colours lie 28 or more apart. Chips of colours not in play are rare (they stay in the box).
-    photo_colour_prior, photo_colour_iters : float, int
-        The dots of one colour look alike within a photo (one light, one camera) but may all sit away from the
-        nominal colour: each colour's centre in this photo is the mean of its dots and its nominal colour
-        weighted as this many dots, the dots re-named by the nearest centre, this many rounds.
     """
 
     diameter_mm: float = 25.0
@@ -130,8 +126,6 @@ class ChipConfig:
     base_sigma_mm: float = 0.4
     low_confidence: float = 0.35
     out_of_play_margin_de: float = 15.0
-    photo_colour_prior: float = 2.0
-    photo_colour_iters: int = 5
 
 
 @dataclass(frozen=True)
@@ -159,8 +153,6 @@ class ChipDetection:
         Normalised face colour.
     centre_rgb : ndarray (3,)
         Normalised colour at the centre (dot or hole).
-    dot_rgb : ndarray (3,) or None
-        A star chip's dot colour relative to its face (the light's colour and level cancelled), None otherwise.
     """
 
     xy_mm: tuple[float, float]
@@ -173,7 +165,6 @@ class ChipDetection:
     face_level: float
     face_rgb: np.ndarray
     centre_rgb: np.ndarray
-    dot_rgb: np.ndarray | None = None
 
 
 def _bilinear(img: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -306,7 +297,7 @@ def find_chips(
         if not rim.fallback:
             fitted.append(rim.centre_px)
         found.append((-1.0 if rim.fallback else rim.n_good / config.n_rays - rim.rms_mm, det))
-    chips = _colours_of_the_photo(_one_per_place(found, config), palette, in_play, config, colour_config)
+    chips = _one_per_place(found, config)
     unread = []
     for c in failed:
         xy = np.asarray(origin_mm) + c * s
@@ -485,7 +476,6 @@ def _read_chip(img, rim: _Rim, origin_mm, s: float, palette, face_palette, hole_
         xy_mm=(float(xy[0]), float(xy[1])), radius_mm=float(rim.radius_px * s), kind=kind, colour=colour,
         colour_confidence=confidence, centre_sigma_mm=sigma, rim_residual_mm=rim.rms_mm,
         face_level=float(face_rgb.mean()), face_rgb=face_rgb, centre_rgb=centre_rgb,
-        dot_rgb=rel if kind == "star" else None,
     )
 
 
@@ -514,40 +504,6 @@ def _dot_colour(rel_rgb: np.ndarray, palette: dict[str, np.ndarray], in_play: fr
         return names[0], float(conf[0])
     names, conf = classify(rel_rgb[None], playing, colour_config)
     return names[0], float(conf[0])
-
-
-def _colours_of_the_photo(chips: list[ChipDetection], palette: dict[str, np.ndarray], in_play: frozenset[str],
-                          config: ChipConfig, colour_config: ColourConfig) -> list[ChipDetection]:
-    """Star chips re-named by the colours as this photo shows them: each colour's centre (weighted CIELAB) is the
-    mean of the dots named so and its nominal colour (weighted as ``photo_colour_prior`` dots), every dot goes to
-    the nearest centre, a few rounds. The confidence never rises: the lesser of the first reading's and
-    ``classify``'s against the centres. Only among the colours in play (all when unknown); a dot read as a
-    colour not in play keeps its reading."""
-    names = [k for k in palette if k in in_play] or list(palette)
-    idx = [i for i, c in enumerate(chips) if c.kind == "star" and c.colour in names and c.dot_rgb is not None]
-    if not idx:
-        return chips
-    w = np.array([colour_config.lightness_weight, 1.0, 1.0])
-    lab = rgb_to_lab(np.stack([chips[i].dot_rgb for i in idx])) * w  # type: ignore[misc]
-    nominal = rgb_to_lab(np.stack([np.asarray(palette[k], np.float64) for k in names])) * w
-    label = np.array([names.index(str(chips[i].colour)) for i in idx])
-    centres = nominal.copy()
-    dist = np.linalg.norm(lab[:, None, :] - centres[None, :, :], axis=2)
-    for _ in range(config.photo_colour_iters):
-        for k in range(len(names)):
-            mine = label == k
-            centres[k] = (lab[mine].sum(axis=0) + config.photo_colour_prior * nominal[k]) / (
-                mine.sum() + config.photo_colour_prior)
-        dist = np.linalg.norm(lab[:, None, :] - centres[None, :, :], axis=2)
-        label = dist.argmin(axis=1)
-    out = list(chips)
-    for j, i in enumerate(idx):
-        d = np.sort(dist[j])
-        conf = (d[1] - d[0]) / (d[1] - d[0] + colour_config.scale_de) if len(d) > 1 else 1.0
-        conf *= float(np.exp(-d[0] / colour_config.max_de))
-        c = chips[i]
-        out[i] = replace(c, colour=names[label[j]], colour_confidence=float(min(c.colour_confidence, conf)))
-    return out
 
 
 def _one_per_place(found: list[tuple[float, ChipDetection]], config: ChipConfig) -> list[ChipDetection]:
