@@ -663,6 +663,8 @@ def _confidence_scores(evidence: list[rd.TileEvidence], scores: np.ndarray, bonu
     n_normal = len(rd.tile_types())
     types = np.array(rd.tile_types())
     robust = rd.robust_level_loglik(evidence, gsigma, config.evidence_outlier)  # (T, 3, 6)
+    # each tile's own level probabilities; a tile read as K (or left unassigned: column -1, the last K column)
+    # witnesses no level
     own = np.exp(robust - robust.max(axis=2, keepdims=True))
     own = own / own.sum(axis=2, keepdims=True) * np.array([columns[c] != "k" for c in chosen])[:, None, None]
     witnessed = rd.witnessed_contact_bonus(cells, [ev.rotation for ev in evidence], own, columns,
