@@ -492,65 +492,114 @@ def recognise_warm(
                           f"(field of view assumed {DEFAULT_HFOV_DEG:.0f} deg when it cannot be measured)"))
     views = _views_for(cal, config, carry.views if carry is not None else None)
     b_img = None if before is None else before[0]
-    still = carry if carry is not None and carry.probe is not None and carry.views is views \
-        and carry.before_image is b_img else None
-    chips_held = False
-    if still is not None and still.probe is not None:
-        with timer.stage("chips_carried"):  # every chip read still where it was: not read again
-            chips_held = chips_hold(still.probe, challenge_rgb, ref, config.still)
-    if still is not None and chips_held:
-        chips, unread_blobs = list(still.chips), list(still.unread_blobs)
-    else:
-        with timer.stage("chips"):
-            chips, unread_blobs = read_chips(challenge_rgb, cal, ref, config, comp, layout, views, players)
+    still = _checkable_carry(carry, views, b_img)
+    chips_held, chips, unread_blobs = _frame_chips(still, challenge_rgb, cal, ref, config, comp, layout, views,
+                                                   players, timer)
     read = (tuple(chips), tuple(unread_blobs))
     if unread_blobs:
         flags.append(Flag("unread_chip_blobs", f"{len(unread_blobs)} chip-like blob(s) could not be read as chips",
                           {"xy_mm": [[round(x, 1), round(y, 1)] for x, y in unread_blobs]}))
-    b_chips: list[ChipReading] = []
+    b_chips = _before_chips(before, carry, config, comp, layout, players, timer)
     if before is not None:
         with timer.stage("before"):
-            b_cal = before[1]
-            if carry is not None and carry.before_image is b_img:
-                b_chips = list(carry.before_chips)
-            else:
-                b_ref = colour_reference(b_cal, b_img, layout)
-                b_chips = detect_chip_readings(b_img, b_cal, b_ref, config, comp, layout, players)
             chips, more = _merge_before(chips, b_chips, config)
-            flags += more
-    boards: list[BoardReading] | None = None
-    held = False
-    ev: BoardEvidence | None = None
-    with timer.stage("boards" if carry is None else "boards_carried"):  # carried: checked, else re-fitted
-        if still is not None and still.probe is not None and chips_held:
-            held = boards_hold(still.probe, challenge_rgb, ref, config.still)
-        if still is not None and held:
-            boards, fits = list(still.board_readings), still.boards
-        else:
-            ev = board_evidence(challenge_rgb, cal, ref, config, layout, views)
-            if carry is not None and carry.boards:
-                boards, fits = _boards_from_evidence(ev, cal, chips, config, comp, carry.boards)
-    if still is not None and held:
-        new_carry = still  # nothing changed: the carry stays what later frames are checked against
+        flags += more
+    new_carry: CarrotainCarry
+    if still is not None and chips_held and _boards_still(still, challenge_rgb, ref, config, timer):
+        boards, new_carry = list(still.board_readings), still  # nothing changed: later frames checked against it
     else:
-        refitted = boards is not None and carry is not None and carry.before_image is b_img and carry.views is views
-        if boards is None:  # no carry, or a carried board failed its check: searched
-            with timer.stage("boards"):
-                assert ev is not None
-                boards, fits = _boards_from_evidence(ev, cal, chips, config, comp, None)
+        boards, fits, refitted = _fit_boards(challenge_rgb, cal, ref, chips, carry, b_img, views, config, comp,
+                                             layout, timer)
         checks = None
         if probe:
             with timer.stage("still_probe"):
                 checks = still_probe(challenge_rgb, cal, ref, views.chips, [c.xy_mm for c in read[0]] + list(read[1]),
                                      [f.outline_mm for f in fits], config.board_top_z_mm, config.still)
         # re-fitted where they were: the first fits stay what later frames' boards are re-fitted from
-        new_carry = CarrotainCarry(carry.boards if refitted and carry is not None else fits, b_img, tuple(b_chips),
-                                   views, read[0], read[1], tuple(boards), checks)
-    assert boards is not None  # a search always answers
+        new_carry = CarrotainCarry(carry.boards if refitted and carry is not None else fits, b_img,
+                                   tuple(b_chips), views, read[0], read[1], tuple(boards), checks)
     if before is None:
         chips = _refraction_correction(chips, boards, cal, config)
     flags += _reading_flags(chips, boards, config)
     return CarrotainState(tuple(chips), tuple(boards), tuple(flags)), new_carry
+
+
+def _checkable_carry(carry: CarrotainCarry | None, views: CarrotainViews, before_image: np.ndarray | None
+                     ) -> CarrotainCarry | None:
+    """The carry when this frame can be checked against it (quick checks made, the same maps and "before" photo)."""
+    if carry is not None and carry.probe is not None and carry.views is views and carry.before_image is before_image:
+        return carry
+    return None
+
+
+def _frame_chips(still: CarrotainCarry | None, challenge_rgb: np.ndarray, cal, ref, config: CarrotainVisionConfig,
+                 comp: dict, layout: MarkerLayout, views: CarrotainViews, players: tuple[str, ...],
+                 timer: StageTimer) -> tuple[bool, list[ChipReading], list[tuple[float, float]]]:
+    """This frame's chips: the carried ones when every chip read is still where it was, else read afresh.
+
+    Returns
+    -------
+    held : bool
+        The carried chips passed their quick check.
+    chips : list[ChipReading]
+    unread_blobs : list[(float, float)]
+        Chip-like blobs that could not be read (table mm).
+    """
+    if still is not None and still.probe is not None:
+        with timer.stage("chips_carried"):
+            held = chips_hold(still.probe, challenge_rgb, ref, config.still)
+        if held:
+            return True, list(still.chips), list(still.unread_blobs)
+    with timer.stage("chips"):
+        chips, unread_blobs = read_chips(challenge_rgb, cal, ref, config, comp, layout, views, players)
+    return False, chips, unread_blobs
+
+
+def _before_chips(before: tuple[np.ndarray, object] | None, carry: CarrotainCarry | None,
+                  config: CarrotainVisionConfig, comp: dict, layout: MarkerLayout, players: tuple[str, ...],
+                  timer: StageTimer) -> list[ChipReading]:
+    """The chips of the "before" photo: carried when it is the very image already read, else read (none: [])."""
+    if before is None:
+        return []
+    b_img, b_cal = before
+    with timer.stage("before"):
+        if carry is not None and carry.before_image is b_img:
+            return list(carry.before_chips)
+        b_ref = colour_reference(b_cal, b_img, layout)
+        return detect_chip_readings(b_img, b_cal, b_ref, config, comp, layout, players)
+
+
+def _boards_still(still: CarrotainCarry, challenge_rgb: np.ndarray, ref, config: CarrotainVisionConfig,
+                  timer: StageTimer) -> bool:
+    """Every carried board still lies on its outline in this frame (the quick check of ``vision.carrotain_still``)."""
+    if still.probe is None:
+        return False
+    with timer.stage("boards_carried"):
+        return boards_hold(still.probe, challenge_rgb, ref, config.still)
+
+
+def _fit_boards(challenge_rgb: np.ndarray, cal, ref, chips: list[ChipReading], carry: CarrotainCarry | None,
+                before_image: np.ndarray | None, views: CarrotainViews, config: CarrotainVisionConfig, comp: dict,
+                layout: MarkerLayout, timer: StageTimer) -> tuple[list[BoardReading], tuple[BoardFit, ...], bool]:
+    """The boards of this frame: re-fitted where the carry had them, else (or when one fails) searched.
+
+    Returns
+    -------
+    boards : list[BoardReading]
+    fits : tuple[BoardFit, ...]
+    refitted : bool
+        The carried boards were re-fitted (the carry's first fits stay what later frames are re-fitted from).
+    """
+    with timer.stage("boards" if carry is None else "boards_carried"):
+        ev = board_evidence(challenge_rgb, cal, ref, config, layout, views)
+        if carry is not None and carry.boards:
+            boards, fits = _boards_from_evidence(ev, cal, chips, config, comp, carry.boards)
+            if boards is not None:
+                return boards, fits, carry.before_image is before_image and carry.views is views
+    with timer.stage("boards"):  # no carry, or a carried board failed its check: searched
+        boards, fits = _boards_from_evidence(ev, cal, chips, config, comp, None)
+    assert boards is not None  # a search always answers
+    return boards, fits, False
 
 
 def _reading_flags(chips: list[ChipReading], boards: list[BoardReading], config: CarrotainVisionConfig
