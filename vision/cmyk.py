@@ -575,8 +575,10 @@ def _read_marks(image_rgb, mapper, frame, px_per_mm: float, bands: _BandReading,
     idx = start[..., None] + np.arange(win)
     dark = np.take_along_axis(dark_o, idx[..., None], axis=2).mean(axis=2)  # (T, 3, L)
     templates, _ = rd.mark_templates(s, blur_px / max(px_per_mm, config.min_px_per_mm), config.read)
-    mll, mamp = rd.mark_loglik(dark.reshape(-1, len(s)), templates, config.read)
+    mll, mamp, noise_var = rd.mark_fit(dark.reshape(-1, len(s)), templates, config.read)
+    mll_resolved = rd.resolve_level_pairs(mll, mamp, templates, noise_var, config.read)
     mll = mll.reshape(len(cells), 3, 7)
+    mll_resolved = mll_resolved.reshape(len(cells), 3, 7)
     mamp = mamp.reshape(len(cells), 3, 6)
     black_lin = rd.srgb_to_linear(black / 255.0)
     o = bands.offsets
@@ -591,7 +593,8 @@ def _read_marks(image_rgb, mapper, frame, px_per_mm: float, bands: _BandReading,
         r = int(bands.rotations[t])
         p = rd.posterior(bands.rotation_ll[t])
         out.append(rd.TileEvidence(rotation=r, rotation_confidence=float(p[r]), ground_est=gest[t], mark_ll=mll[t],
-                                   mark_amp=mamp[t], dark_luminance=float(dark_lum[t])))
+                                   mark_amp=mamp[t], dark_luminance=float(dark_lum[t]),
+                                   mark_ll_resolved=mll_resolved[t]))
     return out
 
 
@@ -600,8 +603,7 @@ def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence],
     """Each tile to a distinct tile of the set (marks, ground, contacts), with confidences and doubts."""
     cells = bands.cells
     gain, gsigma, _ = rd.calibrate_ground(evidence, config.read)
-    evidence = [rd.TileEvidence(ev.rotation, ev.rotation_confidence, ev.ground_est / gain, ev.mark_ll,
-                                ev.mark_amp, ev.dark_luminance) for ev in evidence]
+    evidence = [replace(ev, ground_est=ev.ground_est / gain) for ev in evidence]
     own_scores, columns = rd.score_matrix(evidence, config.read, gsigma)
     chosen = rd.assign(own_scores)
     scores = own_scores
@@ -611,7 +613,7 @@ def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence],
                                  config.contact_weight, lambda c, d: tl.neighbour(*c, d))
         scores = own_scores + bonus
         chosen = rd.assign(scores)
-    sure = _confidence_scores(evidence, scores, bonus, gsigma, config)
+    sure = _confidence_scores(evidence, scores, bonus, gsigma, config, cells, chosen, columns)
     flags: list[Flag] = []
     tiles = []
     for t, cell in enumerate(cells):
@@ -634,7 +636,7 @@ def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence],
 
 
 def _confidence_scores(evidence: list[rd.TileEvidence], scores: np.ndarray, bonus: np.ndarray, gsigma: float,
-                       config: CmykVisionConfig) -> np.ndarray:
+                       config: CmykVisionConfig, cells: list, chosen: np.ndarray, columns: list) -> np.ndarray:
     """The log-posteriors the readings' confidences come from (the readings themselves stay those of ``scores``).
 
     Two corrections of the modelled certainty, both measured on the photo: the marks are weighted by how well
@@ -642,7 +644,10 @@ def _confidence_scores(evidence: list[rd.TileEvidence], scores: np.ndarray, bonu
     them sure and wrong), and a normal tile's levels combine marks and ground robustly
     (``cmyk_read.robust_level_loglik``, each wrong with probability ``evidence_outlier``): where the marks say
     one level and the ground another, neither is sure, and a confident +-1 misread becomes a doubtful one. The
-    K-or-normal split keeps the modelled posterior.
+    marks count only as far as the photo resolves them (``TileEvidence.mark_ll_resolved``: a blurred dot and
+    dash tell nothing between levels 0 and 1), and a touching neighbour witnesses an edge's level only as surely
+    as its own marks and ground read it (``cmyk_read.witnessed_contact_bonus``). The K-or-normal split keeps the
+    modelled posterior.
 
     Returns
     -------
@@ -651,12 +656,20 @@ def _confidence_scores(evidence: list[rd.TileEvidence], scores: np.ndarray, bonu
     """
     weight, _ = rd.mark_weight(evidence, config.read)
     if weight < 1.0:
-        evidence = [replace(ev, mark_ll=ev.mark_ll * weight) for ev in evidence]
+        evidence = [replace(ev, mark_ll=ev.mark_ll * weight,
+                            mark_ll_resolved=None if ev.mark_ll_resolved is None else ev.mark_ll_resolved * weight)
+                    for ev in evidence]
         scores = rd.score_matrix(evidence, config.read, gsigma)[0] + bonus
     n_normal = len(rd.tile_types())
     types = np.array(rd.tile_types())
     robust = rd.robust_level_loglik(evidence, gsigma, config.evidence_outlier)  # (T, 3, 6)
-    normal = sum(robust[:, ink, types[:, ink]] for ink in range(3)) + bonus[:, :n_normal]
+    # each tile's own level probabilities; a tile read as K (or left unassigned: column -1, the last K column)
+    # witnesses no level
+    own = np.exp(robust - robust.max(axis=2, keepdims=True))
+    own = own / own.sum(axis=2, keepdims=True) * np.array([columns[c] != "k" for c in chosen])[:, None, None]
+    witnessed = rd.witnessed_contact_bonus(cells, [ev.rotation for ev in evidence], own, columns,
+                                           config.contact_weight, lambda c, d: tl.neighbour(*c, d))
+    normal = sum(robust[:, ink, types[:, ink]] for ink in range(3)) + witnessed[:, :n_normal]
     # the K-or-normal split as modelled, the levels of a normal tile as robustly as the evidence allows
     p_k = np.array([rd.posterior(row)[n_normal:].sum() for row in scores])
     p_normal = np.array([rd.posterior(row) for row in normal]) * (1 - p_k)[:, None]

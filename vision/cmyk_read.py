@@ -83,6 +83,12 @@ class ReadConfig:
     weight_min_witnesses: int = 12
     #: ... and the weights tried (a likelihood temperature on the marks, 1 = as modelled).
     weight_grid: tuple[float, ...] = (1.0, 0.7, 0.5, 0.35, 0.25, 0.18, 0.12, 0.08, 0.05)
+    #: Level pairs whose marks differ in shape only slightly (a single dot and the dash: 2.5 vs 5 mm long), checked
+    #: for whether this photo resolves them (:func:`resolve_level_pairs`) ...
+    resolve_pairs: tuple[tuple[int, int], ...] = ((0, 1),)
+    #: ... a band's mark evidence between such a pair is at most the log-likelihood margin the two templates'
+    #: difference (at the photo's measured blur) can give against the band's own noise, and nothing below this.
+    resolve_min_ll: float = 2.0
 
 
 def tile_types() -> list[tuple[int, int, int]]:
@@ -215,8 +221,17 @@ def mark_templates(s_mm: np.ndarray, blur_mm: float,
     return out, shifts
 
 
-def mark_loglik(profiles: np.ndarray, templates: np.ndarray,
-                config: ReadConfig = ReadConfig()) -> tuple[np.ndarray, np.ndarray]:
+def mark_loglik(profiles: np.ndarray, templates: np.ndarray, config: ReadConfig = ReadConfig(),
+                resolved: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Log-likelihood of each level 0..5 and of "no mark" for darkness profiles (:func:`mark_fit`), and the fitted
+    amplitudes; ``resolved``: with the evidence between unresolvable level pairs capped (:func:`resolve_level_pairs`).
+    """
+    ll, amp, noise_var = mark_fit(profiles, templates, config)
+    return (resolve_level_pairs(ll, amp, templates, noise_var, config) if resolved else ll), amp
+
+
+def mark_fit(profiles: np.ndarray, templates: np.ndarray,
+             config: ReadConfig = ReadConfig()) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Log-likelihood of each level 0..5 and of "no mark" for darkness profiles.
 
     Parameters
@@ -232,6 +247,9 @@ def mark_loglik(profiles: np.ndarray, templates: np.ndarray,
         Levels 0..5, then "no mark" (K tiles).
     amplitude : ndarray, shape (M, 6)
         Fitted darkness amplitude per level (best shift).
+    noise_var : ndarray, shape (M,)
+        Per band: the residual variance per sample times the samples per independent one (log-likelihoods are
+        ``-rss difference / (2 * noise_var)``).
     """
     m, n = profiles.shape
     y = profiles - profiles.mean(axis=1, keepdims=True)
@@ -249,7 +267,70 @@ def mark_loglik(profiles: np.ndarray, templates: np.ndarray,
     neff = n / config.mark_samples_per_independent
     ll = -(rss_all - rss_all.min(axis=1, keepdims=True)) / (2 * sigma2[:, None] * n) * neff
     ll = np.maximum(ll, -config.mark_ll_floor)
-    return ll, amp_k
+    return ll, amp_k, sigma2 * n / neff
+
+
+def template_separation(templates: np.ndarray, a: int, b: int) -> float:
+    """The energy of level ``a``'s mark (at its template's unit amplitude, centred) that level ``b``'s template
+    cannot explain at any amplitude or shift: how different the two marks still look at the templates' blur.
+
+    Parameters
+    ----------
+    templates : ndarray, shape (6, S, L)
+        :func:`mark_templates` (the middle shift is the unshifted mark).
+    a, b : int
+        Levels.
+
+    Returns
+    -------
+    float
+        Residual sum of squares in squared darkness units (0: ``b`` mimics ``a`` exactly).
+    """
+    t = templates - templates.mean(axis=2, keepdims=True)
+    x, ys = t[a, t.shape[1] // 2], t[b]
+    amp = (ys @ x) / np.maximum(np.sum(ys * ys, axis=1), 1e-12)
+    return float(np.min(np.sum((x[None] - amp[:, None] * ys) ** 2, axis=1)))
+
+
+def resolve_level_pairs(ll: np.ndarray, amplitude: np.ndarray, templates: np.ndarray, noise_var: np.ndarray,
+                        config: ReadConfig = ReadConfig()) -> np.ndarray:
+    """Cap the mark evidence between level pairs the photo cannot resolve (``config.resolve_pairs``).
+
+    Blurred (a webcam's motion blur, JPEG), a single dot and the dash have nearly the same profile: whatever the
+    fit prefers between them is then the noise's or the blur model's doing, not the mark's. The most a band can
+    tell the pair apart is the two templates' separation (:func:`template_separation`) at the band's fitted
+    amplitude, against its noise: ``amplitude^2 * separation / (2 * noise_var)`` in log-likelihood. The
+    observed margin between the pair is clipped to that, and dropped entirely where that is below
+    ``config.resolve_min_ll``: the level then comes from the ground colour (and is doubtful if that cannot
+    separate the pair either).
+
+    Parameters
+    ----------
+    ll : ndarray, shape (M, 7)
+        :func:`mark_loglik`'s log-likelihoods (levels 0..5, no mark).
+    amplitude : ndarray, shape (M, 6)
+        Fitted amplitude per level.
+    templates : ndarray, shape (6, S, L)
+    noise_var : ndarray, shape (M,)
+        Per band: residual variance per independent sample times the samples per independent one (the
+        denominator of :func:`mark_loglik`'s log-likelihood, ``2 * noise_var``).
+    config : ReadConfig
+
+    Returns
+    -------
+    ndarray, shape (M, 7)
+    """
+    out = ll.copy()
+    for a, b in config.resolve_pairs:
+        a_wins = ll[:, a] >= ll[:, b]
+        sep = np.where(a_wins, template_separation(templates, a, b), template_separation(templates, b, a))
+        amp = np.where(a_wins, amplitude[:, a], amplitude[:, b])
+        cap = np.clip(amp, 0.0, None) ** 2 * sep / (2 * noise_var)
+        cap = np.where(cap < config.resolve_min_ll, 0.0, cap)
+        top = np.maximum(ll[:, a], ll[:, b])
+        out[:, a] = np.maximum(ll[:, a], top - cap)
+        out[:, b] = np.maximum(ll[:, b], top - cap)
+    return out
 
 
 def ground_levels(ground_lin: np.ndarray, band_lin: np.ndarray, band_inks: np.ndarray,
@@ -326,6 +407,9 @@ class TileEvidence:
     mark_ll: np.ndarray
     mark_amp: np.ndarray
     dark_luminance: float = 0.5
+    #: ``mark_ll`` with the evidence between unresolvable level pairs capped (:func:`resolve_level_pairs`); the
+    #: readings' confidences use it (None: ``mark_ll`` as it is).
+    mark_ll_resolved: np.ndarray | None = None
 
 
 def calibrate_ground(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()) -> tuple[np.ndarray, float, int]:
@@ -474,7 +558,7 @@ def robust_level_loglik(evidence: list[TileEvidence], ground_sigma: float, outli
         rot = ROTATIONS[ev.rotation]
         for d in range(3):
             ink = INKS.index(rot[d])
-            pm = posterior(ev.mark_ll[d, :6])
+            pm = posterior((ev.mark_ll if ev.mark_ll_resolved is None else ev.mark_ll_resolved)[d, :6])
             pg = posterior(-(ev.ground_est[ink] - lv) ** 2 / (2 * ground_sigma ** 2))
             out[t, ink] = np.log(outlier + (1 - outlier) * pm) + np.log(outlier + (1 - outlier) * pg)
     return out
@@ -516,6 +600,41 @@ def contact_bonus(cells: list[tuple[int, int]], rotations: list[int], chosen: np
             nb_level = columns[chosen[n]][nb_ink]
             ink = INKS.index(ROTATIONS[rotations[t]][d])
             out[t] += weight * (normal[:, ink] == nb_level)
+    return out
+
+
+def witnessed_contact_bonus(cells: list[tuple[int, int]], rotations: list[int], level_post: np.ndarray,
+                            columns: list, weight: float, neighbour_of) -> np.ndarray:
+    """:func:`contact_bonus` with each neighbour a witness only as sure as its own evidence: an edge earns
+    ``weight`` times the neighbour's own probability of the level the column gives that edge.
+
+    A neighbour read from marks the photo cannot resolve (:func:`resolve_level_pairs`) and an ambiguous ground
+    witnesses nothing between the levels it cannot tell apart, instead of lending its guess the full weight.
+
+    Parameters
+    ----------
+    cells, rotations, columns, weight, neighbour_of
+        As :func:`contact_bonus`.
+    level_post : ndarray, shape (T, 3 inks, 6 levels)
+        Each tile's own level probabilities per ink (marks and ground, no contacts); zero for a tile read as K
+        (wild: no witness).
+
+    Returns
+    -------
+    ndarray, shape (T, len(columns))
+    """
+    index = {c: k for k, c in enumerate(cells)}
+    normal = np.array([c if c != "k" else (-1, -1, -1) for c in columns], dtype=int)
+    is_normal = normal[:, 0] >= 0
+    out = np.zeros((len(cells), len(columns)))
+    for t, cell in enumerate(cells):
+        for d, dn in enumerate(DIRS):
+            n = index.get(neighbour_of(cell, dn))
+            if n is None:
+                continue
+            nb_ink = INKS.index(ROTATIONS[rotations[n]][d])
+            ink = INKS.index(ROTATIONS[rotations[t]][d])
+            out[t, is_normal] += weight * level_post[n, nb_ink, normal[is_normal, ink]]
     return out
 
 
