@@ -32,8 +32,6 @@ pytestmark = BROWSER_MARKS
 SIZE_PX, CONFIG, LAST_STILL_FRAMES = FAKE_CAMERA_SIZE_PX, FAKE_CAMERA_CLIP, FAKE_CAMERA_LAST_STILL_FRAMES
 
 
-
-
 def _photo_pairs(scene, keys) -> list[dict]:
     """The still photos judged as pairs (board -> first placement -> second), each with the context after the
     last: what the page must show for each settled placement."""

@@ -129,7 +129,7 @@ def _reading_score(photo, cells_truth: dict[Cell, str], tokens_truth: dict[Cell,
         else:
             sym_wrong += t.symbol != want["symbol"]
         side_wrong += t.dark != bool(want["dark"])
-        if any(w in t.doubt for w in ("numeral", "side", "outside")):   # said doubtful, right or not
+        if t.value_doubted:   # said doubtful, right or not
             val_doubt += 1
         elif t.value == int(want["value"]):
             val_right += 1

@@ -227,6 +227,21 @@ class TokenRead:
     dark: bool
     doubt: str = ""
 
+    @property
+    def value_doubted(self) -> bool:
+        """Its value was read with doubt: its numeral, or its side (and so which two values it chooses between)."""
+        return any(w in self.doubt for w in ("numeral", "side", "outside"))
+
+    @property
+    def side_doubted(self) -> bool:
+        """Its side (light or dark) was read with doubt."""
+        return any(w in self.doubt for w in ("side", "outside"))
+
+    @property
+    def symbol_doubted(self) -> bool:
+        """Its symbol was not read, or read with doubt."""
+        return self.symbol is None or any(w in self.doubt for w in ("symbol", "outside"))
+
     def to_json(self) -> dict:
         return {"qr": list(self.qr), "size": self.size, "symbol": self.symbol, "value": self.value,
                 "dark": self.dark, "doubt": self.doubt}
@@ -888,7 +903,7 @@ def read_tokens(view: TableView, pose: HexBoardPose, present: Mapping[Cell, str]
             continue
         dark = faces[c].dark
         old = before.get(c)
-        if old is not None and old.dark == dark and not _value_doubt(old.doubt) and c not in unclear:
+        if old is not None and old.dark == dark and not old.value_doubted and c not in unclear:
             kept[c] = old.value
         elif c in again and (again[c].other is not None if c in unclear else again[c].dark == dark):
             numerals[c] = again[c]
@@ -927,11 +942,6 @@ def _side_by_ink(face: TokenFace, carry: NumeralCarry, config: GenialVisionConfi
             side = gap > 0
             face = TokenFace(side, face.symbol, tuple(p for p in face.doubts if not p.startswith("side unclear")))
     return face, NumeralCarry(side, by_side[side], carry.tall_px, by_side[not side])
-
-
-def _value_doubt(doubt: str) -> bool:
-    """Whether a token's doubt concerns its value (its numeral, or its side and so its numeral's pair)."""
-    return any(w in doubt for w in ("numeral", "side", "outside"))
 
 
 # ---------------------------------------------------------------- one photo

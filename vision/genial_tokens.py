@@ -51,18 +51,6 @@ def _parts(doubt: str) -> list[str]:
     return [p for p in doubt.split("; ") if p]
 
 
-def _value_unsure(t: TokenRead) -> bool:
-    return any(w in t.doubt for w in ("numeral", "side", "outside"))
-
-
-def _side_unsure(t: TokenRead) -> bool:
-    return any(w in t.doubt for w in ("side", "outside"))
-
-
-def _symbol_unsure(t: TokenRead) -> bool:
-    return t.symbol is None or "symbol" in t.doubt or "outside" in t.doubt
-
-
 def _symbol_options(reads: Sequence[TokenRead]) -> set[str]:
     """The symbols a tower's token may show, from its doubtful reads ("between a and b" keeps those two)."""
     out = set(SYMBOLS)
@@ -135,8 +123,8 @@ def settle_tokens(photos: Sequence[GenialPhoto], n_players: int,
     for ph in photos:
         for t in ph.towers:
             by_cell.setdefault(t.qr, []).append(t)
-    sure_sym = {c: {t.symbol for t in ts if not _symbol_unsure(t)} for c, ts in by_cell.items()}
-    sure_light = {c: {t.value - int(t.dark) for t in ts if not _value_unsure(t)} for c, ts in by_cell.items()}
+    sure_sym = {c: {t.symbol for t in ts if not t.symbol_doubted} for c, ts in by_cell.items()}
+    sure_light = {c: {t.value - int(t.dark) for t in ts if not t.value_doubted} for c, ts in by_cell.items()}
     symbol, sym_clash = _agreed({c: v for c, v in sure_sym.items() if v})
     light, light_clash = _agreed({c: v for c, v in sure_light.items() if v})
     holds = token_set(n_players, counts)
@@ -164,14 +152,14 @@ def _settled(t: TokenRead, symbol: Mapping[Cell, str], light: Mapping[Cell, int]
         parts.append("symbol read differently on the two photos")
     elif t.qr in notes["sym_over"]:
         parts.append(f"symbol: more {t.symbol} tokens read than the set holds")
-    elif _symbol_unsure(t) and t.qr in symbol and "outside" not in t.doubt:
+    elif t.symbol_doubted and t.qr in symbol and "outside" not in t.doubt:
         sym = symbol[t.qr]
         parts = [p for p in parts if "symbol" not in p]
     if t.qr in notes["light_clash"]:
         parts.append("numeral read as different values on the two photos")
     elif t.qr in notes["light_over"]:
         parts.append(f"numeral: more {t.symbol} tokens of light value {t.value - int(t.dark)} read than the set holds")
-    elif _value_unsure(t) and not _side_unsure(t) and t.qr in light:
+    elif t.value_doubted and not t.side_doubted and t.qr in light:
         value = light[t.qr] + int(t.dark)
         parts = [p for p in parts if "numeral" not in p]
     return replace(t, symbol=sym, value=value, doubt="; ".join(parts))
@@ -184,8 +172,8 @@ def _sides_settled(photos: Sequence[GenialPhoto]) -> Sequence[GenialPhoto]:
     if len(photos) != 2:
         return photos
     first, last = ({t.qr: t for t in ph.towers} for ph in photos)
-    dark_before = {c for c, t in first.items() if t.dark and not _side_unsure(t)}
-    light_after = {c for c, t in last.items() if not t.dark and not _side_unsure(t)}
+    dark_before = {c for c, t in first.items() if t.dark and not t.side_doubted}
+    light_after = {c for c, t in last.items() if not t.dark and not t.side_doubted}
 
     def fixed(t: TokenRead, dark: bool) -> TokenRead:
         if "side unclear" not in t.doubt or "outside" in t.doubt:
@@ -209,7 +197,7 @@ def _evidence(photos: Sequence[GenialPhoto]) -> dict[Cell, tuple[float, float]]:
     for ph in photos:
         for t in ph.towers:
             n = ph.numerals.get(t.qr)
-            if n is None or n.read is None or n.dark != t.dark or _side_unsure(t):
+            if n is None or n.read is None or n.dark != t.dark or t.side_doubted:
                 continue
             toward_2 = n.read.margin if n.read.value - int(t.dark) == 2 else -n.read.margin
             fits.setdefault(t.qr, []).append((toward_2, n.read.needed))

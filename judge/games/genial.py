@@ -279,13 +279,8 @@ def _value_disagreements(state: GenialState, ctx: GenialContext) -> list[Cell]:
     """Towers whose numeral was read clearly (side and value) and says another light value than the players gave."""
     values = getattr(ctx, "token_values", {})
     first = state.before or state.after
-    return sorted(t.qr for t in first.towers if t.qr in values and not _value_doubted(t)
+    return sorted(t.qr for t in first.towers if t.qr in values and not t.value_doubted
                   and t.value - (1 if t.dark else 0) != values[t.qr])
-
-
-def _value_doubted(t: TokenRead) -> bool:
-    """Whether a token's value was read with doubt (its numeral, or its side and so which two values)."""
-    return any(w in t.doubt for w in ("numeral", "side", "outside"))
 
 
 def _vision_flags(state: GenialState, adj: GenialAdjudication, ctx: GenialContext) -> list[Flag]:
