@@ -151,10 +151,12 @@ class AcrylicConfig:
         as they stand, ``_quick_chamfer``) are refined.
     grid_area_margin_mm : float
         A fallback seed lies within this distance of an area that needs a board.
-    verify_chamfer_mm : float
+    verify_chamfer_mm, verify_seeds : float, int
         A fit still looser than this (mean chamfer) after the evidence-driven search may be another shape or
         pose that the polar stage did not propose (it scores radial steps around a seed, weak for elongated
-        outlines off the seed): the exhaustive grid searches again around its middle, every shape competing.
+        outlines off the seed): the exhaustive grid searches again around its middle, every shape competing, and
+        around the ``verify_seeds`` fallback seeds inside it nearest its middle (at least half ``seed_spacing_mm``
+        from it).
     ambiguity_mm : float
         Competing fits (another shape, or the same at another pose) on the same region within this
         chamfer of the best widen its sigma to half their mean outline distance.
@@ -264,7 +266,7 @@ class AcrylicConfig:
     coarse_min_separation_deg: float = 25.0
     chamfer_cap_mm: float = 4.0
     max_chamfer_mm: float = 2.5
-    close_chamfer_mm: float = 2.0
+    close_chamfer_mm: float = 2.2
     close_min_support: float = 0.7
     min_inside_dimming: float = 0.04
     min_accept_contrast: float = 0.08
@@ -277,6 +279,7 @@ class AcrylicConfig:
     grid_refine_top: int = 8
     grid_area_margin_mm: float = 60.0
     verify_chamfer_mm: float = 2.0
+    verify_seeds: int = 2
     ambiguity_mm: float = 0.6
     max_sigma_mm: float = 10.0
     edge_search_mm: float = 6.0
@@ -844,11 +847,24 @@ def find_boards(
         fits = _suppress(ok, ev, config)
     loose = [f for f in fits if f.chamfer_mm > config.verify_chamfer_mm]
     if loose:
+        grid_seeds = _grid_seeds(ratio, printed, origin_mm, mm_per_px, outlines_mm, config)
         for f in loose:
-            ok += _grid_fits(np.asarray(Polygon(f.outline_mm).centroid.coords[0]), ev, ev_coarse, shapes, config,
-                             bottom_shift)
+            for seed in _verify_seeds(f, grid_seeds, config):
+                ok += _grid_fits(seed, ev, ev_coarse, shapes, config, bottom_shift)
         fits = _suppress(ok, ev, config)
     return _converged(_with_ambiguity(fits, ok, config), ev, shapes, config, bottom_shift)
+
+
+def _verify_seeds(fit: BoardFit, grid_seeds: list[np.ndarray], config: AcrylicConfig) -> list[np.ndarray]:
+    """Where a loose fit is searched again: its outline's middle, and the ``verify_seeds`` fallback seeds
+    (``_grid_seeds``: print clusters, inscribed-disc peaks) inside its outline nearest that middle - a wrong shape
+    fitted across a board and its neighbour has its middle between them."""
+    poly = Polygon(fit.outline_mm)
+    mid = np.asarray(poly.centroid.coords[0])
+    inside = [p for p in grid_seeds if contains_xy(poly, p[0], p[1])
+              and np.hypot(*(p - mid)) >= config.seed_spacing_mm / 2.0]
+    inside.sort(key=lambda p: float(np.hypot(*(p - mid))))
+    return [mid] + inside[: config.verify_seeds]
 
 
 def find_boards_in(
