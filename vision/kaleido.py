@@ -79,16 +79,25 @@ class KaleidoVisionConfig:
     search_mm, step_mm : float
         Local shift search of each board candidate (lens, gaps between boards).
     cell_ratio : float
-        A hole is present when its weakest side's edge is this many times its interior texture.
+        A hole is present (surely seen) when its weakest side's edge is this many times its interior
+        texture.
     cell_floor : float
         Added to the interior texture before that ratio (per mm; guards flat interiors).
     min_cell_edge : float
         And its weakest side's edge is at least this (per mm, normalised colour).
+    hole_ratio_even : float
+        A triangle whose weakest-side ratio is this is as much a hole as not: its hole evidence is
+        ``log(ratio / hole_ratio_even)`` (``find_boards``; blur and noise lower a hole's ratio
+        gradually, a bare triangle's is far below).
+    hole_evidence_clip : float
+        That evidence is clipped to +- this (one triangle never outweighs the others by much): a
+        "hole's worth" of evidence.
     min_present_cells : int
-        Holes (of 6) that must be present to accept a board.
-    min_coset_margin : int
-        Below this many holes between the best and the next board-centre coset the layout is
-        flagged as ambiguous.
+        Holes (of 6) that must be present, or hold a tile, to complete a place next to the boards
+        (``complete_boards``).
+    min_coset_margin : float
+        Below this many holes' worth of evidence between the best and the next board-centre coset
+        the layout is flagged as ambiguous.
     off_lattice_mm : float
         A board whose own best position departs this far from its neighbours' is flagged.
     max_lattice_inconsistency_mm : float
@@ -161,8 +170,10 @@ class KaleidoVisionConfig:
     cell_ratio: float = 2.0
     cell_floor: float = 0.01
     min_cell_edge: float = 0.02
+    hole_ratio_even: float = 1.25
+    hole_evidence_clip: float = 1.0
     min_present_cells: int = 4
-    min_coset_margin: int = 4
+    min_coset_margin: float = 4.0
     off_lattice_mm: float = 6.0
     max_lattice_inconsistency_mm: float = 2.0
     lattice_fit_mm_per_px: float = 2.0
@@ -605,16 +616,17 @@ def find_boards(view: TopView, lattice: TriangleLattice, maps, config: KaleidoVi
     if len(V) == 0:
         raise CannotJudge("no Kaleido boards found in the photographed table area")
     shift, edge, interior = refine_hexagons(V, maps, config.edge_mm, config.search_mm, config.step_mm)
-    weakest = edge.min(axis=2)
-    ratio = weakest / (interior.mean(axis=2) + config.cell_floor)
-    present = (ratio >= config.cell_ratio) & (weakest >= config.min_cell_edge)  # (N, 6)
-    n_present = present.sum(axis=1)
+    present, evidence = _hole_evidence(edge, interior, config)
     coset = (ab[:, 0] - ab[:, 1]) % 3
-    accepted = n_present >= config.min_present_cells
+    # each hexagon is a board (six holes) or not (none); what that costs is the evidence against it
+    as_board = np.maximum(-evidence, 0.0).sum(axis=1)
+    as_bare = np.maximum(evidence, 0.0).sum(axis=1)
+    accepted = as_board < as_bare
     # board centres are the coset whose hexagons are all-or-nothing: centred on a board corner a
-    # hexagon holds 2 or 4 holes of the boards meeting there (impurity = holes to add or remove)
-    impurity = np.minimum(n_present, 6 - n_present)
-    impure = [int(impurity[coset == c].sum()) for c in range(3)]
+    # hexagon holds 2 or 4 holes of the boards meeting there (impurity = evidence against the better
+    # of the two, in holes' worth)
+    impurity = np.minimum(as_board, as_bare)
+    impure = [float(impurity[coset == c].sum()) for c in range(3)]
     best = int(np.argmin(impure))
     chosen = np.nonzero((coset == best) & accepted)[0]
     if len(chosen) == 0:
@@ -624,7 +636,7 @@ def find_boards(view: TopView, lattice: TriangleLattice, maps, config: KaleidoVi
     runner_up = min(impure[c] for c in range(3) if c != best)
     if runner_up - impure[best] < config.min_coset_margin:
         flags.append(Flag("board_layout_ambiguous", "board centres are hard to tell from board corners here: "
-                          "check the board outlines on the picture", {"impurity": impure}))
+                          "check the board outlines on the picture", {"impurity": [round(v, 1) for v in impure]}))
     partly = _partly_seen_flag(V, shift, present, coset == best, accepted, lattice, config)
     if partly is not None:
         flags.append(partly)
@@ -632,6 +644,33 @@ def find_boards(view: TopView, lattice: TriangleLattice, maps, config: KaleidoVi
         flags.append(Flag("lattice_inconsistent", f"the three edge directions miss a common lattice by "
                           f"{lattice.residual_mm:.1f} mm", {"consistency_mm": round(lattice.residual_mm, 2)}))
     return FoundBoards(V, shift, present, coset, best, accepted, order, tuple(flags))
+
+
+def _hole_evidence(edge: np.ndarray, interior: np.ndarray,
+                   config: KaleidoVisionConfig) -> tuple[np.ndarray, np.ndarray]:
+    """How surely each lattice triangle of each hexagon is a hole, from its sides' edges.
+
+    Parameters
+    ----------
+    edge, interior : ndarray, shape (N, 6, 3)
+        Side evidence and interior texture (``refine_hexagons``).
+
+    Returns
+    -------
+    present : ndarray, shape (N, 6), bool
+        Surely a hole (weakest side ``cell_ratio`` times the texture, and at least ``min_cell_edge``).
+    evidence : ndarray, shape (N, 6)
+        ``log(ratio / hole_ratio_even)`` clipped to ``hole_evidence_clip``: > 0 for a hole, < 0 for
+        none, near 0 where blur or noise left its edges faint; a side weaker than ``min_cell_edge``
+        counts fully against.
+    """
+    weakest = edge.min(axis=2)
+    ratio = weakest / (interior.mean(axis=2) + config.cell_floor)
+    present = (ratio >= config.cell_ratio) & (weakest >= config.min_cell_edge)
+    clip = config.hole_evidence_clip
+    evidence = np.clip(np.log(np.maximum(ratio, 1e-6) / config.hole_ratio_even), -clip, clip)
+    evidence = np.where(weakest >= config.min_cell_edge, evidence, -clip)
+    return present, evidence
 
 
 def _partial_places(V: np.ndarray, present: np.ndarray, centre_coset: np.ndarray, accepted: np.ndarray,
