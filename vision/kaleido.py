@@ -144,6 +144,9 @@ class KaleidoVisionConfig:
     complete_min_conf : float
         A hole of a place next to the boards whose edges were too faint counts towards a board when it
         holds a tile read with at least this confidence (``complete_boards``).
+    partly_tile_conf : float
+        A place next to the boards with a hole read as holding a tile with at least this confidence is
+        flagged as partly seen when it is not completed into a board (``complete_boards``).
     table_max_holes : int
         Bare table is sampled at places showing at most this many holes (more: a board missed,
         whose holes hold tiles).
@@ -195,6 +198,7 @@ class KaleidoVisionConfig:
     table_sample_slack_mm: float = 1.0
     table_max_holes: int = 0
     complete_min_conf: float = 0.6
+    partly_tile_conf: float = 0.3
     lattice: LatticeFitConfig = LatticeFitConfig()
     cells: CellConfig = CellConfig()
     palette_rgb: tuple[tuple[str, tuple[float, float, float]], ...] | None = None
@@ -374,6 +378,8 @@ class FoundBoards:
     order : ndarray, shape (B,), int
         The boards (candidates of the best coset, accepted), top to bottom.
     flags : tuple[Flag, ...]
+    evidence : ndarray, shape (N, 6), or None
+        How surely each hole is one by its edges (``_hole_evidence``; > 0: more a hole than not).
     """
 
     vertices_mm: np.ndarray
@@ -384,6 +390,7 @@ class FoundBoards:
     accepted: np.ndarray
     order: np.ndarray
     flags: tuple[Flag, ...] = ()
+    evidence: np.ndarray | None = None
 
 
 def top_view(image_rgb: np.ndarray, cal, config: KaleidoVisionConfig,
@@ -643,7 +650,7 @@ def find_boards(view: TopView, lattice: TriangleLattice, maps, config: KaleidoVi
     if lattice.residual_mm > config.max_lattice_inconsistency_mm:
         flags.append(Flag("lattice_inconsistent", f"the three edge directions miss a common lattice by "
                           f"{lattice.residual_mm:.1f} mm", {"consistency_mm": round(lattice.residual_mm, 2)}))
-    return FoundBoards(V, shift, present, coset, best, accepted, order, tuple(flags))
+    return FoundBoards(V, shift, present, coset, best, accepted, order, tuple(flags), evidence)
 
 
 def _hole_evidence(edge: np.ndarray, interior: np.ndarray,
@@ -673,64 +680,69 @@ def _hole_evidence(edge: np.ndarray, interior: np.ndarray,
     return present, evidence
 
 
-def _partial_places(V: np.ndarray, present: np.ndarray, centre_coset: np.ndarray, accepted: np.ndarray,
+def _partial_places(V: np.ndarray, shown: np.ndarray, centre_coset: np.ndarray, accepted: np.ndarray,
                     config: KaleidoVisionConfig) -> np.ndarray:
-    """Candidates (N,) on the board-centre coset, next to a board, showing some holes but not accepted."""
+    """Candidates (N,) on the board-centre coset, next to a board, showing some holes (``shown`` (N, 6)) but
+    not accepted."""
     near = _near_boards(V, np.nonzero(centre_coset & accepted)[0], config)
-    return centre_coset & ~accepted & (present.sum(axis=1) >= 1) & near
+    return centre_coset & ~accepted & (shown.sum(axis=1) >= 1) & near
 
 
-def _partly_seen_flag(V: np.ndarray, shift: np.ndarray, present: np.ndarray, centre_coset: np.ndarray,
+def _partly_seen_flag(V: np.ndarray, shift: np.ndarray, shown: np.ndarray, centre_coset: np.ndarray,
                       accepted: np.ndarray, lattice: TriangleLattice, config: KaleidoVisionConfig) -> Flag | None:
-    """``boards_partly_seen`` with its places, or None where every place next to the boards is a board or bare."""
-    partial = _partial_places(V, present, centre_coset, accepted, config)
+    """``boards_partly_seen`` with its places, or None where every place next to the boards is a board or bare.
+
+    ``shown`` (N, 6): the holes each place showed (their edges, or a tile in them).
+    """
+    partial = _partial_places(V, shown, centre_coset, accepted, config)
     if not partial.any():
         return None
-    n_present = present.sum(axis=1)
+    n_shown = shown.sum(axis=1)
     places = [{"centre_mm": [round(float(v), 1) for v in V[i] + shift[i]],
-               "rotation_deg": round(float(lattice.rotation_deg), 2), "holes": int(n_present[i])}
+               "rotation_deg": round(float(lattice.rotation_deg), 2), "holes": int(n_shown[i])}
               for i in np.nonzero(partial)[0]]
     return Flag("boards_partly_seen", f"{int(partial.sum())} place(s) next to the boards show some "
-                "holes but not a whole board (covered, cut off or off the lattice): boards may be "
-                "missing from this judgement", {"holes": int(n_present[partial].sum()), "places": places})
+                "holes but not a whole board (covered, cut off, faint or off the lattice): boards may be "
+                "missing from this judgement", {"holes": int(n_shown[partial].sum()), "places": places})
 
 
 def complete_boards(view: TopView, lattice: TriangleLattice, found: FoundBoards,
                     config: KaleidoVisionConfig) -> FoundBoards:
-    """Places next to the boards whose hole edges were too faint to accept them (blur, noise, tiles close to
-    the board's own colour), accepted where their holes hold tiles.
+    """Places next to the boards whose hole edges were too faint to accept them (blur, noise, glare, tiles close
+    to the board's own colour), accepted where their holes hold tiles, flagged where some do.
 
     A place on the board-centre coset does not overlap any board, so a tile-coloured triangle there can
     only be a tile in a board's hole (the bare table is read as empty: it is the empty class's own
     example). A place is a board when at least ``min_present_cells`` of its holes either showed their
     edges or hold a tile (of whichever colour) read with ``complete_min_conf``, at least one of them by its
-    edges, and all six are
-    inside the view (a board cut by the photo's edge stays flagged). Nothing is added where the board
-    centres' coset is ambiguous.
+    edges, and all six are inside the view (a board cut by the photo's edge stays flagged). A place that is
+    not, but shows a hole by its edges or a tile read with ``partly_tile_conf``, is flagged
+    (``boards_partly_seen``): a board there would otherwise be missing from the judgement unsaid. Nothing is
+    added where the board centres' coset is ambiguous.
     """
     if any(f.code == "board_layout_ambiguous" for f in found.flags):
         return found  # which places are board centres is itself in doubt: nothing is added on that guess
+    V, shift = found.vertices_mm, found.shift_mm
     centre_coset = found.coset == found.best_coset
-    cand = np.nonzero(_partial_places(found.vertices_mm, found.present, centre_coset, found.accepted, config))[0]
+    near = _near_boards(V, found.order, config)
+    cand = np.nonzero(centre_coset & ~found.accepted & near)[0]
     if len(cand) == 0:
         return found
-    V, shift = found.vertices_mm, found.shift_mm
     tris = hexagon_cells(V[found.order] + shift[found.order], lattice.rotation_deg, config.edge_mm)
     tris_c = hexagon_cells(V[cand] + shift[cand], lattice.rotation_deg, config.edge_mm)
     _, _, tile_conf, valid, _ = _read_cells(view, lattice, found, np.concatenate([tris, tris_c]), config)
     tile_conf, valid = (a[len(found.order) * 6:].reshape(-1, 6) for a in (tile_conf, valid))
     tile = (tile_conf >= config.complete_min_conf) & valid
     support = (found.present[cand] | tile).sum(axis=1)
-    take = cand[(support >= config.min_present_cells) & valid.all(axis=1)]
-    if len(take) == 0:
-        return found
+    take = cand[(support >= config.min_present_cells) & found.present[cand].any(axis=1) & valid.all(axis=1)]
+    shown = found.present.copy()
+    shown[cand] |= (tile_conf >= config.partly_tile_conf) & valid
     accepted = found.accepted.copy()
     accepted[take] = True
     chosen = np.nonzero(centre_coset & accepted)[0]
     order = chosen[np.lexsort((V[chosen, 0], V[chosen, 1]))]
-    partly = _partly_seen_flag(V, shift, found.present, centre_coset, accepted, lattice, config)
-    flags = tuple(partly if f.code == "boards_partly_seen" else f for f in found.flags
-                  if f.code != "boards_partly_seen" or partly is not None)
+    partly = _partly_seen_flag(V, shift, shown, centre_coset, accepted, lattice, config)
+    flags = tuple(f for f in found.flags if f.code != "boards_partly_seen") + ((partly,) if partly else ())
     return replace(found, accepted=accepted, order=order, flags=flags)
 
 
@@ -750,7 +762,10 @@ def _read_cells(view: TopView, lattice: TriangleLattice, found: FoundBoards, tri
         Bare-table examples the empty class was learnt from.
     """
     V, shift = found.vertices_mm, found.shift_mm
-    table_tris = _table_cells(V, shift, found.coset, found.best_coset, found.accepted, found.present, lattice, config)
+    # a triangle more a hole than not by its edges (a board too faint to accept, its tiles under glare) is no
+    # sample of the bare table
+    shown = found.present if found.evidence is None else found.present | (found.evidence > 0.0)
+    table_tris = _table_cells(V, shift, found.coset, found.best_coset, found.accepted, shown, lattice, config)
     norm4 = np.concatenate([view.norm, view.valid[..., None].astype(np.float32)], axis=2)
     feats = sample_cells(norm4, view.origin_mm, view.mm_per_px, tris.reshape(-1, 3, 2), config.cells)
     table_feats = sample_cells(norm4, view.origin_mm, view.mm_per_px, table_tris, config.cells)
