@@ -715,8 +715,9 @@ def complete_boards(view: TopView, lattice: TriangleLattice, found: FoundBoards,
     only be a tile in a board's hole (the bare table is read as empty: it is the empty class's own
     example). A place is a board when at least ``min_present_cells`` of its holes either showed their
     edges or hold a tile (of whichever colour) read with ``complete_min_conf``, at least one of them by its
-    edges, and all six are inside the view (a board cut by the photo's edge stays flagged). A place that is
-    not, but shows a hole by its edges or a tile read with ``partly_tile_conf``, is flagged
+    edges, and all six are inside the view (a board cut by the photo's edge stays flagged). Only places with
+    some hole evidence are read (a hole more likely than not by its edges). A place that is not accepted, but
+    shows a hole by its edges or a tile read with ``partly_tile_conf``, is flagged
     (``boards_partly_seen``): a board there would otherwise be missing from the judgement unsaid. Nothing is
     added where the board centres' coset is ambiguous.
     """
@@ -725,7 +726,9 @@ def complete_boards(view: TopView, lattice: TriangleLattice, found: FoundBoards,
     V, shift = found.vertices_mm, found.shift_mm
     centre_coset = found.coset == found.best_coset
     near = _near_boards(V, found.order, config)
-    cand = np.nonzero(centre_coset & ~found.accepted & near)[0]
+    # places with some hole evidence (a hole more likely than not by its edges): a bare place has none
+    hinted = found.present if found.evidence is None else found.present | (found.evidence > 0.0)
+    cand = np.nonzero(centre_coset & ~found.accepted & near & hinted.any(axis=1))[0]
     if len(cand) == 0:
         return found
     tris = hexagon_cells(V[found.order] + shift[found.order], lattice.rotation_deg, config.edge_mm)
