@@ -76,8 +76,9 @@ class PlayerScore:
     total_range : (int, int)
         Lowest and highest total if the doubtful readings (tile or edge confidence below
         ``min_confidence``, or cells the detector flagged) counted for no mark-based card / for every
-        one and a doubtful K tile were a normal one (equal to ``total`` when nothing is doubtful); readings
-        that contradict another (an illegal contact, a tile read twice) are doubtful too.
+        one, a doubtful K tile were a normal one, and doubtful normal tiles K tiles as far as the set has K
+        tiles unread (equal to ``total`` when nothing is doubtful); readings that contradict another (an
+        illegal contact, a tile read twice) are doubtful too.
     """
 
     name: str
@@ -198,14 +199,22 @@ def _use_many_points(counts: dict[str, int], name: str, o: CmykOptions) -> tuple
 
 def _score_player(k: int, players: Sequence[CmykPlayer], mosaic: MosaicState, res: CardResolution,
                   counts: dict[str, int], o: CmykOptions, k_wild: bool,
-                  doubt: tuple[frozenset, str] = (frozenset(), "")) -> PlayerScore:
-    """Score one mosaic; ``doubt`` (cells, "low"/"high") bounds what doubtful mark readings could give."""
+                  doubt: tuple[frozenset, str] = (frozenset(), ""), k_spare: int = 0) -> PlayerScore:
+    """Score one mosaic; ``doubt`` (cells, "low"/"high") bounds what doubtful readings could give: "high" counts a
+    doubtful K tile as a normal one, "low" counts up to ``k_spare`` doubtful normal tiles (the K tiles the set
+    still has unread) as K tiles - a K tile is what a tile looks like whose marks the photo lost, and the other
+    way round."""
     player = players[k]
     tiles = mosaic.tiles
     cells = [t.cell for t in tiles]
     geo = analyse_shape(cells, dict(o.horizontal_by_player).get(player.name, o.horizontal))
     n_k = sum(_is_k(t) for t in tiles)
-    n_k_pen = n_k - (sum(_is_k(t) and t.cell in doubt[0] for t in tiles) if doubt[1] == "high" else 0)
+    if doubt[1] == "high":
+        n_k_pen = n_k - sum(_is_k(t) and t.cell in doubt[0] for t in tiles)
+    elif doubt[1] == "low":
+        n_k_pen = n_k + min(k_spare, sum(not _is_k(t) and t.cell in doubt[0] for t in tiles))
+    else:
+        n_k_pen = n_k
     illegal = illegal_contacts({t.cell: {d: (e.colour, e.level) for d, e in t.edges.items()} for t in tiles})
     lines: list[str] = []
     bd: list[tuple[str, int]] = []
@@ -314,7 +323,7 @@ def _with_unknown_tiles(mosaic: MosaicState, cells: Sequence[tuple[int, int]], k
 
 
 def _unread_totals(k: int, players: Sequence[CmykPlayer], mosaics: Sequence[MosaicState], res: CardResolution,
-                   counts: dict[str, int], unread: dict, doubtful: frozenset, k_left: bool,
+                   counts: dict[str, int], unread: dict, doubtful: frozenset, k_spare: int,
                    o: CmykOptions) -> tuple[list[int], bool]:
     """Player k's totals over the readings the unread cells leave open, and whether they are all of them.
 
@@ -336,12 +345,12 @@ def _unread_totals(k: int, players: Sequence[CmykPlayer], mosaics: Sequence[Mosa
         subsets = [[], mine] + [[c] for c in mine]
     totals = []
     for sub in subsets:
-        m = _with_unknown_tiles(mosaics[k], sub, k_left)
+        m = _with_unknown_tiles(mosaics[k], sub, k_spare > 0)
         for others in (counts, others_max):
             cnt = {**others, name: counts[name] + len(sub)}
             for mode in ("low", "high"):
                 totals.append(_score_player(k, players, m, res, cnt, o, o.k_marks_wild_for_cards,
-                                            (doubtful | frozenset(sub), mode)).total)
+                                            (doubtful | frozenset(sub), mode), k_spare).total)
     return totals, exhaustive
 
 
@@ -379,7 +388,7 @@ def score_game(players: Sequence[CmykPlayer], mosaics: Sequence[MosaicState], pu
     res = resolve_cards(public_cards, answers)
     counts = {p.name: len(m.tiles) for p, m in zip(players, mosaics)}
     unread = {p.name: unread_cells(m) for p, m in zip(players, mosaics)}
-    k_left = sum(_is_k(t) for m in mosaics for t in m.tiles) < K_TILES_IN_SET
+    k_spare = max(0, K_TILES_IN_SET - sum(_is_k(t) for m in mosaics for t in m.tiles))  # K tiles not read
     duplicates = duplicate_readings(names, mosaics)
     flags: list[Flag] = list(res.flags)
     scores = []
@@ -398,11 +407,11 @@ def score_game(players: Sequence[CmykPlayer], mosaics: Sequence[MosaicState], pu
         lo = hi = s.total
         if doubtful:  # doubtful mark readings counting for nothing / for everything they could
             lo, hi = (_score_player(k, players, mosaic, res, counts, options, options.k_marks_wild_for_cards,
-                                    (doubtful, mode)).total for mode in ("low", "high"))
+                                    (doubtful, mode), k_spare).total for mode in ("low", "high"))
             lo, hi = min(lo, s.total), max(hi, s.total)
         exhaustive = True
         if any(unread.values()):  # unread cells (this mosaic's, or others' through use_many) could hold tiles
-            totals, exhaustive = _unread_totals(k, players, mosaics, res, counts, unread, doubtful, k_left, options)
+            totals, exhaustive = _unread_totals(k, players, mosaics, res, counts, unread, doubtful, k_spare, options)
             lo, hi = min(lo, *totals), max(hi, *totals)
         ranges[name] = (lo, hi)
         if unread[name]:

@@ -187,17 +187,35 @@ def test_illegal_contacts_are_flagged_not_scored():
     assert f["contacts"][0]["cells"] == [[0, 0], [1, 0]] and f["contacts"][0]["reason"] == "level"
 
 
+def test_doubtful_tiles_may_be_k_tiles_while_the_set_has_them():
+    """A webcam shows a K tile as a dark, markless tile read with doubt as a normal one (photoreal dev table t01):
+    the total's range must reach the K tile's -3 for each doubtful tile, as far as the set's two K tiles are not
+    read elsewhere on the table."""
+    shaky = MosaicState(M1.tiles[:5] + tuple(TileReading(t.cell, "normal", t.edges, 0.2) for t in M1.tiles[5:]))
+    lo, hi = score_game([AKI], [shaky], []).to_json()["players"]["Aki"]["total_range"]
+    sure_lo, sure_hi = score_game([AKI], [M1], []).to_json()["players"]["Aki"]["total_range"]
+    assert sure_lo == sure_hi
+    assert lo == sure_lo - 2 * 3 and hi >= sure_hi  # two doubtful tiles (neither cyan 0), two K tiles in the set
+    one_k = MosaicState(M2.tiles + (k_tile(0, 1),))
+    r = score_game([AKI, BEN], [shaky, one_k], [])
+    assert r.to_json()["players"]["Aki"]["total_range"][0] == sure_lo - 3  # one K tile left
+    two_k = MosaicState(M2.tiles + (k_tile(0, 1), k_tile(1, 1)))
+    r = score_game([AKI, BEN], [shaky, two_k], [])
+    assert r.to_json()["players"]["Aki"]["total_range"][0] == sure_lo  # both read on Ben's mosaic
+
+
 def test_misreadings_are_flagged():
     dup = MosaicState(M1.tiles + (tile(3, 0, 0, 3, 1, conf=0.3),))  # (0,3,1) again, read with low confidence
     codes = [f.code for f in score_game([AKI], [dup], []).flags]
     assert "duplicate_tile" in codes and "low_confidence" in codes
-    # (0,-1) read with doubt: it may or may not be the (1,1,1) like_this_tile counts, may or may not carry cyan 0
+    # (0,-1) read with doubt: it may or may not be the (1,1,1) like_this_tile counts, may or may not carry cyan 0,
+    # and may be a K tile whose marks the photo lost (the set's two K tiles are unread): 8 - 3 at the lowest
     shaky = MosaicState(M1.tiles[:6] + (TileReading((0, -1), "normal", M1.tiles[6].edges, 0.2),))
     twice = CmykOptions(doubt_conflicting_cells=False)  # the same mosaic twice: every tile read twice (tested below)
     r = score_game([AKI, BEN], [shaky, M1], ["like_this_tile"], options=twice)
     f = [x for x in r.flags if x.code == "score_range"][0]
-    assert f.data["range"] == [8, 12] and f.data["cells"] == [[0, -1]]
-    assert r.to_json()["players"]["Aki"]["total_range"] == [8, 12] and r.scores == {"Aki": 11, "Ben": 10}
+    assert f.data["range"] == [5, 12] and f.data["cells"] == [[0, -1]]
+    assert r.to_json()["players"]["Aki"]["total_range"] == [5, 12] and r.scores == {"Aki": 11, "Ben": 10}
     (f,) = [x for x in r.flags if x.code == "ranking_uncertain"]  # Ben: 10 for sure
     assert f.data["players"] == ["Aki", "Ben"]
     shaky_k = MosaicState(M1.tiles + (TileReading((0, 2), "k", k_tile(0, 2).edges, 0.3),))
@@ -211,7 +229,7 @@ def test_misreadings_are_flagged():
         assert low == ([[[0, 2]]] if want[1] > want[0] else [])
     flagged = MosaicState(M1.tiles, (Flag("tile_doubtful", "tile at [0, -1] read as C1 M1 Y1", {"cells": [[0, -1]]}),))
     r = score_game([AKI], [flagged], ["like_this_tile"])
-    assert r.to_json()["players"]["Aki"]["total_range"] == [8, 12]
+    assert r.to_json()["players"]["Aki"]["total_range"] == [5, 12]  # as above: it may be a K tile too
     assert "tile_doubtful" not in [f.code for f in r.flags]  # the detector's flags are the caller's to report
     off = CmykOptions(doubt_flagged_cells=False)
     assert score_game([AKI], [flagged], ["like_this_tile"], options=off).to_json()["players"]["Aki"]["total_range"] == [

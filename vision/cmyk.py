@@ -89,6 +89,9 @@ class CmykVisionConfig:
     #: A K reading whose ground is lighter than the K ground model by more sigmas is doubtful (its confidence
     #: falls as that model's likelihood beyond this bound).
     k_ground_max_sigma: float = 3.0
+    #: Rounds of fitting the ground model and measuring the marks' reliability against it
+    #: (:func:`_calibrated_evidence`).
+    ground_fit_rounds: int = 2
     #: Confidences (:func:`_confidence_scores`): the marks and the ground colour may each be wrong with this
     #: probability, so that where they contradict each other neither makes a level sure.
     evidence_outlier: float = 0.05
@@ -602,9 +605,11 @@ def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence],
                   config: CmykVisionConfig) -> tuple[list[TileReading], list[Flag]]:
     """Each tile to a distinct tile of the set (marks, ground, contacts), with confidences and doubts."""
     cells = bands.cells
-    gain, gsigma, _ = rd.calibrate_ground(evidence, config.read)
-    evidence = [replace(ev, ground_est=ev.ground_est / gain) for ev in evidence]
-    own_scores, columns = rd.score_matrix(evidence, config.read, gsigma)
+    evidence, weight, gsigma = _calibrated_evidence(evidence, config)
+    # the readings weigh the marks as far as they agree with the ground colours here (a webcam's marks are lost), and
+    # only as far as the photo resolves them (a blurred dot and dash: the ground decides between levels 0 and 1)
+    weighed = [replace(ev, mark_ll=_resolved_marks(ev) * weight) for ev in evidence]
+    own_scores, columns = rd.score_matrix(weighed, config.read, gsigma)
     chosen = rd.assign(own_scores)
     scores = own_scores
     bonus = np.zeros_like(own_scores)
@@ -613,7 +618,7 @@ def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence],
                                  config.contact_weight, lambda c, d: tl.neighbour(*c, d))
         scores = own_scores + bonus
         chosen = rd.assign(scores)
-    sure = _confidence_scores(evidence, scores, bonus, gsigma, config, cells, chosen, columns)
+    sure = _confidence_scores(evidence, weight, scores, bonus, gsigma, config, cells, chosen, columns)
     flags: list[Flag] = []
     tiles = []
     for t, cell in enumerate(cells):
@@ -635,8 +640,42 @@ def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence],
     return tiles, flags
 
 
-def _confidence_scores(evidence: list[rd.TileEvidence], scores: np.ndarray, bonus: np.ndarray, gsigma: float,
-                       config: CmykVisionConfig, cells: list, chosen: np.ndarray, columns: list) -> np.ndarray:
+def _resolved_marks(ev: rd.TileEvidence) -> np.ndarray:
+    """The tile's mark log-likelihoods (3, 7) with the evidence between unresolvable level pairs capped
+    (``TileEvidence.mark_ll_resolved``)."""
+    return ev.mark_ll if ev.mark_ll_resolved is None else ev.mark_ll_resolved
+
+
+def _calibrated_evidence(evidence: list[rd.TileEvidence],
+                         config: CmykVisionConfig) -> tuple[list[rd.TileEvidence], float, np.ndarray]:
+    """The evidence with its ground colours as levels under this photo's ground model, the marks' reliability here,
+    and the ground's spread (levels).
+
+    The ground model is fitted first with the marks as modelled (``cmyk_read.calibrate_ground_levels`` at mark
+    weight 1), the marks' reliability measured against it (``cmyk_read.mark_weight``), and the model fitted again
+    with the marks at that weight, and their reliability measured again (``ground_fit_rounds`` in all): sharp marks
+    calibrate the ground, lost ones (a webcam's) are down-weighted and pull it less.
+
+    Returns
+    -------
+    evidence : list of TileEvidence
+        ``ground_est`` as levels.
+    weight : float
+        The marks' reliability (1: as modelled).
+    sigma : ndarray, shape (3,)
+        The ground model's spread per ink (levels).
+    """
+    weight = 1.0
+    for _ in range(config.ground_fit_rounds):
+        model = rd.calibrate_ground_levels(evidence, weight, config.read)
+        levelled = [replace(ev, ground_est=model.levels(ev.ground_est)) for ev in evidence]
+        weight, _ = rd.mark_weight(levelled, config.read)
+    return levelled, weight, model.sigma
+
+
+def _confidence_scores(evidence: list[rd.TileEvidence], weight: float, scores: np.ndarray, bonus: np.ndarray,
+                       gsigma: np.ndarray, config: CmykVisionConfig, cells: list, chosen: np.ndarray,
+                       columns: list) -> np.ndarray:
     """The log-posteriors the readings' confidences come from (the readings themselves stay those of ``scores``).
 
     Two corrections of the modelled certainty, both measured on the photo: the marks are weighted by how well
@@ -649,17 +688,24 @@ def _confidence_scores(evidence: list[rd.TileEvidence], scores: np.ndarray, bonu
     as its own marks and ground read it (``cmyk_read.witnessed_contact_bonus``). The K-or-normal split keeps the
     modelled posterior.
 
+    Parameters
+    ----------
+    evidence : list of TileEvidence
+        Ground estimates as levels (:func:`_calibrated_evidence`), marks as measured.
+    weight : float
+        The marks' reliability here (``cmyk_read.mark_weight``).
+    scores : ndarray, shape (T, 84)
+        The readings' scores (marks at ``weight``, ground, contacts).
+
     Returns
     -------
     ndarray, shape (T, 84)
         Log-probabilities over the score-matrix columns (82 normal tiles, 2 K).
     """
-    weight, _ = rd.mark_weight(evidence, config.read)
     if weight < 1.0:
         evidence = [replace(ev, mark_ll=ev.mark_ll * weight,
                             mark_ll_resolved=None if ev.mark_ll_resolved is None else ev.mark_ll_resolved * weight)
                     for ev in evidence]
-        scores = rd.score_matrix(evidence, config.read, gsigma)[0] + bonus
     n_normal = len(rd.tile_types())
     types = np.array(rd.tile_types())
     robust = rd.robust_level_loglik(evidence, gsigma, config.evidence_outlier)  # (T, 3, 6)

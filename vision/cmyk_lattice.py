@@ -31,6 +31,12 @@ class LatticeFitConfig:
     band_window_mm: float = 9.0
     max_points_per_ink: int = 6000
     min_points_per_ink: int = 20
+    #: Where the gradients' angle leaves a family's bands unconcentrated (a webcam's motion blur and noise
+    #: drown the edge orientations), the angle is searched by the bands' own periodicity: this coarse step
+    #: over the 60 degrees ...
+    angle_search_step_deg: float = 2.0
+    #: ... then this fine step within one coarse step of the best.
+    angle_refine_step_deg: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -99,6 +105,64 @@ def _wrap(x: np.ndarray | float, period: float):
     return (np.asarray(x) + period / 2) % period - period / 2
 
 
+def _ink_points(ink_masks: dict[str, np.ndarray], mm_per_px: float, origin_mm: tuple[float, float],
+                config: LatticeFitConfig) -> dict[str, np.ndarray]:
+    """Each ink's band pixels as table points (mm), thinned to ``max_points_per_ink``, shape (N, 2) per ink."""
+    pts = {}
+    for ink in ("cyan", "magenta", "yellow"):
+        ys, xs = np.nonzero(ink_masks[ink])
+        stride = max(1, len(xs) // config.max_points_per_ink)
+        pts[ink] = np.stack([xs[::stride], ys[::stride]], axis=1) * mm_per_px + np.asarray(origin_mm)
+    return pts
+
+
+def _family_phasors(pts: dict[str, np.ndarray], phi: float, h: float,
+                    config: LatticeFitConfig) -> tuple[np.ndarray, tuple[int, ...], tuple[float, float, float]]:
+    """How each ink's band points gather about the lines of each family at normal angle ``phi`` (+60, +120 deg).
+
+    Returns
+    -------
+    phasor : ndarray, shape (3 families, 3 inks), complex
+        Mean of ``exp(2 pi i n.p / h)`` (zero for an ink with too few points).
+    perm : tuple of int
+        The ink of each family (the assignment with the most concentration).
+    concentration : tuple of float
+        ``|phasor|`` of each family's ink (0..1).
+    """
+    inks = ("cyan", "magenta", "yellow")
+    phasor = np.zeros((3, 3), complex)
+    for k in range(3):
+        a = phi + k * np.pi / 3
+        n = np.array([np.cos(a), np.sin(a)])
+        for c, ink in enumerate(inks):
+            if len(pts[ink]) < config.min_points_per_ink:
+                continue
+            phasor[k, c] = np.mean(np.exp(2j * np.pi * (pts[ink] @ n) / h))
+    best, best_perm = -1.0, (0, 1, 2)
+    for perm in permutations(range(3)):
+        tot = sum(abs(phasor[k, perm[k]]) for k in range(3))
+        if tot > best:
+            best, best_perm = tot, perm
+    return phasor, best_perm, tuple(float(abs(phasor[k, best_perm[k]])) for k in range(3))
+
+
+def _band_angle(pts: dict[str, np.ndarray], h: float, config: LatticeFitConfig) -> float:
+    """The lattice's normal angle (mod 60 degrees) at which the ink bands gather most tightly about their lines.
+
+    The bands repeat every row height across each family's lines whatever the photo's blur or noise, so their
+    periodicity finds the angle where the gradient orientations cannot (``orientation_mod60``): a coarse scan of
+    the 60 degrees, then a fine one about the best, each angle scored by its weakest family's concentration.
+    """
+    def score(a: float) -> float:
+        return min(_family_phasors(pts, a, h, config)[2])
+
+    coarse = np.deg2rad(np.arange(0.0, 60.0, config.angle_search_step_deg))
+    a0 = float(max(coarse, key=score))
+    fine = a0 + np.deg2rad(np.arange(-config.angle_search_step_deg, config.angle_search_step_deg + 1e-9,
+                                     config.angle_refine_step_deg))
+    return float(max(fine, key=score)) % (np.pi / 3)
+
+
 def fit_lattice(ink_masks: dict[str, np.ndarray], gray: np.ndarray, tile_mask: np.ndarray, mm_per_px: float,
                 origin_mm: tuple[float, float], config: LatticeFitConfig = LatticeFitConfig()) -> LatticeFit | None:
     """Fit the lattice to a rectified view of the mosaic.
@@ -121,30 +185,17 @@ def fit_lattice(ink_masks: dict[str, np.ndarray], gray: np.ndarray, tile_mask: n
         None when no family of lines stands out.
     """
     h = tl.row_height(config.edge_mm)
-    phi, _ = orientation_mod60(gray, tile_mask.astype(np.float32))
-    angles = [phi, phi + np.pi / 3, phi + 2 * np.pi / 3]
-    normals = np.array([[np.cos(a), np.sin(a)] for a in angles])
     inks = ("cyan", "magenta", "yellow")
-    pts = {}
-    for ink in inks:
-        ys, xs = np.nonzero(ink_masks[ink])
-        stride = max(1, len(xs) // config.max_points_per_ink)
-        pts[ink] = np.stack([xs[::stride], ys[::stride]], axis=1) * mm_per_px + np.asarray(origin_mm)
-    phasor = np.zeros((3, 3), complex)
-    for k in range(3):
-        for c, ink in enumerate(inks):
-            if len(pts[ink]) < config.min_points_per_ink:
-                continue
-            s = pts[ink] @ normals[k]
-            phasor[k, c] = np.mean(np.exp(2j * np.pi * s / h))
-    best, best_perm = -1.0, None
-    for perm in permutations(range(3)):
-        tot = sum(abs(phasor[k, perm[k]]) for k in range(3))
-        if tot > best:
-            best, best_perm = tot, perm
-    conc = tuple(float(abs(phasor[k, best_perm[k]])) for k in range(3))
+    pts = _ink_points(ink_masks, mm_per_px, origin_mm, config)
+    phi, _ = orientation_mod60(gray, tile_mask.astype(np.float32))
+    phasor, best_perm, conc = _family_phasors(pts, phi, h, config)
+    if min(conc) < config.min_family_concentration:
+        phi = _band_angle(pts, h, config)
+        phasor, best_perm, conc = _family_phasors(pts, phi, h, config)
     if min(conc) < config.min_family_concentration:
         return None
+    angles = [phi, phi + np.pi / 3, phi + 2 * np.pi / 3]
+    normals = np.array([[np.cos(a), np.sin(a)] for a in angles])
     offsets = []
     for k in range(3):
         a0 = float(np.angle(phasor[k, best_perm[k]]) * h / (2 * np.pi))

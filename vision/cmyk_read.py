@@ -45,9 +45,6 @@ class ReadConfig:
     ground_sigma_levels: float = 0.55
     ground_sigma_min: float = 0.3
     ground_sigma_max: float = 1.2
-    calib_min_level: int = 2
-    calib_min_margin: float = 3.0
-    calib_min_residuals: int = 8
     mark_sigma_floor: float = 0.03
     mark_samples_per_independent: float = 8.0
     mark_min_amplitude: float = 0.12
@@ -70,10 +67,6 @@ class ReadConfig:
     rotation_prior_votes: float = 1.0
     #: A printed dot's diameter in Gaussian sigmas (its darkness profile's model).
     dot_diameter_sigmas: float = 2.6
-    #: An ink with fewer calibration residuals than this takes the pooled median bias.
-    calib_min_per_ink: int = 3
-    #: The ground gain per ink (:func:`calibrate_ground`) is clipped to this range.
-    calib_gain_range: tuple[float, float] = (0.5, 2.0)
     #: Mark reliability (:func:`mark_weight`): an edge whose corrected ground estimate lies within this of a
     #: whole level witnesses that level ...
     weight_ground_tolerance: float = 0.25
@@ -89,6 +82,14 @@ class ReadConfig:
     #: ... a band's mark evidence between such a pair is at most the log-likelihood margin the two templates'
     #: difference (at the photo's measured blur) can give against the band's own noise, and nothing below this.
     resolve_min_ll: float = 2.0
+    #: The ground model (:func:`calibrate_ground_levels`): a ground of level ``L`` reads ``offset + slope * L`` (raw
+    #: level estimate), each per ink and photo. Priors (mean, sd) from the photoreal dev set (tune) as rendered and as
+    #: devices deliver it: the offset (a dim webcam's white ground reads about -0.45, as rendered about -0.1) ...
+    ground_offset_prior: tuple[float, float] = (-0.2, 0.35)
+    #: ... and the slope (0.75 .. 1.25 on nine photos in ten).
+    ground_slope_prior: tuple[float, float] = (1.0, 0.15)
+    #: EM iterations of the ground model's fit.
+    ground_fit_iterations: int = 30
 
 
 def tile_types() -> list[tuple[int, int, int]]:
@@ -354,7 +355,8 @@ def ground_levels(ground_lin: np.ndarray, band_lin: np.ndarray, band_inks: np.nd
     Returns
     -------
     levels : ndarray, shape (3,), float
-        Continuous level estimates (0 = white ... 5 = full ink) from the median ground colour.
+        Raw continuous level estimates (0 = white ... 5 = full ink; below 0 where lighter than white) from the
+        median ground colour, before this photo's ground model (:func:`calibrate_ground_levels`).
     dark_luminance : float
         Luminance albedo (linear, paper white = 1) at ``ground_dark_percentile`` of the ground samples.
     """
@@ -393,7 +395,10 @@ def ground_levels_batch(ground_lin: np.ndarray, band_lin: np.ndarray, band_inks:
                      config.ground_albedo_max)
     med = np.median(albedo, axis=1)
     lum = albedo @ np.array([0.2126, 0.7152, 0.0722])
-    levels = 5.0 * (1.0 - np.clip(linear_to_srgb(med), 0.0, 1.0))
+    # not clipped at paper white (only the albedo is, at ``ground_albedo_max``): a ground lighter than the bands'
+    # white balance expects (a device's tone curve) reads below level 0, and the ground model
+    # (:func:`calibrate_ground_levels`) learns how far
+    levels = 5.0 * (1.0 - linear_to_srgb(med))
     return levels, np.percentile(lum, config.ground_dark_percentile, axis=1)
 
 
@@ -412,49 +417,90 @@ class TileEvidence:
     mark_ll_resolved: np.ndarray | None = None
 
 
-def calibrate_ground(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()) -> tuple[np.ndarray, float, int]:
-    """This photo's ground-colour gain and spread per ink, measured against confidently read marks.
+@dataclass(frozen=True)
+class GroundModel:
+    """How this photo's ground colours read the levels: a ground of level ``L`` of an ink reads
+    ``offset + slope * L`` (the raw estimate of :func:`ground_levels_batch`), with spread ``sigma`` (levels).
 
-    Each channel's ground estimate is compared with the level of the edge of that ink wherever the
-    marks are clear (best level >= ``calib_min_level``, log-likelihood margin >= ``calib_min_margin``).
-    A white ground reads level 0 whatever the camera (the estimate is white-balanced by the tile's own
-    bands), while a device's tone curve scales the tints: a phone's saturation boost reads magenta 3 as
-    ~4, a dim webcam's yellow 3 as ~2.5 (photoreal dev set under the device simulations). So the
-    correction is a gain through level 0 (ground / gain), not an offset, which would move the white
-    ground's level 0 towards level 1 or -1.
+    Attributes
+    ----------
+    offset : ndarray, shape (3,)
+        Per ink (C, M, Y): the raw estimate of a level-0 ground.
+    slope : ndarray, shape (3,)
+        Raw estimate per level.
+    sigma : ndarray, shape (3,)
+        Spread of :meth:`levels` about the true level.
+    """
+
+    offset: np.ndarray
+    slope: np.ndarray
+    sigma: np.ndarray
+
+    def levels(self, raw: np.ndarray) -> np.ndarray:
+        """Raw ground estimates (..., 3 inks) as levels."""
+        return (np.asarray(raw, np.float64) - self.offset) / self.slope
+
+
+def level_prior() -> np.ndarray:
+    """How often each level 0..5 of an ink occurs in the tile set (26, 21, 15, 11, 6, 3 of 82), shape (6,)."""
+    counts = np.bincount(np.array(tile_types())[:, 0], minlength=6).astype(np.float64)
+    return counts / counts.sum()
+
+
+def calibrate_ground_levels(evidence: list[TileEvidence], mark_weight: float,
+                            config: ReadConfig = ReadConfig()) -> GroundModel:
+    """This photo's ground model (:class:`GroundModel`), fitted to its tiles' raw ground estimates.
+
+    The levels are unknown, so the fit is a mixture's (EM): each normal-looking tile's ground of an ink is one of
+    the levels 0..5, as often as the tile set holds them (:func:`level_prior`), and as likely as the tile's own
+    marks say at ``mark_weight`` (0: the marks are ignored; 1: as modelled). The offset and slope are
+    maximum-a-posteriori under ``ground_offset_prior`` and ``ground_slope_prior``. Where the marks are sharp
+    (as rendered) they fix which level each ground is, and the fit is a calibration against them; where the photo
+    loses them (a webcam), the levels' spacing and the set's proportions still place the levels: a dim webcam reads a
+    white ground as about -0.45 and a level-1 tint as about 0.6 (photoreal dev set), which a gain through level
+    0 (or the clipped estimate) cannot tell apart.
+
+    Parameters
+    ----------
+    evidence : list of TileEvidence
+        ``ground_est`` raw (:func:`ground_levels_batch`).
+    mark_weight : float
+        Temperature on the marks' log-likelihoods (:func:`mark_weight`).
+    config : ReadConfig
 
     Returns
     -------
-    gain : ndarray, shape (3,)
-        Median (ground / marks) per channel, clipped to ``calib_gain_range`` (the pooled median where an
-        ink has fewer than ``calib_min_per_ink`` residuals; 1 with too few in all).
-    sigma : float
-        Robust spread of the corrected ground estimate, clamped to the configured range.
-    n : int
-        Residuals used (0: gain 1 and the default sigma are returned).
+    GroundModel
+        The priors' means and ``ground_sigma_levels`` where no tile looks normal.
     """
-    ratios: list[list[float]] = [[], [], []]
-    pairs: list[list[tuple[float, int]]] = [[], [], []]
-    for ev in evidence:
-        rot = ROTATIONS[ev.rotation]
-        for d in range(3):
-            ll = ev.mark_ll[d, :6]
-            order = np.argsort(ll)[::-1]
-            if order[0] < config.calib_min_level or ll[order[0]] - ll[order[1]] < config.calib_min_margin:
-                continue
-            ch = INKS.index(rot[d])
-            ratios[ch].append(float(ev.ground_est[ch]) / float(order[0]))
-            pairs[ch].append((float(ev.ground_est[ch]), int(order[0])))
-    n = sum(len(r) for r in ratios)
-    if n < config.calib_min_residuals:
-        return np.ones(3), config.ground_sigma_levels, 0
-    pooled = float(np.median(np.concatenate([np.array(r) for r in ratios if r])))
-    gain = np.array([np.median(r) if len(r) >= config.calib_min_per_ink else pooled for r in ratios])
-    gain = np.clip(gain, *config.calib_gain_range)
-    centred = np.array([g / gain[ch] - lv for ch in range(3) for g, lv in pairs[ch]])
-    mad = 1.4826 * float(np.median(np.abs(centred - np.median(centred))))
-    sigma = float(np.clip(mad, config.ground_sigma_min, config.ground_sigma_max))
-    return gain, sigma, n
+    (a0, sa), (b0, sb) = config.ground_offset_prior, config.ground_slope_prior
+    normal = [ev for ev in evidence if ev.dark_luminance >= config.normal_min_luminance]
+    if not normal:
+        return GroundModel(np.full(3, a0), np.full(3, b0), np.full(3, config.ground_sigma_levels))
+    lv = np.arange(6, dtype=np.float64)
+    log_prior = np.log(level_prior())
+    raw = np.array([ev.ground_est for ev in normal])  # (T, 3)
+    marks = np.zeros((len(normal), 3, 6))
+    for t, ev in enumerate(normal):
+        for d, ink in enumerate(ROTATIONS[ev.rotation]):
+            marks[t, INKS.index(ink)] = mark_weight * ev.mark_ll[d, :6]
+    offset, slope, sigma = np.zeros(3), np.zeros(3), np.zeros(3)
+    for ch in range(3):
+        g, w = raw[:, ch], log_prior + marks[:, ch] - marks[:, ch].max(axis=1, keepdims=True)
+        a, b, s = a0, b0, config.ground_sigma_levels
+        for _ in range(config.ground_fit_iterations):
+            z = w - (g[:, None] - (a + b * lv)) ** 2 / (2 * s * s)
+            r = np.exp(z - z.max(axis=1, keepdims=True))
+            r /= r.sum(axis=1, keepdims=True)  # (T, 6): each ground's level
+            n, sl, sll = r.sum(), (r * lv).sum(), (r * lv * lv).sum()
+            sg, sgl = (r * g[:, None]).sum(), (r * g[:, None] * lv).sum()
+            pa, pb = s * s / sa ** 2, s * s / sb ** 2
+            a, b = np.linalg.solve(np.array([[n + pa, sl], [sl, sll + pb]]), np.array([sg + pa * a0, sgl + pb * b0]))
+            b = max(float(b), b0 - 3 * sb)
+            s = float(np.sqrt((r * (g[:, None] - (a + b * lv)) ** 2).sum() / n))
+            s = float(np.clip(s / b, config.ground_sigma_min, config.ground_sigma_max)) * b
+        offset[ch], slope[ch], sigma[ch] = a, b, s / b
+    return GroundModel(offset, slope, sigma)
 
 
 def mark_weight(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()) -> tuple[float, int]:
@@ -470,7 +516,7 @@ def mark_weight(evidence: list[TileEvidence], config: ReadConfig = ReadConfig())
     Parameters
     ----------
     evidence : list of TileEvidence
-        Ground estimates already corrected (:func:`calibrate_ground`).
+        Ground estimates already as levels (:meth:`GroundModel.levels`).
     config : ReadConfig
 
     Returns
@@ -505,8 +551,10 @@ def mark_weight(evidence: list[TileEvidence], config: ReadConfig = ReadConfig())
 
 
 def score_matrix(evidence: list[TileEvidence], config: ReadConfig = ReadConfig(),
-                 ground_sigma: float | None = None) -> tuple[np.ndarray, list]:
+                 ground_sigma: float | np.ndarray | None = None) -> tuple[np.ndarray, list]:
     """Log-likelihood of every tile being every type (82 normal, then 2 K columns).
+
+    ``ground_sigma``: the ground's spread in levels, one for all inks or one per ink (shape (3,), C M Y).
 
     Returns
     -------
@@ -518,11 +566,11 @@ def score_matrix(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()
     tarr = np.array(types, dtype=np.float64)
     ks2 = 2 * config.k_log_sigma ** 2
     out = np.zeros((len(evidence), len(types) + 2))
-    s2 = 2 * (ground_sigma if ground_sigma is not None else config.ground_sigma_levels) ** 2
-    sigma = ground_sigma if ground_sigma is not None else config.ground_sigma_levels
+    sigma = np.asarray(ground_sigma if ground_sigma is not None else config.ground_sigma_levels, np.float64)
+    s2 = 2 * sigma ** 2
     # a single dot and the dash differ only in length (2.5 vs 5 mm): at ~1 px/mm the marks tell "0 or 1"
     # well but not which; when this photo's ground colours are reliable, that choice leans on them
-    soft = float(np.clip(sigma / config.dash_dot_sigma_ref, config.dash_dot_softness, 1.0))
+    soft = float(np.clip(np.median(sigma) / config.dash_dot_sigma_ref, config.dash_dot_softness, 1.0))
     for r, ev in enumerate(evidence):
         rot = ROTATIONS[ev.rotation]
         mll = ev.mark_ll.copy()
@@ -533,7 +581,7 @@ def score_matrix(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()
         for d in range(3):
             ink = INKS.index(rot[d])
             ml += mll[d, tarr[:, ink].astype(int)]
-        gl = -np.sum((ev.ground_est[None] - tarr) ** 2, axis=1) / s2
+        gl = -np.sum((ev.ground_est[None] - tarr) ** 2 / s2, axis=1)
         out[r, : len(types)] = ml + gl
         k_ml = float(np.sum(ev.mark_ll[:, 6]))
         lum = np.log(max(ev.dark_luminance, 1e-4))
@@ -543,7 +591,7 @@ def score_matrix(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()
     return out, types + ["k", "k"]
 
 
-def robust_level_loglik(evidence: list[TileEvidence], ground_sigma: float, outlier: float) -> np.ndarray:
+def robust_level_loglik(evidence: list[TileEvidence], ground_sigma: float | np.ndarray, outlier: float) -> np.ndarray:
     """Per tile, ink and level: the log-likelihood of that level when the marks and the ground colour may each be
     wrong (with probability ``outlier``): ``log(e + (1 - e) p_marks) + log(e + (1 - e) p_ground)``, each p a
     distribution over the six levels. Where marks and ground contradict each other, no level is sure.
@@ -554,12 +602,13 @@ def robust_level_loglik(evidence: list[TileEvidence], ground_sigma: float, outli
     """
     out = np.zeros((len(evidence), 3, 6))
     lv = np.arange(6, dtype=np.float64)
+    sigma = np.broadcast_to(np.asarray(ground_sigma, np.float64), (3,))  # per ink
     for t, ev in enumerate(evidence):
         rot = ROTATIONS[ev.rotation]
         for d in range(3):
             ink = INKS.index(rot[d])
             pm = posterior((ev.mark_ll if ev.mark_ll_resolved is None else ev.mark_ll_resolved)[d, :6])
-            pg = posterior(-(ev.ground_est[ink] - lv) ** 2 / (2 * ground_sigma ** 2))
+            pg = posterior(-(ev.ground_est[ink] - lv) ** 2 / (2 * float(sigma[ink]) ** 2))
             out[t, ink] = np.log(outlier + (1 - outlier) * pm) + np.log(outlier + (1 - outlier) * pg)
     return out
 

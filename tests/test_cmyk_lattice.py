@@ -1,0 +1,69 @@
+"""CMYK! lattice fit (vision/cmyk_lattice.py): the lattice comes from the ink bands even where the photo's gradients
+mislead (a webcam's motion blur and noise drown the tile edges' orientations)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from geometry import trilattice as tl
+from vision.cmyk_lattice import LatticeFitConfig, fit_lattice, orientation_mod60
+
+MM_PER_PX = 0.5
+SIZE_PX = 500
+
+
+def _bands(normal_deg: float, vertex_mm: np.ndarray) -> dict[str, np.ndarray]:
+    """Ink masks of a mosaic's bands: family k's lines (normal at ``normal_deg + 60 k``) carry ink k, 6 mm each side."""
+    cfg = LatticeFitConfig()
+    h = tl.row_height(cfg.edge_mm)
+    ys, xs = np.mgrid[0:SIZE_PX, 0:SIZE_PX]
+    p = np.stack([xs, ys], axis=-1) * MM_PER_PX - vertex_mm
+    masks = {}
+    for k, ink in enumerate(("cyan", "magenta", "yellow")):
+        a = np.deg2rad(normal_deg + 60.0 * k)
+        d = p @ np.array([np.cos(a), np.sin(a)])
+        masks[ink] = np.abs((d + h / 2) % h - h / 2) < cfg.band_mm
+    # where two families' bands cross, the tile corner shows one of them: keep each pixel in one ink
+    masks["magenta"] &= ~masks["cyan"]
+    masks["yellow"] &= ~(masks["cyan"] | masks["magenta"])
+    return masks
+
+
+def _misleading_gray(normal_deg: float) -> np.ndarray:
+    """Luminance whose gradients run 30 degrees off the lattice's (stripes, as streaks and noise leave)."""
+    ys, xs = np.mgrid[0:SIZE_PX, 0:SIZE_PX].astype(np.float32)
+    a = np.deg2rad(normal_deg + 30.0)
+    return (100 + 60 * np.sin(2 * np.pi * (xs * np.cos(a) + ys * np.sin(a)) / 14.0)).astype(np.float32)
+
+
+def _angle_error_deg(a_rad: float, b_deg: float) -> float:
+    return abs((np.degrees(a_rad) - b_deg + 30.0) % 60.0 - 30.0)
+
+
+def test_lattice_found_from_the_bands_where_the_gradients_mislead():
+    true_deg = 23.0
+    vertex = np.array([101.0, 87.0])
+    masks = _bands(true_deg, vertex)
+    gray = _misleading_gray(true_deg)
+    tile_mask = np.ones(gray.shape, bool)
+    phi, _ = orientation_mod60(gray, tile_mask.astype(np.float32))
+    assert _angle_error_deg(phi, true_deg) > 20.0  # the gradients point elsewhere
+    fit = fit_lattice(masks, gray, tile_mask, MM_PER_PX, (0.0, 0.0))
+    assert fit is not None
+    assert _angle_error_deg(fit.normal_angles_rad[0], true_deg) < 1.0
+    assert min(fit.concentration) > 0.5
+    # the fitted lines pass through the true vertex (within a band's precision)
+    h = tl.row_height(LatticeFitConfig().edge_mm)
+    for n, off in zip(fit.normals(), fit.offsets_mm):
+        miss = (vertex @ n - off + h / 2) % h - h / 2
+        assert abs(miss) < 1.5
+
+
+def test_lattice_keeps_the_gradients_angle_where_it_fits():
+    true_deg = 41.0
+    masks = _bands(true_deg, np.array([60.0, 140.0]))
+    # a gray view with the tiles' own edges: the bands' outlines
+    gray = np.where(masks["cyan"] | masks["magenta"] | masks["yellow"], 80.0, 200.0).astype(np.float32)
+    fit = fit_lattice(masks, gray, np.ones(gray.shape, bool), MM_PER_PX, (0.0, 0.0))
+    assert fit is not None
+    assert _angle_error_deg(fit.normal_angles_rad[0], true_deg) < 2.0
