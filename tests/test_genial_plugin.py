@@ -224,3 +224,55 @@ def test_later_frames_of_a_still_scene_reuse_the_numerals_and_read_the_same(monk
     G.live_detect([before, dc_replace(after)], ctx, StageTimer(),
                   (carry[0], carry[1], dc_replace(carry[2], numerals=flipped)))
     assert len(compared) > 0
+
+
+def test_a_baseline_frame_is_read_once_and_its_next_frames_compare_no_numeral(monkeypatch):
+    """Live video (issue 11): a pair game's baseline is judged against itself ([frame, frame]): the frame is read
+    once (both photos that reading), and the next frame of the still scene carries every numeral it compared - none
+    is compared again (each was, on every frame, when the second read of the same frame kept its values instead)."""
+    from dataclasses import replace as dc_replace
+
+    import vision.genial as VG
+    from core.timing import StageTimer
+    from judge.pipeline import make_frame
+    from synth.genial import render_pair
+    from vision.genial import marker_layout
+
+    images, truth = render_pair(2101)
+    frame = make_frame(images[0], "before", None, marker_layout())
+    ctx = G.parse_context(truth["context"])
+    reads = []
+    real_photo, real_numeral = VG.read_photo, VG.read_numeral
+    monkeypatch.setattr(G, "read_photo", lambda *a, **k: reads.append(1) or real_photo(*a, **k))
+    first, carry = G.live_detect([frame, frame], ctx, StageTimer(), None)
+    assert len(reads) == 1 and first.before == first.after
+    compared = []
+    monkeypatch.setattr(VG, "read_numeral", lambda *a, **k: compared.append(1) or real_numeral(*a, **k))
+    again = dc_replace(frame)   # the next frame of the still scene
+    second, _ = G.live_detect([again, again], ctx, StageTimer(), carry)
+    assert compared == [] and second.after.towers == first.after.towers
+
+
+def test_a_verdict_is_judged_once_per_reading_and_its_json_is_a_copy(monkeypatch):
+    """The live frames of a still board read the same: judged once. A caller adding to the JSON (the calibration
+    notes, a stale-context flag) changes neither the verdict nor the next frame's JSON; another reading is judged
+    afresh."""
+    sc = _game(11)
+    setup = GameSetup(sc["players"], tuple(Tower.from_json(t) for t in sc["towers"]))
+    moves = [Placement.from_json(m) for m in sc["moves_before"]]
+    before, after = setup.replay(BOARD, moves), setup.replay(BOARD, moves + [Placement.from_json(sc["move"])])
+    state = G.GenialState(_photo(after.owner, sc["players"], after.tower_list()),
+                          _photo(before.owner, sc["players"], before.tower_list()))
+    ctx = G.parse_context({k: sc[k] for k in ("players", "mover", "moves_before")})
+    judged = []
+    real = G._judged
+    monkeypatch.setattr(G, "_judged", lambda *a: judged.append(1) or real(*a))
+    first = G.adjudicate(state, ctx)
+    out = first.to_json()
+    out.setdefault("flags", []).append({"code": "calibration_warning", "message": "added by a caller"})
+    again = G.adjudicate(G.GenialState.from_json(state.to_json()), G.parse_context(ctx.to_json()))
+    assert judged == [1] and again.to_json() == first.to_json()
+    assert all(f["code"] != "calibration_warning" for f in first.to_json().get("flags", []))
+    moved = G.GenialState(_photo(after.owner, sc["players"], after.tower_list(), "numeral unclear"), state.before)
+    G.adjudicate(moved, ctx)
+    assert judged == [1, 1]

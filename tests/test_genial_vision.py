@@ -177,3 +177,23 @@ def test_a_dark_cell_with_colour_is_a_tile_in_shadow_not_a_black_tile():
     tiles, doubtful = classify_cells(samples, GenialVisionConfig())
     assert tiles == {(0, 1): "black"}
     assert "blue tile in shadow" in doubtful[(0, 2)]
+
+
+def test_a_bonus_cell_is_read_from_the_face_between_its_asterisks_rays():
+    """An empty bonus cell in dim light: its asterisk's dark ink covers more than half of the sampled disc, so the
+    median reads black; the face between the rays (its lighter half) reads empty. A black tile covering a bonus cell
+    is dark all over and stays black; an unprinted cell with the same samples is read as before."""
+    from vision.genial import CellSamples, GenialVisionConfig, classify_cells
+
+    rng = np.random.default_rng(7)
+    ink = np.column_stack([rng.uniform(6.0, 10.0, 14), rng.uniform(0.0, 2.0, 14), rng.uniform(1.0, 3.0, 14)])
+    face = np.column_stack([rng.uniform(58.0, 66.0, 10), rng.uniform(1.0, 3.0, 10), rng.uniform(10.0, 12.0, 10)])
+    empty_bonus = np.vstack([ink, face])[rng.permutation(24)]
+    black_tile = np.column_stack([rng.uniform(12.0, 16.0, 24), rng.uniform(-0.5, 0.5, 24), rng.uniform(-2.0, 0.0, 24)])
+    cells = ((-3, -3), (3, 3), (0, 5))
+    lab = np.stack([empty_bonus, black_tile, empty_bonus])
+    samples = CellSamples(cells, np.zeros((3, 24, 2)), lab)
+    tiles, doubtful = classify_cells(samples, GenialVisionConfig(), printed=frozenset({(-3, -3), (3, 3)}))
+    assert tiles == {(3, 3): "black", (0, 5): "black"} and not doubtful   # (-3, -3) read empty
+    before, _ = classify_cells(samples, GenialVisionConfig())
+    assert before[(-3, -3)] == "black"                                      # what the median read

@@ -72,7 +72,11 @@ class AcrylicConfig:
         (white - mat), in components at least this long.
     print_cluster_mm, print_min_area_mm2, print_max_extent_mm, print_max_stroke_mm : float
         Strokes closer than this form one board's print; clusters with less stroke area, or longer
-        than a board, are ignored, and so are single strokes longer than this (the mat's edge).
+        than a board, are ignored, and so are single strokes longer than this that run straight (the mat's
+        edge, a ruler: ``print_straight_mm``). A constellation's lines join into one stroke as long as its
+        board (board G is 239 mm long): a long stroke that bends is print.
+    print_straight_mm : float
+        A stroke runs straight when its pixels' spread across its main axis (standard deviation) is under this.
     min_line_strength, line_off_mm : float
         A board whose inside is hardly dimmed is still accepted when its outline follows a dark
         edge line at least this strong (above the line level this far off the outline).
@@ -118,9 +122,12 @@ class AcrylicConfig:
         Distance on each side of the outline where the level is compared.
     refine_iters : int
         Point-to-edge least-squares iterations.
-    refine_top, refine_min_relative : int, float
-        Candidates per seed (ranked after the polish, scoring at least this fraction of the seed's
-        best) refined before the shapes are compared.
+    refine_top, refine_chamfer_margin_mm : int, float
+        Candidates per seed refined before the shapes are compared: after the polish, ranked by their chamfer as
+        they stand (``_quick_chamfer``), this many, within this margin of the seed's best.
+    refine_max_chamfer_mm : float
+        A candidate whose chamfer as it stands is over this is not refined (on the tune sets no candidate over
+        2.9 mm refined to an acceptable fit; the cap of a sample is ``chamfer_cap_mm``).
     same_pose_mm, same_pose_deg : float
         A candidate this close to one already refined (same shape) is not refined again.
     reseed_chamfer_mm, explained_inset_mm : float
@@ -140,9 +147,14 @@ class AcrylicConfig:
     grid_print_cluster_mm, grid_xy_mm, grid_step_mm, grid_theta_step_deg, grid_refine_top : float, int
         The fallback search (``find_boards_in``, the exhaustive coarse grid): print strokes this close
         make one seed; around each seed, centres within +-``grid_xy_mm`` at this step, rotations at this
-        step, every shape; the best ``grid_refine_top`` candidates per seed after the finer grid are refined.
+        step, every shape; the best ``grid_refine_top`` candidates per seed after the finer grid (by their chamfer
+        as they stand, ``_quick_chamfer``) are refined.
     grid_area_margin_mm : float
         A fallback seed lies within this distance of an area that needs a board.
+    verify_chamfer_mm : float
+        A fit still looser than this (mean chamfer) after the evidence-driven search may be another shape or
+        pose that the polar stage did not propose (it scores radial steps around a seed, weak for elongated
+        outlines off the seed): the exhaustive grid searches again around its middle, every shape competing.
     ambiguity_mm : float
         Competing fits (another shape, or the same at another pose) on the same region within this
         chamfer of the best widen its sigma to half their mean outline distance.
@@ -155,8 +167,11 @@ class AcrylicConfig:
     refine_mad_floor_mm, refine_outlier_sigmas : float
         Edge offsets further than this many robust sigmas (MAD, plus the floor) from the median are
         outliers in a least-squares step.
-    refine_converged_mm, refine_converged_rad : float
-        The refinement stops once a step moves the pose less than these.
+    refine_basin_mm : float
+        The point-to-edge matching stops once a step moves the outline less than this (it has found the basin).
+    refine_newton_iters, refine_newton_step_mm, refine_converged_mm : int, float, float
+        Newton steps onto the edge response's ridge (``_edge_newton``): at most this many, the response read this
+        far either side of each sample, until a step moves the outline less than ``refine_converged_mm``.
     samples_per_independent, sigma_scale : float
         Pose sigma = scale x residual RMS / sqrt(inlier samples / samples per independent one).
     full_support, min_support_factor : float
@@ -208,6 +223,7 @@ class AcrylicConfig:
     print_min_area_mm2: float = 60.0
     print_max_extent_mm: float = 260.0
     print_max_stroke_mm: float = 170.0
+    print_straight_mm: float = 3.0
     dark_ratio: float = 0.94
     min_region_fraction: float = 0.25
     seed_spacing_mm: float = 50.0
@@ -238,7 +254,8 @@ class AcrylicConfig:
     contrast_offset_mm: float = 3.0
     refine_iters: int = 4
     refine_top: int = 3
-    refine_min_relative: float = 0.7
+    refine_chamfer_margin_mm: float = 0.6
+    refine_max_chamfer_mm: float = 3.2
     same_pose_mm: float = 6.0
     same_pose_deg: float = 5.0
     reseed_chamfer_mm: float = 1.2
@@ -259,6 +276,7 @@ class AcrylicConfig:
     grid_theta_step_deg: float = 10.0
     grid_refine_top: int = 8
     grid_area_margin_mm: float = 60.0
+    verify_chamfer_mm: float = 2.0
     ambiguity_mm: float = 0.6
     max_sigma_mm: float = 10.0
     edge_search_mm: float = 6.0
@@ -266,8 +284,10 @@ class AcrylicConfig:
     refine_min_edges: int = 6
     refine_mad_floor_mm: float = 0.3
     refine_outlier_sigmas: float = 3.0
-    refine_converged_mm: float = 0.05
-    refine_converged_rad: float = 1e-4
+    refine_basin_mm: float = 0.5
+    refine_newton_iters: int = 20
+    refine_newton_step_mm: float = 1.0
+    refine_converged_mm: float = 0.02
     samples_per_independent: float = 4.0
     sigma_scale: float = 3.0
     full_support: float = 0.6
@@ -822,7 +842,13 @@ def find_boards(
     if again:
         ok += _fits_at(again, ev, ev_coarse, shapes, radii, done, config, bottom_shift)
         fits = _suppress(ok, ev, config)
-    return _with_ambiguity(fits, ok, config)
+    loose = [f for f in fits if f.chamfer_mm > config.verify_chamfer_mm]
+    if loose:
+        for f in loose:
+            ok += _grid_fits(np.asarray(Polygon(f.outline_mm).centroid.coords[0]), ev, ev_coarse, shapes, config,
+                             bottom_shift)
+        fits = _suppress(ok, ev, config)
+    return _converged(_with_ambiguity(fits, ok, config), ev, shapes, config, bottom_shift)
 
 
 def find_boards_in(
@@ -873,7 +899,7 @@ def find_boards_in(
     ok = list(fits)
     for seed in seeds:
         ok += _grid_fits(seed, ev, ev_coarse, shapes, config, bottom_shift)
-    return _with_ambiguity(_suppress(ok, ev, config), ok, config)
+    return _converged(_with_ambiguity(_suppress(ok, ev, config), ok, config), ev, shapes, config, bottom_shift)
 
 
 def refit_boards(
@@ -912,7 +938,7 @@ def refit_boards(
         if sh is None:
             return None
         fit = _refine(ev, sh, np.radians(old.rotation_deg), np.asarray(old.centre_mm), old.polarity, config,
-                      bottom_shift)
+                      bottom_shift, converge=True)
         if fit is None or not _acceptable(fit, config):
             return None
         if float(np.max(np.hypot(*(fit.outline_mm - old.outline_mm).T))) > max_move_mm:
@@ -935,10 +961,12 @@ def _grid_fits(seed: np.ndarray, ev: _Evidence, ev_coarse: _Evidence, shapes: li
     on a finer grid at full resolution, the best on a finer one still, then least squares."""
     coarse = _grid_candidates(seed, ev_coarse, shapes, config)
     step = config.grid_step_mm
-    finer = sorted((_grid_step(ev, shapes[c.shape], c, config, 4.0, step, step / 3.0) for c in coarse
-                    if c.score >= config.min_contrast), key=lambda c: -c.score)
+    finer = _by_quick_chamfer(ev, shapes, [_grid_step(ev, shapes[c.shape], c, config, 4.0, step, step / 3.0)
+                                           for c in coarse if c.score >= config.min_contrast], config)
     out = []
-    for c in finer[: config.grid_refine_top]:
+    for q, c in finer[: config.grid_refine_top]:
+        if q > config.refine_max_chamfer_mm:
+            break
         c = _grid_step(ev, shapes[c.shape], c, config, 16.0, step / 3.0, step / 12.0)
         sh = shapes[c.shape]
         fit = _refine(ev, sh, c.theta, c.xy - _rot(np.array(c.theta)) @ sh.cen, c.sign, config, bottom_shift)
@@ -1033,9 +1061,10 @@ def _fits_at(seeds: list[np.ndarray], ev: _Evidence, ev_coarse: _Evidence, shape
         if any(contains_xy(p, seed[0], seed[1]) for p in explained):
             continue
         cands = _polar_candidates(ev_coarse, seed, shapes, radii, config)
-        polished = sorted((_polish(ev, shapes[c.shape], c, config) for c in cands), key=lambda c: -c.score)
-        for c in polished[: config.refine_top]:
-            if c.score < config.refine_min_relative * polished[0].score or any(_same_pose(c, o, config) for o in done):
+        ranked = _by_quick_chamfer(ev, shapes, [_polish(ev, shapes[c.shape], c, config) for c in cands], config)
+        for q, c in ranked[: config.refine_top]:
+            if q > min(ranked[0][0] + config.refine_chamfer_margin_mm, config.refine_max_chamfer_mm) \
+                    or any(_same_pose(c, o, config) for o in done):
                 continue
             done.append(c)
             sh = shapes[c.shape]
@@ -1233,6 +1262,25 @@ def _polish(ev: _Evidence, sh: _Shape, c: _Candidate, config: AcrylicConfig) -> 
     return _Candidate(sc, c.shape, th_b, xy, c.sign)
 
 
+def _quick_chamfer(ev: _Evidence, sh: _Shape, c: _Candidate, config: AcrylicConfig) -> float:
+    """The chamfer (``BoardFit.chamfer_mm``) of a candidate pose as it stands, before any least squares: the
+    mean distance from the outline samples to the edge found along their normals, capped. It ranks candidates
+    far better than their mean outline step, which an outline partly hidden (another board over it, chips, the
+    view's edge) drags down: a wrong shape crossing a board's dimmed area scores a step almost as large."""
+    R = _rot(np.array(c.theta))
+    t = c.xy - R @ sh.cen
+    resid, good = _edge_offsets(ev, sh.fine_pts @ R.T + t, sh.fine_nrm @ R.T, _edge_search_offsets(config), c.sign,
+                                config)
+    cap = config.chamfer_cap_mm
+    return float(np.mean(np.where(good, np.minimum(np.abs(resid), cap), cap)))
+
+
+def _by_quick_chamfer(ev: _Evidence, shapes: list[_Shape], cands: list[_Candidate], config: AcrylicConfig
+                      ) -> list[tuple[float, _Candidate]]:
+    """Candidates with their quick chamfer (``_quick_chamfer``), best (lowest) first."""
+    return sorted(((_quick_chamfer(ev, shapes[c.shape], c, config), c) for c in cands), key=lambda t: t[0])
+
+
 def _acceptable(f: BoardFit, config: AcrylicConfig) -> bool:
     """The outline follows edges (chamfer) and something marks the board: dimming, a step or an edge line."""
     if f.chamfer_mm <= config.close_chamfer_mm and f.contrast >= config.min_contrast \
@@ -1396,7 +1444,9 @@ def _print_clusters(printed, s, config: AcrylicConfig) -> list[np.ndarray]:
     if printed is None or not printed.any():
         return []
     n, lab, st, _ = cv2.connectedComponentsWithStats(printed.astype(np.uint8), connectivity=8)
-    keep = np.maximum(st[:, 2], st[:, 3]) * s <= config.print_max_stroke_mm  # not the mat's edge, a ruler
+    keep = np.ones(n, bool)
+    for i in np.flatnonzero(np.maximum(st[:, 2], st[:, 3]) * s > config.print_max_stroke_mm):
+        keep[i] = i > 0 and not _runs_straight(lab == i, s, config)  # not the mat's edge, a ruler
     keep[0] = False
     printed = keep[lab].astype(np.uint8)
     kc = max(int(round(config.print_cluster_mm / s)) | 1, 3)
@@ -1414,6 +1464,13 @@ def _print_clusters(printed, s, config: AcrylicConfig) -> list[np.ndarray]:
         if m.sum() * s * s >= config.print_min_area_mm2 and extent <= config.print_max_extent_mm:
             out.append(np.column_stack([px, py]).astype(np.float64))
     return out
+
+
+def _runs_straight(mask: np.ndarray, s: float, config: AcrylicConfig) -> bool:
+    """Whether a stroke's pixels (mask (h, w)) spread less than ``print_straight_mm`` across its main axis."""
+    ys, xs = np.nonzero(mask)
+    cov = np.cov(np.vstack([xs, ys]).astype(np.float64))
+    return float(np.sqrt(max(np.linalg.eigvalsh(cov)[0], 0.0))) * s < config.print_straight_mm
 
 
 def _grid_best(ev: _Evidence, pts: np.ndarray, nrm: np.ndarray, thetas: np.ndarray, centres: np.ndarray, d: float,
@@ -1434,11 +1491,35 @@ def _grid_best(ev: _Evidence, pts: np.ndarray, nrm: np.ndarray, thetas: np.ndarr
 
 
 def _refine(ev: _Evidence, sh: _Shape, theta, t, sign: float, config: AcrylicConfig,
-            bottom_shift=None) -> BoardFit | None:
+            bottom_shift=None, converge: bool = False) -> BoardFit | None:
     """Point-to-edge least squares on (dx, dy, dtheta) from a pose found on the grids (``t``: where the
-    shape's own origin goes), then the fit's quality measures."""
+    shape's own origin goes), then the fit's quality measures. ``converge``: on to the converged pose
+    (``_edge_newton``); without it, the candidates are compared at the matching stage's pose (the fits kept are
+    converged afterwards, ``_converged``)."""
     pose = _least_squares_pose(ev, sh, float(theta), np.asarray(t, dtype=np.float64), sign, config, bottom_shift)
-    return None if pose is None else _measure_fit(ev, sh, pose[0], pose[1], sign, config, bottom_shift)
+    if pose is None:
+        return None
+    if converge:
+        pose = _edge_newton(ev, sh, pose[0], pose[1], sign, config, bottom_shift)
+    return _measure_fit(ev, sh, pose[0], pose[1], sign, config, bottom_shift)
+
+
+def _converged(fits: list[BoardFit], ev: _Evidence, shapes: list[_Shape], config: AcrylicConfig,
+               bottom_shift=None) -> list[BoardFit]:
+    """The fits kept, each moved to its converged pose (``_edge_newton``) and measured there; the competing-shape
+    ambiguity found before is kept. A fit that would no longer be acceptable there stays as it was."""
+    out = []
+    for f in fits:
+        sh = next(x for x in shapes if x.id == f.id and x.mirrored == f.mirrored)
+        theta, t = _edge_newton(ev, sh, np.radians(f.rotation_deg), np.asarray(f.centre_mm, dtype=np.float64),
+                                f.polarity, config, bottom_shift)
+        g = _measure_fit(ev, sh, theta, t, f.polarity, config, bottom_shift)
+        if not _acceptable(g, config):
+            out.append(f)
+            continue
+        sigma = min(max(g.pose_sigma_mm, f.alternative_mm / 2.0), config.max_sigma_mm)
+        out.append(replace(g, pose_sigma_mm=sigma, alternative_mm=f.alternative_mm))
+    return out
 
 
 def _edge_search_offsets(config: AcrylicConfig) -> np.ndarray:
@@ -1447,9 +1528,18 @@ def _edge_search_offsets(config: AcrylicConfig) -> np.ndarray:
 
 def _least_squares_pose(ev: _Evidence, sh: _Shape, theta: float, t: np.ndarray, sign: float, config: AcrylicConfig,
                         bottom_shift=None) -> tuple[float, np.ndarray] | None:
-    """Iterated robust least squares of the outline onto the strongest edge along each normal."""
+    """The outline's pose on the edge evidence: robust point-to-edge least squares from the start pose (a wide
+    basin); ``_edge_newton`` takes it on to the converged pose.
+
+    The first stage matches each outline sample to the strongest edge along its normal (within
+    ``edge_search_mm``), drops outliers and solves for (dx, dy, dtheta), ``refine_iters`` times at most or until a
+    step moves the outline less than ``refine_basin_mm``. Matching the strongest edge anew each time never settles
+    (the match of a sample jumps between neighbouring maxima, and the inliers change), so its pose depends on where
+    it started; the second stage converges to the same pose from every start near it.
+    """
     pts, nrm = sh.fine_pts, sh.fine_nrm
     offs = _edge_search_offsets(config)
+    r_max = float(np.max(np.hypot(*pts.T)))
     for _ in range(config.refine_iters):
         R = _rot(np.array(theta))
         P = pts @ R.T + t
@@ -1461,14 +1551,62 @@ def _least_squares_pose(ev: _Evidence, sh: _Shape, theta: float, t: np.ndarray, 
         med = np.median(resid[good])
         mad = MAD_TO_SIGMA * np.median(np.abs(resid[good] - med)) + config.refine_mad_floor_mm
         use = good & (np.abs(resid - med) < config.refine_outlier_sigmas * mad)
-        # linearised: resid_i = n_i . (dt + dtheta * perp(p_i - t))
-        rel = P[use] - t
-        perp = np.column_stack([-rel[:, 1], rel[:, 0]])
-        A = np.column_stack([N[use], np.sum(N[use] * perp, axis=1)])
-        sol, *_ = np.linalg.lstsq(A, resid[use], rcond=None)
+        sol = _pose_step(P[use] - t, N[use], resid[use], None)
         t = t + sol[:2]
         theta = theta + sol[2]
-        if np.hypot(*sol[:2]) < config.refine_converged_mm and abs(sol[2]) < config.refine_converged_rad:
+        if _moved_mm(sol, r_max) < config.refine_basin_mm:
+            break
+    return theta, t
+
+
+def _pose_step(rel: np.ndarray, N: np.ndarray, resid: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+    """(dx, dy, dtheta) moving outline samples (``rel``: relative to the pose's origin, (n, 2)) along their normals
+    (n, 2) by ``resid`` (n,), weighted least squares (``w`` (n,) or None), linearised in the rotation."""
+    perp = np.column_stack([-rel[:, 1], rel[:, 0]])
+    A = np.column_stack([N, np.sum(N * perp, axis=1)])
+    b = resid
+    if w is not None:
+        sw = np.sqrt(w)
+        A, b = A * sw[:, None], b * sw
+    return np.linalg.lstsq(A, b, rcond=None)[0]
+
+
+def _moved_mm(sol: np.ndarray, r_max: float) -> float:
+    """Largest displacement of an outline point (within ``r_max`` of the pose's origin) by a pose step."""
+    return float(np.hypot(*sol[:2]) + abs(sol[2]) * r_max)
+
+
+def _edge_newton(ev: _Evidence, sh: _Shape, theta: float, t: np.ndarray, sign: float, config: AcrylicConfig,
+                 bottom_shift=None) -> tuple[float, np.ndarray]:
+    """Newton steps of the outline onto the ridge of the edge response (the same response ``_edge_offsets``
+    searches), until a step moves the outline less than ``refine_converged_mm`` (``refine_newton_iters`` at most).
+
+    Each sample's response is read at -h, 0, +h along its normal (h = ``refine_newton_step_mm``); the parabola
+    through them gives the offset of the ridge and its curvature. Samples sit on a ridge where the curvature is
+    negative: weighted by it (and by how clearly the response stands above ``min_contrast``), their offsets give
+    one weighted least-squares step. Every quantity is continuous in the pose, so the steps shrink to a fixed
+    point, the same from any start in its basin; a step is at most h per sample.
+    """
+    pts, nrm = sh.fine_pts, sh.fine_nrm
+    r_max = float(np.max(np.hypot(*pts.T)))
+    h = config.refine_newton_step_mm
+    probe = np.array([-h, 0.0, h])
+    for _ in range(config.refine_newton_iters):
+        R = _rot(np.array(theta))
+        P = pts @ R.T + t
+        N = nrm @ R.T
+        wall = _wall_offset(P, N, bottom_shift)
+        resp = _edge_response(ev, P + wall[:, None] * N, N, probe, sign, config)  # (n, 3)
+        lo, mid, hi = resp[:, 0], resp[:, 1], resp[:, 2]
+        curv = lo - 2.0 * mid + hi
+        ridge = np.maximum(-curv, 0.0) * np.clip(mid / config.min_contrast - 1.0, 0.0, 1.0)
+        if np.count_nonzero(ridge) < config.refine_min_edges:
+            break
+        off = np.clip(0.5 * h * (lo - hi) / np.where(curv < 0, curv, -np.inf), -h, h)
+        sol = _pose_step(P - t, N, off, ridge)
+        t = t + sol[:2]
+        theta = theta + sol[2]
+        if _moved_mm(sol, r_max) < config.refine_converged_mm:
             break
     return theta, t
 
@@ -1530,14 +1668,7 @@ def _edge_offsets(ev: _Evidence, P: np.ndarray, N: np.ndarray, offs: np.ndarray,
     The response at each offset is the dimming step of the board's polarity plus the weighted
     edge-line strength there.
     """
-    d = config.contrast_offset_mm
-    n_c = _as_xy(N)[:, None]
-    q = _as_xy(P)[:, None] + offs[None, :] * n_c  # (n, K) points as x + iy: the same sums, one per point
-    half = (d * 0.5) * n_c
-    resp = sign * (ev.r(_xy_of(q + half)) - ev.r(_xy_of(q - half)))
-    if ev.l is not None:
-        resp = resp + ev.w * ev.l(_xy_of(q))
-    resp = np.where(np.isnan(resp), -1.0, resp)
+    resp = _edge_response(ev, P, N, offs, sign, config)
     k = np.argmax(resp, axis=1)
     ar = np.arange(len(P))
     peak = resp[ar, k]
@@ -1548,3 +1679,17 @@ def _edge_offsets(ev: _Evidence, P: np.ndarray, N: np.ndarray, offs: np.ndarray,
     sub = 0.5 * (a - c) / np.where(np.abs(den) > 1e-9, den, np.inf)
     return offs[k] + np.clip(sub, -0.5, 0.5) * (offs[1] - offs[0]), good
 
+
+def _edge_response(ev: _Evidence, P: np.ndarray, N: np.ndarray, offs: np.ndarray, sign: float,
+                   config: AcrylicConfig) -> np.ndarray:
+    """Edge response at offsets ``offs`` (K,) along the normals N (n, 2) of points P (n, 2), shape (n, K): the
+    dimming step of the board's polarity across ``contrast_offset_mm`` plus the weighted edge-line strength
+    (-1 off the map)."""
+    d = config.contrast_offset_mm
+    n_c = _as_xy(N)[:, None]
+    q = _as_xy(P)[:, None] + offs[None, :] * n_c  # (n, K) points as x + iy: the same sums, one per point
+    half = (d * 0.5) * n_c
+    resp = sign * (ev.r(_xy_of(q + half)) - ev.r(_xy_of(q - half)))
+    if ev.l is not None:
+        resp = resp + ev.w * ev.l(_xy_of(q))
+    return np.where(np.isnan(resp), -1.0, resp)

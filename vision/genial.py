@@ -11,7 +11,8 @@ Steps, from the markers' table frame and camera pose (``TableCalibration``):
    pick the turn, else it is flagged as unresolved;
 3. every cell's colour at the tile top (z = 2 + 4 mm), by its nearest prototype in CIELAB of the marker-
    normalised colours, sampled once per photo; cells a tower's prism hides from this camera are unreadable, never
-   guessed; a pale patch that is not the board's warm face is glare on a tile (doubtful); cells read black in the
+   guessed; a bonus cell from the lighter half of its disc (its asterisk is dark ink on the face); a pale patch
+   that is not the board's warm face is glare on a tile (doubtful); cells read black in the
    towers' cast shadows (their direction found in the photo) are doubtful unless an earlier black tile lies there;
 4. every token on top of its tower (z = 2 + height + 2 mm): side (light / dark face), symbol (the hue of its
    coloured pixels) and value (the numeral's ink; doubtful values are reported as doubtful).
@@ -99,8 +100,8 @@ class GenialVisionConfig:
     lightness_weight : float
         Weight of the lightness difference in the colour distance (uneven light changes it most).
     cell_prototypes_rgb : dict name -> RGB
-        Colours a cell can show: the empty face (a bonus cell's thin asterisk leaves its median as it is) and the
-        four player colours.
+        Colours a cell can show: the empty face and the four player colours (a bonus cell, its asterisk printed
+        dark on the face, is read from the lighter half of its samples).
     cell_max_distance, cell_margin : float
         A cell's nearest prototype must lie within this distance and beat the second by this margin, else the
         cell is doubtful (unreadable).
@@ -634,11 +635,13 @@ def _nanmedian_rows(x: np.ndarray) -> np.ndarray:
 
 
 def classify_cells(samples: CellSamples, config: GenialVisionConfig, occluded: np.ndarray | None = None,
-                   rows: np.ndarray | None = None) -> tuple[dict[Cell, str], dict[Cell, str]]:
+                   rows: np.ndarray | None = None, printed: frozenset[Cell] = frozenset()
+                   ) -> tuple[dict[Cell, str], dict[Cell, str]]:
     """Each cell's colour from its samples: ``(tiles {cell: colour}, doubtful {cell: why})``.
 
     ``occluded`` (N cells, M samples) bool marks samples a tower hides: the colour is the median of the others.
-    ``rows`` (bool (N,)) limits the reading to those cells.
+    ``rows`` (bool (N,)) limits the reading to those cells. ``printed``: cells with a dark symbol printed on the
+    empty face (the bonus cells' asterisk), read from their lighter half (:func:`_lighter_half`).
     """
     names, protos = _prototypes_lab(config)
     lab = samples.lab
@@ -648,6 +651,8 @@ def classify_cells(samples: CellSamples, config: GenialVisionConfig, occluded: n
     if rows is not None:
         lab = lab[rows]
         cells = tuple(c for c, keep in zip(cells, rows, strict=True) if keep)
+    if printed:
+        lab = _lighter_half(lab, np.array([c in printed for c in cells], dtype=bool))
     med = _nanmedian_rows(lab)
     w = np.array([config.lightness_weight, 1.0, 1.0])
     d = np.linalg.norm((med[:, None, :] - protos[None]) * w, axis=2)
@@ -668,6 +673,23 @@ def classify_cells(samples: CellSamples, config: GenialVisionConfig, occluded: n
         elif name in TILE_RGB:
             tiles[c] = name
     return tiles, doubtful
+
+
+def _lighter_half(lab: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The samples (N, M, 3; NaN where not seen) with those of ``rows`` (N,) bool darker than their cell's median
+    lightness set aside (NaN). A bonus cell's asterisk is dark ink over a third to a half of its disc: its median
+    reads an empty bonus cell in dim light as black, while the face between the rays is what the cell shows. A tile
+    covering the cell is one colour all over, so its lighter half is its colour too."""
+    if not rows.any():
+        return lab
+    sub = lab[rows]
+    light = sub[..., 0]
+    med_l = _nanmedian_rows(light[..., None])[:, 0]
+    with np.errstate(invalid="ignore"):
+        dark = light < med_l[:, None]
+    out = lab.copy()
+    out[rows] = np.where(dark[..., None], np.nan, sub)
+    return out
 
 
 def _hue_name(lab: np.ndarray, protos: np.ndarray, names: list[str]) -> str:
@@ -1046,7 +1068,7 @@ def _find_board(view: TableView, board: GenialBoard, layout: Mapping[Cell, str],
             flags.append(f"board position uncertain: the best outline covers {found} board-coloured cells, another "
                          f"{runner}; {why}")
     samples = sample_cells(view, pose, free, config)
-    tiles, doubtful = classify_cells(samples, config)
+    tiles, doubtful = classify_cells(samples, config, printed=board.bonus_cells)
     resolved = "unresolved"
     turn_it = False
     if prior is not None and _is_twin(pose, HexBoardPose(pose.centre_mm, prior.rotation_deg, pose.pitch_mm)):
@@ -1102,7 +1124,7 @@ def read_photo(image_rgb: np.ndarray, calibration, board: GenialBoard, n_players
         pose, found, runner, resolved, flags = (carried.pose, carried.towers_found, carried.runner_up,
                                                 carried.turn_resolved, list(carried.flags))
         samples = sample_cells(view, pose, free, config)
-        tiles, doubtful = classify_cells(samples, config)
+        tiles, doubtful = classify_cells(samples, config, printed=board.bonus_cells)
     else:
         pose, found, runner, resolved, flags, samples, tiles, doubtful = _find_board(
             view, board, layout, free, expected_tiles, prior, config)
@@ -1113,7 +1135,7 @@ def read_photo(image_rgb: np.ndarray, calibration, board: GenialBoard, n_players
     part: np.ndarray = np.asarray(occluded.any(axis=1))
     if part.any():   # cells partly behind a tower: read again from their visible samples only
         again = {c for c, p in zip(free, part, strict=True) if p}
-        t2, d2 = classify_cells(samples, config, occluded, part)
+        t2, d2 = classify_cells(samples, config, occluded, part, board.bonus_cells)
         tiles = {c: v for c, v in tiles.items() if c not in again} | t2
         doubtful = {c: v for c, v in doubtful.items() if c not in again} | d2
     unreadable = {c: f"hidden behind the tower at {t}" for c, t in hidden.items()}

@@ -79,16 +79,25 @@ class KaleidoVisionConfig:
     search_mm, step_mm : float
         Local shift search of each board candidate (lens, gaps between boards).
     cell_ratio : float
-        A hole is present when its weakest side's edge is this many times its interior texture.
+        A hole is present (surely seen) when its weakest side's edge is this many times its interior
+        texture.
     cell_floor : float
         Added to the interior texture before that ratio (per mm; guards flat interiors).
     min_cell_edge : float
         And its weakest side's edge is at least this (per mm, normalised colour).
+    hole_ratio_even : float
+        A triangle whose weakest-side ratio is this is as much a hole as not: its hole evidence is
+        ``log(ratio / hole_ratio_even)`` (``find_boards``; blur and noise lower a hole's ratio
+        gradually, a bare triangle's is far below).
+    hole_evidence_clip : float
+        That evidence is clipped to +- this (one triangle never outweighs the others by much): a
+        "hole's worth" of evidence.
     min_present_cells : int
-        Holes (of 6) that must be present to accept a board.
-    min_coset_margin : int
-        Below this many holes between the best and the next board-centre coset the layout is
-        flagged as ambiguous.
+        Holes (of 6) that must be present, or hold a tile, to complete a place next to the boards
+        (``complete_boards``).
+    min_coset_margin : float
+        Below this many holes' worth of evidence between the best and the next board-centre coset
+        the layout is flagged as ambiguous.
     off_lattice_mm : float
         A board whose own best position departs this far from its neighbours' is flagged.
     max_lattice_inconsistency_mm : float
@@ -135,6 +144,9 @@ class KaleidoVisionConfig:
     complete_min_conf : float
         A hole of a place next to the boards whose edges were too faint counts towards a board when it
         holds a tile read with at least this confidence (``complete_boards``).
+    partly_tile_conf : float
+        A place next to the boards with a hole read as holding a tile with at least this confidence is
+        flagged as partly seen when it is not completed into a board (``complete_boards``).
     table_max_holes : int
         Bare table is sampled at places showing at most this many holes (more: a board missed,
         whose holes hold tiles).
@@ -161,8 +173,10 @@ class KaleidoVisionConfig:
     cell_ratio: float = 2.0
     cell_floor: float = 0.01
     min_cell_edge: float = 0.02
+    hole_ratio_even: float = 1.25
+    hole_evidence_clip: float = 1.0
     min_present_cells: int = 4
-    min_coset_margin: int = 4
+    min_coset_margin: float = 4.0
     off_lattice_mm: float = 6.0
     max_lattice_inconsistency_mm: float = 2.0
     lattice_fit_mm_per_px: float = 2.0
@@ -184,6 +198,7 @@ class KaleidoVisionConfig:
     table_sample_slack_mm: float = 1.0
     table_max_holes: int = 0
     complete_min_conf: float = 0.6
+    partly_tile_conf: float = 0.3
     lattice: LatticeFitConfig = LatticeFitConfig()
     cells: CellConfig = CellConfig()
     palette_rgb: tuple[tuple[str, tuple[float, float, float]], ...] | None = None
@@ -363,6 +378,8 @@ class FoundBoards:
     order : ndarray, shape (B,), int
         The boards (candidates of the best coset, accepted), top to bottom.
     flags : tuple[Flag, ...]
+    evidence : ndarray, shape (N, 6), or None
+        How surely each hole is one by its edges (``_hole_evidence``; > 0: more a hole than not).
     """
 
     vertices_mm: np.ndarray
@@ -373,6 +390,7 @@ class FoundBoards:
     accepted: np.ndarray
     order: np.ndarray
     flags: tuple[Flag, ...] = ()
+    evidence: np.ndarray | None = None
 
 
 def top_view(image_rgb: np.ndarray, cal, config: KaleidoVisionConfig,
@@ -605,16 +623,17 @@ def find_boards(view: TopView, lattice: TriangleLattice, maps, config: KaleidoVi
     if len(V) == 0:
         raise CannotJudge("no Kaleido boards found in the photographed table area")
     shift, edge, interior = refine_hexagons(V, maps, config.edge_mm, config.search_mm, config.step_mm)
-    weakest = edge.min(axis=2)
-    ratio = weakest / (interior.mean(axis=2) + config.cell_floor)
-    present = (ratio >= config.cell_ratio) & (weakest >= config.min_cell_edge)  # (N, 6)
-    n_present = present.sum(axis=1)
+    present, evidence = _hole_evidence(edge, interior, config)
     coset = (ab[:, 0] - ab[:, 1]) % 3
-    accepted = n_present >= config.min_present_cells
+    # each hexagon is a board (six holes) or not (none); what that costs is the evidence against it
+    as_board = np.maximum(-evidence, 0.0).sum(axis=1)
+    as_bare = np.maximum(evidence, 0.0).sum(axis=1)
+    accepted = as_board < as_bare
     # board centres are the coset whose hexagons are all-or-nothing: centred on a board corner a
-    # hexagon holds 2 or 4 holes of the boards meeting there (impurity = holes to add or remove)
-    impurity = np.minimum(n_present, 6 - n_present)
-    impure = [int(impurity[coset == c].sum()) for c in range(3)]
+    # hexagon holds 2 or 4 holes of the boards meeting there (impurity = evidence against the better
+    # of the two, in holes' worth)
+    impurity = np.minimum(as_board, as_bare)
+    impure = [float(impurity[coset == c].sum()) for c in range(3)]
     best = int(np.argmin(impure))
     chosen = np.nonzero((coset == best) & accepted)[0]
     if len(chosen) == 0:
@@ -624,74 +643,109 @@ def find_boards(view: TopView, lattice: TriangleLattice, maps, config: KaleidoVi
     runner_up = min(impure[c] for c in range(3) if c != best)
     if runner_up - impure[best] < config.min_coset_margin:
         flags.append(Flag("board_layout_ambiguous", "board centres are hard to tell from board corners here: "
-                          "check the board outlines on the picture", {"impurity": impure}))
+                          "check the board outlines on the picture", {"impurity": [round(v, 1) for v in impure]}))
     partly = _partly_seen_flag(V, shift, present, coset == best, accepted, lattice, config)
     if partly is not None:
         flags.append(partly)
     if lattice.residual_mm > config.max_lattice_inconsistency_mm:
         flags.append(Flag("lattice_inconsistent", f"the three edge directions miss a common lattice by "
                           f"{lattice.residual_mm:.1f} mm", {"consistency_mm": round(lattice.residual_mm, 2)}))
-    return FoundBoards(V, shift, present, coset, best, accepted, order, tuple(flags))
+    return FoundBoards(V, shift, present, coset, best, accepted, order, tuple(flags), evidence)
 
 
-def _partial_places(V: np.ndarray, present: np.ndarray, centre_coset: np.ndarray, accepted: np.ndarray,
+def _hole_evidence(edge: np.ndarray, interior: np.ndarray,
+                   config: KaleidoVisionConfig) -> tuple[np.ndarray, np.ndarray]:
+    """How surely each lattice triangle of each hexagon is a hole, from its sides' edges.
+
+    Parameters
+    ----------
+    edge, interior : ndarray, shape (N, 6, 3)
+        Side evidence and interior texture (``refine_hexagons``).
+
+    Returns
+    -------
+    present : ndarray, shape (N, 6), bool
+        Surely a hole (weakest side ``cell_ratio`` times the texture, and at least ``min_cell_edge``).
+    evidence : ndarray, shape (N, 6)
+        ``log(ratio / hole_ratio_even)`` clipped to ``hole_evidence_clip``: > 0 for a hole, < 0 for
+        none, near 0 where blur or noise left its edges faint; a side weaker than ``min_cell_edge``
+        counts fully against.
+    """
+    weakest = edge.min(axis=2)
+    ratio = weakest / (interior.mean(axis=2) + config.cell_floor)
+    present = (ratio >= config.cell_ratio) & (weakest >= config.min_cell_edge)
+    clip = config.hole_evidence_clip
+    evidence = np.clip(np.log(np.maximum(ratio, 1e-6) / config.hole_ratio_even), -clip, clip)
+    evidence = np.where(weakest >= config.min_cell_edge, evidence, -clip)
+    return present, evidence
+
+
+def _partial_places(V: np.ndarray, shown: np.ndarray, centre_coset: np.ndarray, accepted: np.ndarray,
                     config: KaleidoVisionConfig) -> np.ndarray:
-    """Candidates (N,) on the board-centre coset, next to a board, showing some holes but not accepted."""
+    """Candidates (N,) on the board-centre coset, next to a board, showing some holes (``shown`` (N, 6)) but
+    not accepted."""
     near = _near_boards(V, np.nonzero(centre_coset & accepted)[0], config)
-    return centre_coset & ~accepted & (present.sum(axis=1) >= 1) & near
+    return centre_coset & ~accepted & (shown.sum(axis=1) >= 1) & near
 
 
-def _partly_seen_flag(V: np.ndarray, shift: np.ndarray, present: np.ndarray, centre_coset: np.ndarray,
+def _partly_seen_flag(V: np.ndarray, shift: np.ndarray, shown: np.ndarray, centre_coset: np.ndarray,
                       accepted: np.ndarray, lattice: TriangleLattice, config: KaleidoVisionConfig) -> Flag | None:
-    """``boards_partly_seen`` with its places, or None where every place next to the boards is a board or bare."""
-    partial = _partial_places(V, present, centre_coset, accepted, config)
+    """``boards_partly_seen`` with its places, or None where every place next to the boards is a board or bare.
+
+    ``shown`` (N, 6): the holes each place showed (their edges, or a tile in them).
+    """
+    partial = _partial_places(V, shown, centre_coset, accepted, config)
     if not partial.any():
         return None
-    n_present = present.sum(axis=1)
+    n_shown = shown.sum(axis=1)
     places = [{"centre_mm": [round(float(v), 1) for v in V[i] + shift[i]],
-               "rotation_deg": round(float(lattice.rotation_deg), 2), "holes": int(n_present[i])}
+               "rotation_deg": round(float(lattice.rotation_deg), 2), "holes": int(n_shown[i])}
               for i in np.nonzero(partial)[0]]
     return Flag("boards_partly_seen", f"{int(partial.sum())} place(s) next to the boards show some "
-                "holes but not a whole board (covered, cut off or off the lattice): boards may be "
-                "missing from this judgement", {"holes": int(n_present[partial].sum()), "places": places})
+                "holes but not a whole board (covered, cut off, faint or off the lattice): boards may be "
+                "missing from this judgement", {"holes": int(n_shown[partial].sum()), "places": places})
 
 
 def complete_boards(view: TopView, lattice: TriangleLattice, found: FoundBoards,
                     config: KaleidoVisionConfig) -> FoundBoards:
-    """Places next to the boards whose hole edges were too faint to accept them (blur, noise, tiles close to
-    the board's own colour), accepted where their holes hold tiles.
+    """Places next to the boards whose hole edges were too faint to accept them (blur, noise, glare, tiles close
+    to the board's own colour), accepted where their holes hold tiles, flagged where some do.
 
     A place on the board-centre coset does not overlap any board, so a tile-coloured triangle there can
     only be a tile in a board's hole (the bare table is read as empty: it is the empty class's own
     example). A place is a board when at least ``min_present_cells`` of its holes either showed their
     edges or hold a tile (of whichever colour) read with ``complete_min_conf``, at least one of them by its
-    edges, and all six are
-    inside the view (a board cut by the photo's edge stays flagged). Nothing is added where the board
-    centres' coset is ambiguous.
+    edges, and all six are inside the view (a board cut by the photo's edge stays flagged). Only places with
+    some hole evidence are read (a hole more likely than not by its edges). A place that is not accepted, but
+    shows a hole by its edges or a tile read with ``partly_tile_conf``, is flagged
+    (``boards_partly_seen``): a board there would otherwise be missing from the judgement unsaid. Nothing is
+    added where the board centres' coset is ambiguous.
     """
     if any(f.code == "board_layout_ambiguous" for f in found.flags):
         return found  # which places are board centres is itself in doubt: nothing is added on that guess
+    V, shift = found.vertices_mm, found.shift_mm
     centre_coset = found.coset == found.best_coset
-    cand = np.nonzero(_partial_places(found.vertices_mm, found.present, centre_coset, found.accepted, config))[0]
+    near = _near_boards(V, found.order, config)
+    # places with some hole evidence (a hole more likely than not by its edges): a bare place has none
+    hinted = found.present if found.evidence is None else found.present | (found.evidence > 0.0)
+    cand = np.nonzero(centre_coset & ~found.accepted & near & hinted.any(axis=1))[0]
     if len(cand) == 0:
         return found
-    V, shift = found.vertices_mm, found.shift_mm
     tris = hexagon_cells(V[found.order] + shift[found.order], lattice.rotation_deg, config.edge_mm)
     tris_c = hexagon_cells(V[cand] + shift[cand], lattice.rotation_deg, config.edge_mm)
     _, _, tile_conf, valid, _ = _read_cells(view, lattice, found, np.concatenate([tris, tris_c]), config)
     tile_conf, valid = (a[len(found.order) * 6:].reshape(-1, 6) for a in (tile_conf, valid))
     tile = (tile_conf >= config.complete_min_conf) & valid
     support = (found.present[cand] | tile).sum(axis=1)
-    take = cand[(support >= config.min_present_cells) & valid.all(axis=1)]
-    if len(take) == 0:
-        return found
+    take = cand[(support >= config.min_present_cells) & found.present[cand].any(axis=1) & valid.all(axis=1)]
+    shown = found.present.copy()
+    shown[cand] |= (tile_conf >= config.partly_tile_conf) & valid
     accepted = found.accepted.copy()
     accepted[take] = True
     chosen = np.nonzero(centre_coset & accepted)[0]
     order = chosen[np.lexsort((V[chosen, 0], V[chosen, 1]))]
-    partly = _partly_seen_flag(V, shift, found.present, centre_coset, accepted, lattice, config)
-    flags = tuple(partly if f.code == "boards_partly_seen" else f for f in found.flags
-                  if f.code != "boards_partly_seen" or partly is not None)
+    partly = _partly_seen_flag(V, shift, shown, centre_coset, accepted, lattice, config)
+    flags = tuple(f for f in found.flags if f.code != "boards_partly_seen") + ((partly,) if partly else ())
     return replace(found, accepted=accepted, order=order, flags=flags)
 
 
@@ -711,7 +765,10 @@ def _read_cells(view: TopView, lattice: TriangleLattice, found: FoundBoards, tri
         Bare-table examples the empty class was learnt from.
     """
     V, shift = found.vertices_mm, found.shift_mm
-    table_tris = _table_cells(V, shift, found.coset, found.best_coset, found.accepted, found.present, lattice, config)
+    # a triangle more a hole than not by its edges (a board too faint to accept, its tiles under glare) is no
+    # sample of the bare table
+    shown = found.present if found.evidence is None else found.present | (found.evidence > 0.0)
+    table_tris = _table_cells(V, shift, found.coset, found.best_coset, found.accepted, shown, lattice, config)
     norm4 = np.concatenate([view.norm, view.valid[..., None].astype(np.float32)], axis=2)
     feats = sample_cells(norm4, view.origin_mm, view.mm_per_px, tris.reshape(-1, 3, 2), config.cells)
     table_feats = sample_cells(norm4, view.origin_mm, view.mm_per_px, table_tris, config.cells)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+import json
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -160,8 +163,8 @@ def read_frames(frames: list[Frame], ctx: GenialContext, timer: StageTimer, prio
                 carried: GenialPhoto | None = None) -> list[GenialPhoto]:
     """Each photo as read by itself (``vision.genial.read_photo``; its tokens not yet settled with the other's):
     the first from ``memo`` when it holds that frame, the last reusing the numerals ``carried`` compared (its
-    reading on an earlier frame of the same still scene; a baseline judged against itself is the live frame twice),
-    or the first photo's when it is the same frame.
+    reading on an earlier frame of the same still scene). A baseline judged against itself (the live frame twice:
+    the same :class:`Frame` object) is read once, both photos that reading.
 
     Raises
     ------
@@ -182,10 +185,12 @@ def read_frames(frames: list[Frame], ctx: GenialContext, timer: StageTimer, prio
                               f"({frame.calibration_error})")
         with timer.stage(f"board_{k + 1}" if len(frames) > 1 else "board"):
             known = memo.get(frame) if memo is not None and k == 0 else None  # a later photo: the first one's pose
-            again = photos[0] if k == 1 and frame is frames[0] else (carried if frame is frames[-1] else None)
+            if k == 1 and frame is frames[0]:   # a baseline judged against itself: the same photo, read once
+                known = photos[0]
             ph = known if known is not None else read_photo(frame.image_rgb, frame.calibration, board(),
                                                             len(ctx.players), expected, prior, config,
-                                                            photos[0] if photos else None, again)
+                                                            photos[0] if photos else None,
+                                                            carried if frame is frames[-1] else None)
         photos.append(ph)
         prior = ph.pose
     return photos
@@ -361,7 +366,8 @@ class GenialVerdict:
         return cls.from_json(result)
 
     def to_json(self) -> dict:
-        return dict(self.result)
+        """The judgement as a new JSON object (nested lists and objects copied: a caller may add flags)."""
+        return copy.deepcopy(self.result)
 
     @classmethod
     def from_json(cls, obj: Mapping) -> GenialVerdict:
@@ -382,8 +388,32 @@ class GenialVerdict:
 LIVE_VOTE_IGNORES = ("towers", "scores", "symbol_scores", "ranking")
 
 
+#: The last few judgements, by what they were judged from (:func:`adjudicate`).
+_VERDICTS: OrderedDict[tuple[str, str], GenialVerdict] = OrderedDict()
+
+
 def adjudicate(state: GenialState, ctx: GenialContext) -> GenialVerdict:
-    """The rules on what the photos showed (``scoring.genial_judgement``), with the vision's doubts as flags."""
+    """The rules on what the photos showed (``scoring.genial_judgement``), with the vision's doubts as flags.
+
+    A pure function of the reading and the context: the live frames of a still board, read the same, are judged
+    once (the last ``_VERDICT_MEMO`` judgements kept by their state's JSON and the context's repr; the rules
+    replay every earlier placement twice)."""
+    key = (json.dumps(state.to_json(), sort_keys=True), repr(ctx))
+    if key in _VERDICTS:
+        _VERDICTS.move_to_end(key)
+        return _VERDICTS[key]
+    verdict = _judged(state, ctx)
+    _VERDICTS[key] = verdict
+    while len(_VERDICTS) > _VERDICT_MEMO:
+        _VERDICTS.popitem(last=False)
+    return verdict
+
+
+_VERDICT_MEMO = 4
+
+
+def _judged(state: GenialState, ctx: GenialContext) -> GenialVerdict:
+    """:func:`adjudicate` itself."""
     colours = frozenset(ctx.players.values())
     given, symbols = getattr(ctx, "token_values", {}), getattr(ctx, "token_symbols", {})
     layout = board().tower_layout(len(ctx.players))
