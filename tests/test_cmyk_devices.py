@@ -233,3 +233,25 @@ def test_a_neighbour_witnesses_a_contact_only_as_surely_as_it_reads_it():
     assert np.all(torn[cyan == 0] == torn[cyan == 1][0]) and np.all(torn[cyan == 2] == 0.0)
     assert np.all(bonus(np.zeros(6)) == 0.0)
     assert np.all(sure[-2:] == 0.0)  # a K column has no levels to witness
+
+
+def test_a_dark_tile_with_marks_stays_a_normal_tile_where_the_levels_are_unreliable():
+    """A phone's tone mapping darkens a deep tile (C2 M4 Y0: luminance 0.06, its ground beyond any tile's) while the
+    marks' levels disagree with the grounds elsewhere (their weight falls): its bands still plainly carry marks, so it
+    is no K tile (photoreal dev phone s100000_05, dev_4: read as K, a total 3 low)."""
+    from vision.cmyk import CmykVisionConfig, _assign_tiles, _BandReading
+
+    rng = np.random.default_rng(13)
+    truth = _set_levels(24, 5)
+    wrong = [tuple(int((v + rng.integers(1, 6)) % 6) if k != j else v for k, v in enumerate(t))
+             for j, t in zip(rng.integers(0, 3, len(truth)), truth)]
+    ev = [_evidence(w, -0.4 + np.array(t, float) + rng.normal(0, 0.1, 3), True) for w, t in zip(wrong, truth)]
+    dark = replace(_evidence((2, 4, 0), np.array([3.5, 5.0, 0.6]), True), dark_luminance=0.06)
+    ev.append(dark)
+    n = len(ev)
+    cells = [(i, 0) for i in range(n)]
+    bands = _BandReading(cells=cells, occupied=list(range(n)), colours=np.zeros((n, 1, 3)), offsets=np.zeros(5, int),
+                         counts=np.zeros((n, 3, 3)), rotation_ll=np.zeros((n, 3)), rotations=np.ones(n, int),
+                         purity=np.ones(n), unread=[])
+    tiles_read, _ = _assign_tiles(bands, ev, CmykVisionConfig())
+    assert tiles_read[-1].kind == "normal"

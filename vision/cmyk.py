@@ -606,9 +606,7 @@ def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence],
     """Each tile to a distinct tile of the set (marks, ground, contacts), with confidences and doubts."""
     cells = bands.cells
     evidence, weight, gsigma = _calibrated_evidence(evidence, config)
-    # the readings weigh the marks as far as they agree with the ground colours here (a webcam's marks are lost), and
-    # only as far as the photo resolves them (a blurred dot and dash: the ground decides between levels 0 and 1)
-    weighed = [replace(ev, mark_ll=_resolved_marks(ev) * weight) for ev in evidence]
+    weighed = [replace(ev, mark_ll=_weighed_marks(ev, weight)) for ev in evidence]
     own_scores, columns = rd.score_matrix(weighed, config.read, gsigma)
     chosen = rd.assign(own_scores)
     scores = own_scores
@@ -640,10 +638,14 @@ def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence],
     return tiles, flags
 
 
-def _resolved_marks(ev: rd.TileEvidence) -> np.ndarray:
-    """The tile's mark log-likelihoods (3, 7) with the evidence between unresolvable level pairs capped
-    (``TileEvidence.mark_ll_resolved``)."""
-    return ev.mark_ll if ev.mark_ll_resolved is None else ev.mark_ll_resolved
+def _weighed_marks(ev: rd.TileEvidence, weight: float) -> np.ndarray:
+    """The mark log-likelihoods (3, 7) the readings use: the levels only as far as the photo resolves them
+    (``TileEvidence.mark_ll_resolved``: a blurred dot and dash leave levels 0 and 1 to the ground) and at the marks'
+    reliability here (``weight``: they agree with the ground colours that far; a webcam loses them); whether a band
+    carries a mark at all (the last column, a K tile's "no mark") as measured - the reliability is that of the
+    levels, and a K reading moves a total by 3."""
+    levels = (ev.mark_ll if ev.mark_ll_resolved is None else ev.mark_ll_resolved)[:, :6]
+    return np.concatenate([levels * weight, ev.mark_ll[:, 6:]], axis=1)
 
 
 def _calibrated_evidence(evidence: list[rd.TileEvidence],

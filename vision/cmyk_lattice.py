@@ -37,6 +37,10 @@ class LatticeFitConfig:
     angle_search_step_deg: float = 2.0
     #: ... then this fine step within one coarse step of the best.
     angle_refine_step_deg: float = 0.5
+    #: Every fit also refines the gradients' angle by the bands within this many degrees (motion blur tilts the
+    #: gradient orientations by a few degrees: dev webcam, 4-8 deg), on at most this many points per ink.
+    angle_refine_range_deg: float = 10.0
+    angle_refine_points: int = 600
 
 
 @dataclass(frozen=True)
@@ -146,6 +150,19 @@ def _family_phasors(pts: dict[str, np.ndarray], phi: float, h: float,
     return phasor, best_perm, tuple(float(abs(phasor[k, best_perm[k]])) for k in range(3))
 
 
+def _refine_angle(pts: dict[str, np.ndarray], phi: float, h: float, config: LatticeFitConfig) -> float:
+    """The angle within ``angle_refine_range_deg`` of ``phi`` at which the bands gather most tightly (their weakest
+    family's concentration), on a thinned subset of the points: coarse steps, then fine ones about the best."""
+    thin = {ink: p[:: max(1, len(p) // config.angle_refine_points)] for ink, p in pts.items()}
+
+    def score(a: float) -> float:
+        return min(_family_phasors(thin, a, h, config)[2])
+
+    r, step, fine = config.angle_refine_range_deg, config.angle_search_step_deg, config.angle_refine_step_deg
+    a0 = float(max(phi + np.deg2rad(np.arange(-r, r + 1e-9, step)), key=score))
+    return float(max(a0 + np.deg2rad(np.arange(-step, step + 1e-9, fine)), key=score)) % (np.pi / 3)
+
+
 def _band_angle(pts: dict[str, np.ndarray], h: float, config: LatticeFitConfig) -> float:
     """The lattice's normal angle (mod 60 degrees) at which the ink bands gather most tightly about their lines.
 
@@ -189,6 +206,10 @@ def fit_lattice(ink_masks: dict[str, np.ndarray], gray: np.ndarray, tile_mask: n
     pts = _ink_points(ink_masks, mm_per_px, origin_mm, config)
     phi, _ = orientation_mod60(gray, tile_mask.astype(np.float32))
     phasor, best_perm, conc = _family_phasors(pts, phi, h, config)
+    refined = _refine_angle(pts, phi, h, config)
+    phasor_r, perm_r, conc_r = _family_phasors(pts, refined, h, config)
+    if min(conc_r) > min(conc):
+        phi, phasor, best_perm, conc = refined, phasor_r, perm_r, conc_r
     if min(conc) < config.min_family_concentration:
         phi = _band_angle(pts, h, config)
         phasor, best_perm, conc = _family_phasors(pts, phi, h, config)

@@ -484,22 +484,25 @@ def calibrate_ground_levels(evidence: list[TileEvidence], mark_weight: float,
     for t, ev in enumerate(normal):
         for d, ink in enumerate(ROTATIONS[ev.rotation]):
             marks[t, INKS.index(ink)] = mark_weight * ev.mark_ll[d, :6]
-    offset, slope, sigma = np.zeros(3), np.zeros(3), np.zeros(3)
-    for ch in range(3):
-        g, w = raw[:, ch], log_prior + marks[:, ch] - marks[:, ch].max(axis=1, keepdims=True)
-        a, b, s = a0, b0, config.ground_sigma_levels
-        for _ in range(config.ground_fit_iterations):
-            z = w - (g[:, None] - (a + b * lv)) ** 2 / (2 * s * s)
-            r = np.exp(z - z.max(axis=1, keepdims=True))
-            r /= r.sum(axis=1, keepdims=True)  # (T, 6): each ground's level
-            n, sl, sll = r.sum(), (r * lv).sum(), (r * lv * lv).sum()
-            sg, sgl = (r * g[:, None]).sum(), (r * g[:, None] * lv).sum()
-            pa, pb = s * s / sa ** 2, s * s / sb ** 2
-            a, b = np.linalg.solve(np.array([[n + pa, sl], [sl, sll + pb]]), np.array([sg + pa * a0, sgl + pb * b0]))
-            b = max(float(b), b0 - 3 * sb)
-            s = float(np.sqrt((r * (g[:, None] - (a + b * lv)) ** 2).sum() / n))
-            s = float(np.clip(s / b, config.ground_sigma_min, config.ground_sigma_max)) * b
-        offset[ch], slope[ch], sigma[ch] = a, b, s / b
+    g = raw.T[:, :, None]  # (3 inks, T, 1)
+    w = log_prior + marks.transpose(1, 0, 2)  # (3, T, 6)
+    w = w - w.max(axis=2, keepdims=True)
+    a, b, s = np.full(3, a0), np.full(3, b0), np.full(3, config.ground_sigma_levels * b0)
+    for _ in range(config.ground_fit_iterations):
+        z = w - (g - (a[:, None, None] + b[:, None, None] * lv)) ** 2 / (2 * s[:, None, None] ** 2)
+        r = np.exp(z - z.max(axis=2, keepdims=True))
+        r /= r.sum(axis=2, keepdims=True)  # (3, T, 6): each ground's level
+        n, sl, sll = r.sum(axis=(1, 2)), (r * lv).sum(axis=(1, 2)), (r * lv * lv).sum(axis=(1, 2))
+        sg, sgl = (r * g).sum(axis=(1, 2)), (r * g * lv).sum(axis=(1, 2))
+        pa, pb = s * s / sa ** 2, s * s / sb ** 2
+        # maximum a posteriori offset and slope: the 2 x 2 normal equations with the priors, per ink
+        det = (n + pa) * (sll + pb) - sl * sl
+        ya, yb = sg + pa * a0, sgl + pb * b0
+        a = ((sll + pb) * ya - sl * yb) / det
+        b = np.maximum(((n + pa) * yb - sl * ya) / det, b0 - 3 * sb)
+        s = np.sqrt((r * (g - (a[:, None, None] + b[:, None, None] * lv)) ** 2).sum(axis=(1, 2)) / n)
+        s = np.clip(s / b, config.ground_sigma_min, config.ground_sigma_max) * b
+    offset, slope, sigma = a, b, s / b
     return GroundModel(offset, slope, sigma)
 
 
