@@ -17,8 +17,10 @@ Geometry decisions (named, listed in the explanation):
   ``max(options.margin_mm, 2 * hypot(chip sigma, nearest board's sigma))`` (the sigma term only when
   ``use_chip_sigma``). The verdict is **contested** when flipping some subset of the borderline
   chips changes it; the other verdict is then reported next to the measured one.
-- A chip read with ``confidence < min_confidence`` is *uncertain*: if it is not hidden it may be a
-  phantom, so dropping it is one more way the verdict could change (contested, flagged).
+- A chip whose ``presence_confidence < min_confidence`` is *uncertain*: if it is not hidden it may be a
+  phantom, so dropping it is one more way the verdict could change (contested, flagged). A chip read with
+  ``confidence < min_confidence`` (kind or colour unsure) still counts for the verdict, whatever its kind:
+  only the awards it could change are flagged (``awards_doubtful``).
 - Stacking is checked for every pair of boards that includes a challenge board (unused boards piled
   beside the mat break no rule).
 """
@@ -26,12 +28,12 @@ Geometry decisions (named, listed in the explanation):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 import shapely
 
-from scoring.carrotain_state import CarrotainState, ChipReading
+from scoring.carrotain_state import CarrotainState
 from scoring.flags import Flag
 
 #: Most not-hidden centre points a successful challenge may leave.
@@ -67,9 +69,10 @@ class CarrotainOptions:
     sigma_factor : float
         How many sigmas the band spans when ``use_chip_sigma``.
     min_confidence : float
-        Chips the detector is less sure of than this (``ChipReading.confidence``) are *uncertain*:
-        flagged, and a not-hidden uncertain chip may be a phantom, so the verdict is contested when
-        dropping uncertain (and flipping borderline) chips could change it.
+        Chips the detector is less sure than this are there at all (``ChipReading.presence_confidence``) are
+        *uncertain*: flagged, and a not-hidden uncertain chip may be a phantom, so the verdict is contested when
+        dropping uncertain (and flipping borderline) chips could change it. Chips whose kind/colour it is less
+        sure of than this (``ChipReading.confidence``) make the awards they could change doubtful.
     """
 
     coverage: str = "centre"
@@ -479,7 +482,7 @@ def _doubtful_awards(state: CarrotainState, seats: tuple[str, ...], challenger: 
             if kind is None:
                 keep[i] = False
             else:
-                chips[i] = ChipReading(kind, colour, c.xy_mm, c.centre_sigma_mm, c.confidence)
+                chips[i] = replace(c, kind=kind, colour=colour)
             alt_state = CarrotainState(tuple(ch for ch, k in zip(chips, keep) if k), state.boards, state.flags)
             alt = _awards(alt_state, seats, challenger, verdict, hidden[keep])
             changed |= {p for p in seats if alt[p] != awards[p]}
@@ -575,10 +578,11 @@ def adjudicate(
         bad = [int(i) for i in np.flatnonzero(geo.bad_xy)]
         flags.append(Flag("bad_chip_position", f"chip(s) {_chip_list(bad)} have no finite position: "
                           "counted as not hidden and borderline", {"chips": bad}))
-    uncertain = np.array([c.confidence < options.min_confidence for c in state.chips], dtype=bool)
+    uncertain = np.array([c.presence_confidence < options.min_confidence for c in state.chips], dtype=bool)
+    unsure_read = uncertain | np.array([c.confidence < options.min_confidence for c in state.chips], dtype=bool)
     if np.any(uncertain):
         unc = [int(i) for i in np.flatnonzero(uncertain)]
-        flags.append(Flag("uncertain_chip", f"chip(s) {_chip_list(unc)} detected with confidence below "
+        flags.append(Flag("uncertain_chip", f"chip(s) {_chip_list(unc)} detected with presence confidence below "
                           f"{options.min_confidence:g}: they may not be chips", {"chips": unc}))
     in_unread = np.zeros(n, dtype=bool)
     for k, b in enumerate(state.boards):
@@ -617,7 +621,7 @@ def adjudicate(
                           "the verdict holds either way (awards may differ)", {"chips": bl}))
 
     awards = _awards(state, seats, challenger, verdict, geo.hidden)
-    doubtful = _doubtful_awards(state, seats, challenger, verdict, geo.hidden, uncertain, awards)
+    doubtful = _doubtful_awards(state, seats, challenger, verdict, geo.hidden, unsure_read, awards)
     if doubtful:
         flags.append(Flag("awards_doubtful", "award(s) of " + ", ".join(sorted({p for ps in doubtful.values()
                                                                                 for p in ps}))

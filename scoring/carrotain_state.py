@@ -30,7 +30,11 @@ class ChipReading:
     centre_sigma_mm : float
         1-sigma uncertainty of ``xy_mm`` (isotropic), mm.
     confidence : float
-        0..1, how sure the detector is that this is a chip of this kind and colour.
+        0..1, how sure the detector is of this chip's kind and colour.
+    presence_confidence : float
+        0..1, how sure the detector is that a chip lies here at all (a bright disc whose centre shows a hole or
+        a dot of some player colour; glare on acrylic shows neither). Only a chip unsure in this sense may be a
+        phantom that drops out of the count; a chip of unsure colour still counts for the verdict.
     """
 
     kind: str
@@ -38,6 +42,7 @@ class ChipReading:
     xy_mm: tuple[float, float]
     centre_sigma_mm: float = 0.5
     confidence: float = 1.0
+    presence_confidence: float = 1.0
 
     def to_json(self) -> dict:
         return {
@@ -46,6 +51,7 @@ class ChipReading:
             "xy_mm": [round(float(v), 3) for v in self.xy_mm],
             "centre_sigma_mm": round(float(self.centre_sigma_mm), 3),
             "confidence": round(float(self.confidence), 3),
+            "presence_confidence": round(float(self.presence_confidence), 3),
         }
 
     @classmethod
@@ -56,6 +62,7 @@ class ChipReading:
             xy_mm=(float(obj["xy_mm"][0]), float(obj["xy_mm"][1])),
             centre_sigma_mm=float(obj.get("centre_sigma_mm", 0.5)),
             confidence=float(obj.get("confidence", 1.0)),
+            presence_confidence=float(obj.get("presence_confidence", 1.0)),
         )
 
 

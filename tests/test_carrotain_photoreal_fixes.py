@@ -39,7 +39,7 @@ def test_orange_dots_in_bright_light_read_as_the_colour_in_play():
 
 @pytest.mark.parametrize("players, want", [
     (("blue", "green", "pink", "orange"), "orange"),  # red not in play: the orange it is
-    (("blue", "green", "pink", "orange", "red"), "red"),  # red in play and nearer: red (low confidence)
+    (("blue", "green", "pink", "orange", "red"), "orange"),  # red in play: lightness 67 is orange's, not red's (47)
 ])
 def test_a_reddish_orange_dot_is_named_among_the_colours_in_play(players, want):
     """A dot measured on c11 (an orange dot relative to its face: lighter and redder than nominal orange)."""

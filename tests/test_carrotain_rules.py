@@ -184,16 +184,30 @@ def test_band_widens_with_sigma_and_shrinks_without():
 
 
 def test_uncertain_not_hidden_chip_may_be_a_phantom():
-    """3 not hidden, one of them detected with low confidence: failure as measured, success if it is no chip."""
-    chips = outside_chips(["blue", "green"]) + [ChipReading("star", "blue", (150, 90), 0.2, confidence=0.3)]
+    """3 not hidden, one of them perhaps not a chip at all: failure as measured, success if it is no chip."""
+    chips = outside_chips(["blue", "green"]) + [ChipReading("star", "blue", (150, 90), 0.2, presence_confidence=0.3)]
     adj = judge(chips)
     assert adj.verdict == "failure" and adj.contested and adj.other_reading == "success"
     assert "uncertain_chip" in adj.flag_codes()
     assert next(f for f in adj.flags if f.code == "contested").data["chips"] == [2]
     # confident: not contested; uncertain but hidden: cannot lower the count either
     assert not judge(chips, min_confidence=0.2).contested
-    hid = outside_chips(["blue", "green", "green"]) + [ChipReading("star", "red", (50, 50), 0.2, confidence=0.3)]
+    hid = outside_chips(["blue", "green", "green"]) + [
+        ChipReading("star", "red", (50, 50), 0.2, presence_confidence=0.3)]
     assert not judge(hid).contested
+
+
+def test_a_chip_of_unsure_colour_still_counts_for_the_verdict():
+    """The same third not-hidden chip surely a chip but of unsure colour (a webcam fades its dot): every chip kind
+    counts, so the failure is not contested; only the awards its colour could change are flagged."""
+    chips = outside_chips(["blue", "green"]) + [ChipReading("star", "blue", (150, 90), 0.2, confidence=0.1)]
+    adj = judge(chips)
+    assert adj.verdict == "failure" and not adj.contested and adj.not_hidden == 3
+    assert "uncertain_chip" not in adj.flag_codes()
+    few = outside_chips(["blue"]) + hidden_chips(["red"])
+    few[0] = ChipReading("star", "blue", (150, 20), 0.2, confidence=0.1)
+    adj = judge(few)
+    assert not adj.contested and "awards_doubtful" in adj.flag_codes()
 
 
 def test_non_finite_chip_position_is_flagged_not_hidden_and_borderline():

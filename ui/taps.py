@@ -205,7 +205,7 @@ def _carrotain(state: dict, ref: PieceRef | None, xy_mm, action: str, add_as: di
     cycle = chip_cycle()
     now = (was["kind"], was["colour"])
     nxt = cycle[(cycle.index(now) + 1) % len(cycle)] if now in cycle else cycle[0]
-    chips[i].update({"kind": nxt[0], "colour": nxt[1], "confidence": 1.0})
+    chips[i].update({"kind": nxt[0], "colour": nxt[1], "confidence": 1.0, "presence_confidence": 1.0})
     state["flags"] = _drop_from_flags(state.get("flags", []), "chips", i)
     return {"was": was, "now": {"kind": nxt[0], "colour": nxt[1]}}
 

@@ -7,7 +7,7 @@ against the frame's colour reference, and turns the detectors' doubts into sigma
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -199,7 +199,7 @@ def read_chips(image_rgb: np.ndarray, cal, ref, config: CarrotainVisionConfig, c
     out = []
     for d, sp in zip(dets, spread):
         sigma = float(np.sqrt(d.centre_sigma_mm ** 2 + extra ** 2 + sp ** 2))
-        out.append(ChipReading(d.kind, d.colour, d.xy_mm, sigma, d.colour_confidence))
+        out.append(ChipReading(d.kind, d.colour, d.xy_mm, sigma, d.colour_confidence, d.presence_confidence))
     return out, found.unread_xy_mm
 
 
@@ -646,10 +646,9 @@ def _refraction_correction(chips: list[ChipReading], boards: list[BoardReading],
         d_edge = min(p.exterior.distance(pt) for p in polys)
         inside = any(p.contains(pt) for p in polys)
         if d_edge <= sh + 2.0 * c.centre_sigma_mm:
-            out.append(ChipReading(c.kind, c.colour, c.xy_mm, float(np.hypot(c.centre_sigma_mm, sh)), c.confidence))
+            out.append(replace(c, centre_sigma_mm=float(np.hypot(c.centre_sigma_mm, sh))))
         elif inside:
-            out.append(ChipReading(c.kind, c.colour, (float(p_new[0]), float(p_new[1])), c.centre_sigma_mm,
-                                   c.confidence))
+            out.append(replace(c, xy_mm=(float(p_new[0]), float(p_new[1]))))
         else:
             out.append(c)
     return out
@@ -676,7 +675,8 @@ def _merge_before(chips: list[ChipReading], before: list[ChipReading], config: C
             else:
                 kind, colour, conf = (b.kind, b.colour, b.confidence) if b.confidence >= c.confidence else (
                     c.kind, c.colour, c.confidence)
-                out.append(ChipReading(kind, colour, b.xy_mm, b.centre_sigma_mm, conf))
+                out.append(ChipReading(kind, colour, b.xy_mm, b.centre_sigma_mm, conf,
+                                       max(b.presence_confidence, c.presence_confidence)))
         else:
             out.append(c)
     missing = [j for j in range(len(before)) if j not in used]

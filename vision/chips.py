@@ -87,6 +87,16 @@ class ChipConfig:
         play is nearer by more than this (weighted delta E): about two standard deviations of one colour's
         dots within the photos of the dev set (a cast, glare or acrylic moves a dot about 7 per axis), while
         the palette's colours lie 28 or more apart. Chips of colours not in play are rare (they stay in the box).
+    fallback_presence : float
+        A blob chip (no rim fitted) may be glare or print, not a chip: its ``presence_confidence`` is at most this
+        (under the rules' ``min_confidence``, so it may drop out of the count: the verdict is contested if that
+        matters).
+    dot_lightness_weight : float
+        Weight of L* in a dot's colour distance (``_faded_distances``): a dot's lightness survives a camera's blur
+        and chroma subsampling, its chroma does not, so lightness counts more than in ``ColourConfig``.
+    dot_chroma_range : (float, float)
+        The factors a dot's chroma may have been scaled by (faded by blur and chroma subsampling down to about a
+        quarter at 960x720 behind motion blur; boosted by a phone's saturation up to 1.3x).
     """
 
     diameter_mm: float = 25.0
@@ -126,6 +136,9 @@ class ChipConfig:
     base_sigma_mm: float = 0.4
     low_confidence: float = 0.35
     out_of_play_margin_de: float = 15.0
+    fallback_presence: float = 0.3
+    dot_lightness_weight: float = 1.5
+    dot_chroma_range: tuple[float, float] = (0.25, 1.4)
 
 
 @dataclass(frozen=True)
@@ -153,6 +166,8 @@ class ChipDetection:
         Normalised face colour.
     centre_rgb : ndarray (3,)
         Normalised colour at the centre (dot or hole).
+    presence_confidence : float
+        How sure it is that a chip lies here at all (``_read_chip``), apart from its kind and colour.
     """
 
     xy_mm: tuple[float, float]
@@ -165,6 +180,7 @@ class ChipDetection:
     face_level: float
     face_rgb: np.ndarray
     centre_rgb: np.ndarray
+    presence_confidence: float = 1.0
 
 
 def _bilinear(img: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -454,28 +470,36 @@ def _read_chip(img, rim: _Rim, origin_mm, s: float, palette, face_palette, hole_
     face_name = face_names[0]
     nominal_face = face_palette[face_name]
     rel = centre_rgb / np.maximum(face_rgb, 1e-3) * nominal_face
-    # hole or dot: a hole shows the dark mat, every dot colour is much lighter
-    ratio = float(rel.mean() / max(nominal_face.mean(), 1e-3))
-    hole_ratio = float(np.mean(hole_rgb) / max(nominal_face.mean(), 1e-3))
-    dark_dot = min(float(np.mean(v)) for v in palette.values()) / max(nominal_face.mean(), 1e-3)
+    # hole or dot: a yellow face is the first-star chip, which has a hole (no chip of the set has a yellow face and
+    # a dot). On a white face, channel by channel: a hole shows the dark mat in every channel, every dot colour is
+    # as bright as the face in at least one (green, the darkest so, at 0.70). Blur lightens a hole's centre and
+    # fades a dot's chroma towards its lightness, but the brightest channel of a dot stays above a hole's.
+    ratio = float(np.max(centre_rgb / np.maximum(face_rgb, 1e-3)))
+    hole_ratio = float(np.max(hole_rgb / nominal_face))
+    dark_dot = min(float(np.max(np.asarray(v) / nominal_face)) for v in palette.values())
     split = 0.5 * (hole_ratio + dark_dot)
     hole_conf = float(np.clip(abs(ratio - split) / max(0.5 * (dark_dot - hole_ratio), 1e-3), 0.0, 1.0))
+    if face_name == "yellow":
+        ratio, hole_conf = -np.inf, 1.0
     if ratio < split:
         kind, colour = ("first_star" if face_name == "yellow" else "colourless"), None
         confidence = float(min(hole_conf, face_conf[0]))
+        presence = 1.0  # a dark centre on a bright disc: a holed chip, or a chip with a dark dot
     else:
         colour, dot_conf = _dot_colour(rel, palette, in_play, config, colour_config)
         kind = "star"
         confidence = float(min(hole_conf, dot_conf))
+        presence = _dot_presence(rel, palette, config, colour_config)
     sigma = float(np.hypot(config.base_sigma_mm, config.rim_sigma_factor * rim.rms_mm / np.sqrt(max(rim.n_good, 1))))
     if rim.fallback:
         sigma = max(sigma, config.fallback_sigma_mm)
         confidence *= config.fallback_confidence
+        presence = min(presence, config.fallback_presence)
     xy = np.asarray(origin_mm) + centre * s
     return ChipDetection(
         xy_mm=(float(xy[0]), float(xy[1])), radius_mm=float(rim.radius_px * s), kind=kind, colour=colour,
         colour_confidence=confidence, centre_sigma_mm=sigma, rim_residual_mm=rim.rms_mm,
-        face_level=float(face_rgb.mean()), face_rgb=face_rgb, centre_rgb=centre_rgb,
+        face_level=float(face_rgb.mean()), face_rgb=face_rgb, centre_rgb=centre_rgb, presence_confidence=presence,
     )
 
 
@@ -484,26 +508,79 @@ def _dot_colour(rel_rgb: np.ndarray, palette: dict[str, np.ndarray], in_play: fr
     """A dot's colour name and confidence: the nearest colour in play (its confidence among the colours in
     play), or a colour not in play only when it is nearer by more than ``out_of_play_margin_de`` (its
     confidence among all colours). Without colours in play (or none of them in the palette), among all.
+    Nearness is ``_faded_distances``: a colour's lightness as painted, its chroma faded or boosted.
 
     Parameters
     ----------
     rel_rgb : ndarray, shape (3,)
         The dot colour relative to its chip's face, on the normalised scale.
     """
-    playing = {k: v for k, v in palette.items() if k in in_play}
+    dist = _faded_distances(rel_rgb, palette, config)
+    playing = [k for k in palette if k in in_play]
     if not playing or len(playing) == len(palette):
-        names, conf = classify(rel_rgb[None], palette, colour_config)
-        return names[0], float(conf[0])
-    w = np.array([colour_config.lightness_weight, 1.0, 1.0])
-    lab = rgb_to_lab(rel_rgb[None])[0] * w
-    dist = {k: float(np.linalg.norm(lab - rgb_to_lab(np.asarray(v, np.float64)[None])[0] * w))
-            for k, v in palette.items()}
-    nearest_out = min((k for k in palette if k not in playing), key=dist.__getitem__)
+        return _nearest(dist, list(palette), colour_config)
+    nearest_out = min((k for k in palette if k not in in_play), key=dist.__getitem__)
     if dist[nearest_out] < min(dist[k] for k in playing) - config.out_of_play_margin_de:
-        names, conf = classify(rel_rgb[None], palette, colour_config)
-        return names[0], float(conf[0])
-    names, conf = classify(rel_rgb[None], playing, colour_config)
-    return names[0], float(conf[0])
+        return _nearest(dist, list(palette), colour_config)
+    return _nearest(dist, playing, colour_config)
+
+
+def _dot_presence(rel_rgb: np.ndarray, palette: dict[str, np.ndarray], config: ChipConfig,
+                  colour_config: ColourConfig) -> float:
+    """How sure it is that a bright disc read as a star chip is a chip: its centre must look like a dot of some
+    palette colour, exp(-d / ``max_de``) with d the distance to the nearest (``_faded_distances``, every colour of
+    the palette). Glare on acrylic is a bright disc whose centre is as white as its face: about 43 from every
+    colour (presence 0.34); the dots of the tune sets lie within 28 (0.5) but for 1-7 % of them.
+
+    Parameters
+    ----------
+    rel_rgb : ndarray, shape (3,)
+        The centre's colour relative to its chip's face, on the normalised scale.
+    """
+    best = min(_faded_distances(rel_rgb, palette, config).values())
+    return float(np.exp(-best / colour_config.max_de))
+
+
+def _faded_distances(rel_rgb: np.ndarray, palette: dict[str, np.ndarray], config: ChipConfig) -> dict[str, float]:
+    """How far a dot's colour lies from each palette colour once that colour's chroma may have faded.
+
+    A dot is small (7 mm): a camera's blur and its chroma subsampling (JPEG 4:2:0 keeps colour at half the
+    resolution of the lightness) mix the dot's chroma with the white face around it, and a phone boosts it,
+    while its lightness survives. A palette colour (L, a, b) therefore predicts the dot as (L, k a, k b) for
+    some chroma factor k in ``dot_chroma_range`` (fitted per colour by least squares); the distance is the
+    residual, with the lightness weighted by ``dot_lightness_weight``.
+
+    Parameters
+    ----------
+    rel_rgb : ndarray, shape (3,)
+        The dot colour relative to its chip's face, on the normalised scale.
+    palette : dict[str, ndarray (3,)]
+
+    Returns
+    -------
+    dict[str, float]
+        Palette name -> weighted delta E.
+    """
+    names = list(palette)
+    lab = rgb_to_lab(np.asarray(rel_rgb, np.float64)[None])[0]
+    ref = rgb_to_lab(np.stack([np.asarray(palette[k], np.float64) for k in names]))
+    chroma = ref[:, 1:]
+    k = np.clip(chroma @ lab[1:] / np.maximum((chroma ** 2).sum(axis=1), 1e-9), *config.dot_chroma_range)
+    d = np.sqrt((config.dot_lightness_weight * (lab[0] - ref[:, 0])) ** 2
+                + ((lab[None, 1:] - k[:, None] * chroma) ** 2).sum(axis=1))
+    return {n: float(v) for n, v in zip(names, d)}
+
+
+def _nearest(dist: dict[str, float], names: list[str], colour_config: ColourConfig) -> tuple[str, float]:
+    """The nearest of ``names`` and its confidence, as ``vision.colour.classify`` rates it: the gap to the
+    runner-up over (gap + ``scale_de``), times exp(-distance / ``max_de``)."""
+    order = sorted(names, key=dist.__getitem__)
+    best = dist[order[0]]
+    conf = 1.0
+    if len(order) > 1:
+        margin = dist[order[1]] - best
+        conf = margin / (margin + colour_config.scale_de)
+    return order[0], float(np.clip(conf * np.exp(-best / colour_config.max_de), 0.0, 1.0))
 
 
 def _one_per_place(found: list[tuple[float, ChipDetection]], config: ChipConfig) -> list[ChipDetection]:
