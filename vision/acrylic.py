@@ -959,8 +959,7 @@ def refit_boards(
             return None
         if float(np.max(np.hypot(*(fit.outline_mm - old.outline_mm).T))) > max_move_mm:
             return None
-        sigma = min(max(fit.pose_sigma_mm, old.alternative_mm / 2.0), config.max_sigma_mm)
-        out.append(replace(fit, pose_sigma_mm=sigma, alternative_mm=old.alternative_mm))
+        out.append(_with_alternative(fit, old.alternative_mm, config))
     return out
 
 
@@ -1287,6 +1286,12 @@ def _quick_chamfer(ev: _Evidence, sh: _Shape, c: _Candidate, config: AcrylicConf
     t = c.xy - R @ sh.cen
     resid, good = _edge_offsets(ev, sh.fine_pts @ R.T + t, sh.fine_nrm @ R.T, _edge_search_offsets(config), c.sign,
                                 config)
+    return _chamfer(resid, good, config)
+
+
+def _chamfer(resid: np.ndarray, good: np.ndarray, config: AcrylicConfig) -> float:
+    """Mean distance (mm) from the outline samples to the edge found along their normals (``resid`` (n,), where
+    ``good`` (n,) bool), each capped at ``chamfer_cap_mm``; a sample without an edge counts as the cap."""
     cap = config.chamfer_cap_mm
     return float(np.mean(np.where(good, np.minimum(np.abs(resid), cap), cap)))
 
@@ -1378,9 +1383,15 @@ def _with_ambiguity(fits: list[BoardFit], ok: list[BoardFit], config: AcrylicCon
                 continue
             alt = max(alt, float(np.mean(distance(Polygon(g.outline_mm).exterior, points(fit.outline_mm)))))
         alt = max(alt, fit.alternative_mm)  # a fit judged before (``find_boards_in``) keeps its alternative
-        sigma = min(max(fit.pose_sigma_mm, alt / 2.0), config.max_sigma_mm)
-        out.append(replace(fit, pose_sigma_mm=sigma, alternative_mm=alt))
+        out.append(_with_alternative(fit, alt, config))
     return out
+
+
+def _with_alternative(fit: BoardFit, alternative_mm: float, config: AcrylicConfig) -> BoardFit:
+    """The fit with a competing fit's mean outline distance recorded: its pose sigma is at least half that
+    distance (at most ``max_sigma_mm``)."""
+    sigma = min(max(fit.pose_sigma_mm, alternative_mm / 2.0), config.max_sigma_mm)
+    return replace(fit, pose_sigma_mm=sigma, alternative_mm=alternative_mm)
 
 
 def _seeds(ratio, printed, origin_mm, s, outlines_mm, config: AcrylicConfig) -> list[np.ndarray]:
@@ -1533,8 +1544,7 @@ def _converged(fits: list[BoardFit], ev: _Evidence, shapes: list[_Shape], config
         if not _acceptable(g, config):
             out.append(f)
             continue
-        sigma = min(max(g.pose_sigma_mm, f.alternative_mm / 2.0), config.max_sigma_mm)
-        out.append(replace(g, pose_sigma_mm=sigma, alternative_mm=f.alternative_mm))
+        out.append(_with_alternative(g, f.alternative_mm, config))
     return out
 
 
@@ -1648,7 +1658,7 @@ def _measure_fit(ev: _Evidence, sh: _Shape, theta: float, t: np.ndarray, sign: f
     resid, good = _edge_offsets(ev, P, N, _edge_search_offsets(config), sign, config)
     resid = resid - wall
     cap = config.chamfer_cap_mm
-    chamfer = float(np.mean(np.where(good, np.minimum(np.abs(resid), cap), cap)))
+    chamfer = _chamfer(resid, good, config)
     inl = good & (np.abs(resid) < cap)
     rms = float(np.sqrt(np.mean(resid[inl] ** 2))) if inl.any() else cap
     n_eff = max(inl.sum() / config.samples_per_independent, 1.0)

@@ -156,31 +156,31 @@ def _family_phasors(pts: dict[str, np.ndarray], phi: float, h: float,
 
 def _refine_angle(pts: dict[str, np.ndarray], phi: float, h: float, config: LatticeFitConfig) -> float:
     """The angle within ``angle_refine_range_deg`` of ``phi`` at which the bands gather most tightly (their weakest
-    family's concentration), on a thinned subset of the points: coarse steps, then fine ones about the best."""
+    family's concentration), on a thinned subset of the points (``_gathered_angle``)."""
     thin = {ink: p[:: max(1, len(p) // config.angle_refine_points)] for ink, p in pts.items()}
-
-    def score(a: float) -> float:
-        return min(_family_phasors(thin, a, h, config)[2])
-
-    r, step, fine = config.angle_refine_range_deg, config.angle_search_step_deg, config.angle_refine_step_deg
-    a0 = float(max(phi + np.deg2rad(np.arange(-r, r + 1e-9, step)), key=score))
-    return float(max(a0 + np.deg2rad(np.arange(-step, step + 1e-9, fine)), key=score)) % (np.pi / 3)
+    r = config.angle_refine_range_deg
+    return _gathered_angle(thin, phi + np.deg2rad(np.arange(-r, r + 1e-9, config.angle_search_step_deg)), h, config)
 
 
 def _band_angle(pts: dict[str, np.ndarray], h: float, config: LatticeFitConfig) -> float:
     """The lattice's normal angle (mod 60 degrees) at which the ink bands gather most tightly about their lines.
 
     The bands repeat every row height across each family's lines whatever the photo's blur or noise, so their
-    periodicity finds the angle where the gradient orientations cannot (``orientation_mod60``): a coarse scan of
-    the 60 degrees, then a fine one about the best, each angle scored by its weakest family's concentration.
+    periodicity finds the angle where the gradient orientations cannot (``orientation_mod60``): a scan of the 60
+    degrees (``_gathered_angle``).
     """
+    return _gathered_angle(pts, np.deg2rad(np.arange(0.0, 60.0, config.angle_search_step_deg)), h, config)
+
+
+def _gathered_angle(pts: dict[str, np.ndarray], coarse_rad: np.ndarray, h: float, config: LatticeFitConfig) -> float:
+    """The best of the angles ``coarse_rad`` by the weakest family's concentration (``_family_phasors``), then the
+    best at ``angle_refine_step_deg`` within one ``angle_search_step_deg`` of it, mod 60 degrees (radians)."""
     def score(a: float) -> float:
         return min(_family_phasors(pts, a, h, config)[2])
 
-    coarse = np.deg2rad(np.arange(0.0, 60.0, config.angle_search_step_deg))
-    a0 = float(max(coarse, key=score))
-    fine = a0 + np.deg2rad(np.arange(-config.angle_search_step_deg, config.angle_search_step_deg + 1e-9,
-                                     config.angle_refine_step_deg))
+    step = config.angle_search_step_deg
+    a0 = float(max(coarse_rad, key=score))
+    fine = a0 + np.deg2rad(np.arange(-step, step + 1e-9, config.angle_refine_step_deg))
     return float(max(fine, key=score)) % (np.pi / 3)
 
 

@@ -392,6 +392,11 @@ class FoundBoards:
     flags: tuple[Flag, ...] = ()
     evidence: np.ndarray | None = None
 
+    @property
+    def hinted(self) -> np.ndarray:
+        """(N, 6) bool: holes surely seen, or more a hole than not by their edges (``evidence`` > 0)."""
+        return self.present if self.evidence is None else self.present | (self.evidence > 0.0)
+
 
 def top_view(image_rgb: np.ndarray, cal, config: KaleidoVisionConfig,
              region_mm: tuple[float, float, float, float] | None = None, mask_markers: bool = True) -> TopView:
@@ -727,8 +732,7 @@ def complete_boards(view: TopView, lattice: TriangleLattice, found: FoundBoards,
     centre_coset = found.coset == found.best_coset
     near = _near_boards(V, found.order, config)
     # places with some hole evidence (a hole more likely than not by its edges): a bare place has none
-    hinted = found.present if found.evidence is None else found.present | (found.evidence > 0.0)
-    cand = np.nonzero(centre_coset & ~found.accepted & near & hinted.any(axis=1))[0]
+    cand = np.nonzero(centre_coset & ~found.accepted & near & found.hinted.any(axis=1))[0]
     if len(cand) == 0:
         return found
     tris = hexagon_cells(V[found.order] + shift[found.order], lattice.rotation_deg, config.edge_mm)
@@ -767,8 +771,7 @@ def _read_cells(view: TopView, lattice: TriangleLattice, found: FoundBoards, tri
     V, shift = found.vertices_mm, found.shift_mm
     # a triangle more a hole than not by its edges (a board too faint to accept, its tiles under glare) is no
     # sample of the bare table
-    shown = found.present if found.evidence is None else found.present | (found.evidence > 0.0)
-    table_tris = _table_cells(V, shift, found.coset, found.best_coset, found.accepted, shown, lattice, config)
+    table_tris = _table_cells(V, shift, found.coset, found.best_coset, found.accepted, found.hinted, lattice, config)
     norm4 = np.concatenate([view.norm, view.valid[..., None].astype(np.float32)], axis=2)
     feats = sample_cells(norm4, view.origin_mm, view.mm_per_px, tris.reshape(-1, 3, 2), config.cells)
     table_feats = sample_cells(norm4, view.origin_mm, view.mm_per_px, table_tris, config.cells)
