@@ -9,6 +9,7 @@ the table, when the calibration can map that height.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -244,6 +245,7 @@ def _find_mosaic_region(image, mapper, inks: _InkTables, config) -> tuple[tuple,
     return region, centre, _CoarseView(evidence, (float(x0), float(y0)), mpp)
 
 
+@lru_cache(maxsize=8)
 def _triangle_samples(edge: float, step: float, band_in: float, band_out: float, band: float, clear: float,
                       corner_clear: float):
     """Sample points of an up cell relative to its centroid (lattice frame) with their zones.
@@ -277,11 +279,12 @@ def _triangle_samples(edge: float, step: float, band_in: float, band_out: float,
         sel = inside & (nearest == k) & (dmin >= band_in) & (dmin <= band_out)
         second = np.sort(D, axis=1)[:, 1]
         sel &= second > band + corner_clear  # keep away from the corners where bands meet
-        band_pts[d] = p[sel]
+        band_pts[d] = _read_only(p[sel])
     ground = p[inside & (dmin > band + clear)]
-    return band_pts, ground
+    return band_pts, _read_only(ground)
 
 
+@lru_cache(maxsize=8)
 def _letter_samples(edge: float, step: float, band: float, clear: float, letter_radius: float,
                     centre_radius: float) -> tuple[np.ndarray, np.ndarray]:
     """Sample points of an up cell relative to its centroid (lattice frame): the inner triangle's corners, beyond
@@ -306,9 +309,10 @@ def _letter_samples(edge: float, step: float, band: float, clear: float, letter_
             n = -n
         inner = np.minimum(inner, (p - v[a]) @ n)
     r = np.linalg.norm(p, axis=1)
-    return p[(inner >= band + clear) & (r >= letter_radius)], p[r <= centre_radius]
+    return _read_only(p[(inner >= band + clear) & (r >= letter_radius)]), _read_only(p[r <= centre_radius])
 
 
+@lru_cache(maxsize=8)
 def _mark_lines(edge: float, offsets: tuple, half: float, step: float):
     """Points along each edge's band midline of an up cell (relative to centroid), shape (3, len(offsets), L, 2)."""
     v = tl.cell_vertices(0, 0, edge) - np.array(tl.cell_centroid(0, 0, edge))
@@ -321,7 +325,13 @@ def _mark_lines(edge: float, offsets: tuple, half: float, step: float):
         mid = (v[a] + v[b]) / 2
         inward = -mid / np.linalg.norm(mid)
         out.append([mid + inward * o + s[:, None] * u for o in offsets])
-    return np.array(out), s
+    return _read_only(np.array(out)), _read_only(s)
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    """``a``, no longer writeable: the sample layouts are cached (one per configuration) and shared."""
+    a.setflags(write=False)
+    return a
 
 
 @dataclass(frozen=True)
