@@ -9,6 +9,7 @@ the table, when the calibration can map that height.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -55,6 +56,11 @@ class CmykVisionConfig:
     purity_good: float = 0.85
     purity_bad: float = 0.5
     purity_global: float = 0.8
+    #: Where the median purity is below ``purity_global``, the lattice is turned and shifted by these to where the
+    #: bands sit best (:func:`_register_bands`), each move kept only for a gain above ``register_min_gain``.
+    register_turns_deg: tuple[float, ...] = (-1.5, -1.0, -0.5, 0.5, 1.0, 1.5)
+    register_shifts_mm: tuple[float, ...] = (-1.5, -0.75, 0.75, 1.5)
+    register_min_gain: float = 0.02
     confidence_scale: float = 1.0
     contact_weight: float = 2.0
     mark_step_mm: float = 0.25
@@ -244,6 +250,7 @@ def _find_mosaic_region(image, mapper, inks: _InkTables, config) -> tuple[tuple,
     return region, centre, _CoarseView(evidence, (float(x0), float(y0)), mpp)
 
 
+@lru_cache(maxsize=8)
 def _triangle_samples(edge: float, step: float, band_in: float, band_out: float, band: float, clear: float,
                       corner_clear: float):
     """Sample points of an up cell relative to its centroid (lattice frame) with their zones.
@@ -277,11 +284,12 @@ def _triangle_samples(edge: float, step: float, band_in: float, band_out: float,
         sel = inside & (nearest == k) & (dmin >= band_in) & (dmin <= band_out)
         second = np.sort(D, axis=1)[:, 1]
         sel &= second > band + corner_clear  # keep away from the corners where bands meet
-        band_pts[d] = p[sel]
+        band_pts[d] = _read_only(p[sel])
     ground = p[inside & (dmin > band + clear)]
-    return band_pts, ground
+    return band_pts, _read_only(ground)
 
 
+@lru_cache(maxsize=8)
 def _letter_samples(edge: float, step: float, band: float, clear: float, letter_radius: float,
                     centre_radius: float) -> tuple[np.ndarray, np.ndarray]:
     """Sample points of an up cell relative to its centroid (lattice frame): the inner triangle's corners, beyond
@@ -306,9 +314,10 @@ def _letter_samples(edge: float, step: float, band: float, clear: float, letter_
             n = -n
         inner = np.minimum(inner, (p - v[a]) @ n)
     r = np.linalg.norm(p, axis=1)
-    return p[(inner >= band + clear) & (r >= letter_radius)], p[r <= centre_radius]
+    return _read_only(p[(inner >= band + clear) & (r >= letter_radius)]), _read_only(p[r <= centre_radius])
 
 
+@lru_cache(maxsize=8)
 def _mark_lines(edge: float, offsets: tuple, half: float, step: float):
     """Points along each edge's band midline of an up cell (relative to centroid), shape (3, len(offsets), L, 2)."""
     v = tl.cell_vertices(0, 0, edge) - np.array(tl.cell_centroid(0, 0, edge))
@@ -321,7 +330,13 @@ def _mark_lines(edge: float, offsets: tuple, half: float, step: float):
         mid = (v[a] + v[b]) / 2
         inward = -mid / np.linalg.norm(mid)
         out.append([mid + inward * o + s[:, None] * u for o in offsets])
-    return np.array(out), s
+    return _read_only(np.array(out)), _read_only(s)
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    """``a``, no longer writeable: the sample layouts are cached (one per configuration) and shared."""
+    a.setflags(write=False)
+    return a
 
 
 @dataclass(frozen=True)
@@ -405,6 +420,8 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
         bands = _read_bands(image_rgb, mapper, frame, cands, inks, config)
         if not bands.cells:
             return None
+        if carried is None and np.median(bands.purity) < config.purity_global:
+            frame, bands = _register_bands(image_rgb, mapper, frame, cands, inks, bands, config)
     with timer.stage("marks"):
         px_per_mm = _px_per_mm(mapper, centre, config)
         blur_px = marker_blur_px(image_rgb, calibration, config.sharpness)
@@ -519,6 +536,41 @@ def _read_bands(image_rgb, mapper, frame, cands, inks: _InkTables, config) -> _B
     unread = _unread_cells(cands, occ, rots, faint_share, config)
     return _BandReading(cells=[cands[k] for k in occ], occupied=occ, colours=cols, offsets=o, counts=counts,
                         rotation_ll=rot_ll, rotations=rots, purity=purity, unread=unread)
+
+
+def _register_bands(image_rgb, mapper, frame: tl.TriangleLattice, cands: list, inks: _InkTables, bands: _BandReading,
+                    config: CmykVisionConfig) -> tuple[tl.TriangleLattice, _BandReading]:
+    """The lattice turned and shifted a little where the bands sit off their places (median purity below
+    ``purity_global``), to where they sit best.
+
+    The angle and offsets fitted to a blurred photo's band pixels can be off by a degree or a millimetre (a webcam's
+    motion blur smears the bands along one direction), enough to read far tiles' bands across their edges and lose
+    them. Coordinate search: turns about the mosaic's lattice vertex (``register_turns_deg``), then shifts
+    (``register_shifts_mm``) along table x and y, each kept where it raises the read tiles' summed purity (more
+    tiles, each band more in its ink) by more than ``register_min_gain``.
+    """
+    def score(b: _BandReading) -> float:
+        return float(np.sum(b.purity))
+
+    best, best_bands = frame, bands
+    moves = [("turn", d) for d in config.register_turns_deg] + [("x", d) for d in config.register_shifts_mm] + \
+            [("y", d) for d in config.register_shifts_mm]
+    for kind in ("turn", "x", "y"):
+        base = best
+        for k, d in moves:
+            if k != kind:
+                continue
+            if kind == "turn":
+                a = np.deg2rad(d)
+                rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+                f = tl.TriangleLattice.from_axis(base.vertex_mm, rot @ base.right, base.edge_mm, base.residual_mm)
+            else:
+                step = np.array([d, 0.0] if kind == "x" else [0.0, d])
+                f = tl.TriangleLattice.from_axis(base.vertex_mm + step, base.right, base.edge_mm, base.residual_mm)
+            b = _read_bands(image_rgb, mapper, f, cands, inks, config)
+            if b.cells and score(b) > score(best_bands) * (1 + config.register_min_gain):
+                best, best_bands = f, b
+    return best, best_bands
 
 
 def _band_counts(labs: np.ndarray, offsets: np.ndarray, nb: list) -> np.ndarray:

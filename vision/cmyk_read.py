@@ -115,6 +115,8 @@ class ReadConfig:
     ground_slope_prior: tuple[float, float] = (1.0, 0.15)
     #: EM iterations of the ground model's fit.
     ground_fit_iterations: int = 30
+    #: ... or until no offset, slope or spread moves by more than this (levels' raw units).
+    ground_fit_tolerance: float = 1e-6
 
 
 def tile_types() -> list[tuple[int, int, int]]:
@@ -598,6 +600,7 @@ def calibrate_ground_levels(evidence: list[TileEvidence], mark_weight: float,
     w = w - w.max(axis=2, keepdims=True)
     a, b, s = np.full(3, a0), np.full(3, b0), np.full(3, config.ground_sigma_levels * b0)
     for _ in range(config.ground_fit_iterations):
+        last = np.concatenate([a, b, s])
         z = w - (g - (a[:, None, None] + b[:, None, None] * lv)) ** 2 / (2 * s[:, None, None] ** 2)
         r = np.exp(z - z.max(axis=2, keepdims=True))
         r /= r.sum(axis=2, keepdims=True)  # (3, T, 6): each ground's level
@@ -611,6 +614,8 @@ def calibrate_ground_levels(evidence: list[TileEvidence], mark_weight: float,
         b = np.maximum(((n + pa) * yb - sl * ya) / det, b0 - 3 * sb)
         s = np.sqrt((r * (g - (a[:, None, None] + b[:, None, None] * lv)) ** 2).sum(axis=(1, 2)) / n)
         s = np.clip(s / b, config.ground_sigma_min, config.ground_sigma_max) * b
+        if np.max(np.abs(np.concatenate([a, b, s]) - last)) < config.ground_fit_tolerance:
+            break
     offset, slope, sigma = a, b, s / b
     return GroundModel(offset, slope, sigma)
 
