@@ -15,7 +15,9 @@ Geometry decisions (named, listed in the explanation):
   ``whole_dot``. ``hidden == (margin_mm >= 0)``.
 - A chip is **borderline** when ``|margin_mm|`` is within the measurement band
   ``max(options.margin_mm, 2 * hypot(chip sigma, nearest board's sigma))`` (the sigma term only when
-  ``use_chip_sigma``). The verdict is **contested** when flipping some subset of the borderline
+  ``use_chip_sigma``). The board's sigma is its outline's uncertainty along the normal of the edge nearest the
+  chip (``BoardReading.edge_sigma_mm``: a board whose rotation is uncertain is more uncertain far from its pivot).
+  The verdict is **contested** when flipping some subset of the borderline
   chips changes it; the other verdict is then reported next to the measured one.
 - A chip whose ``presence_confidence < min_confidence`` is *uncertain*: if it is not hidden it may be a
   phantom, so dropping it is one more way the verdict could change (contested, flagged). A chip read with
@@ -379,6 +381,18 @@ def _board_flags(state: CarrotainState, polys: list, challenge: list[int], optio
     return flags
 
 
+def _edge_sigmas(state: CarrotainState, challenge: list[int], nearest: np.ndarray, xy_mm: np.ndarray) -> np.ndarray:
+    """Each chip's nearest challenge board's outline uncertainty where it passes nearest the chip (its pose
+    covariance along that edge's normal, ``BoardReading.edge_sigma_mm``), mm, shape (n,); ``nearest`` (n,) indexes
+    ``challenge``."""
+    out = np.zeros(len(xy_mm))
+    for k, i in enumerate(challenge):
+        mine = nearest == k
+        if np.any(mine):
+            out[mine] = state.boards[i].edge_sigma_mm(xy_mm[mine])
+    return out
+
+
 def _chip_geometry(state: CarrotainState, xy_mm: np.ndarray, polys: list, challenge: list[int],
                    options: CarrotainOptions) -> _ChipGeometry:
     """Hidden / margin / borderline of every chip against the union of the challenge boards (vectorised).
@@ -398,7 +412,7 @@ def _chip_geometry(state: CarrotainState, xy_mm: np.ndarray, polys: list, challe
         dist = shapely.distance(shapely.boundary(union), points)
         # the nearest challenge board's edge: its pose sigma widens the band
         per_board = np.stack([shapely.distance(shapely.boundary(polys[i]), points) for i in challenge])
-        board_sigma = np.array([state.boards[challenge[k]].pose_sigma_mm for k in np.argmin(per_board, axis=0)])
+        board_sigma = _edge_sigmas(state, challenge, np.argmin(per_board, axis=0), xy)
         for k in reversed(challenge):  # the first challenge board whose outline covers each centre
             for i in np.flatnonzero(shapely.intersects_xy(polys[k], x, y) & ~bad_xy):
                 board_of[i] = state.boards[k].id
