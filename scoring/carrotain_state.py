@@ -84,11 +84,10 @@ class BoardReading:
     role : str
         ``"challenge"`` (over the chip field) or ``"other"``.
     pose_cov : ndarray, shape (3, 3), or None
-        Covariance of the board's pose (x mm, y mm, rotation rad) about ``pivot_mm``: a pose fitted with an
-        uncertain rotation is uncertain far from its pivot, not near it. None: the outline is uncertain by
-        ``pose_sigma_mm`` everywhere.
-    pivot_mm : (float, float) or None
-        The point the pose rotates about (the fit's origin), table mm; needed with ``pose_cov``.
+        Covariance of the board's pose (x mm, y mm, rotation rad), the rotation taken about the mean of the
+        outline's vertices (which moves with the outline when a board is moved by hand): a pose fitted with an
+        uncertain rotation is uncertain far from the fit's centre of support, not near it. None: the outline is
+        uncertain by ``pose_sigma_mm`` everywhere.
     floor_sigma_mm : float
         With ``pose_cov``: the 1-sigma part common to every outline point (camera model, fit floor, a competing
         shape), mm; see :meth:`edge_sigma_mm`.
@@ -100,15 +99,15 @@ class BoardReading:
     fit_residual_mm: float = 0.0
     role: str = "challenge"
     pose_cov: np.ndarray | None = None
-    pivot_mm: tuple[float, float] | None = None
     floor_sigma_mm: float = 0.0
 
     def edge_sigma_mm(self, xy_mm: np.ndarray) -> np.ndarray:
         """1-sigma uncertainty of the outline along its normal where it passes nearest each point, mm.
 
-        With ``pose_cov`` and ``pivot_mm``: at the nearest outline point q with unit normal n,
+        With ``pose_cov``: at the nearest outline point q with unit normal n,
         ``hypot(floor_sigma_mm, sqrt(j @ pose_cov @ j))``, j = (n_x, n_y, n . perp(q - pivot)) (how q moves
-        along n per unit of x, y and rotation; perp(v) = (-v_y, v_x)). Otherwise ``pose_sigma_mm``.
+        along n per unit of x, y and rotation; perp(v) = (-v_y, v_x); pivot: the outline's vertex mean).
+        Otherwise ``pose_sigma_mm``.
 
         Parameters
         ----------
@@ -120,10 +119,11 @@ class BoardReading:
         ndarray, shape (n,)
         """
         pts = np.asarray(xy_mm, dtype=np.float64).reshape(-1, 2)
-        if self.pose_cov is None or self.pivot_mm is None:
+        if self.pose_cov is None:
             return np.full(len(pts), float(self.pose_sigma_mm))
-        q, n = nearest_outline_points(np.asarray(self.outline_mm, dtype=np.float64).reshape(-1, 2), pts)
-        rel = q - np.asarray(self.pivot_mm, dtype=np.float64)
+        outline = np.asarray(self.outline_mm, dtype=np.float64).reshape(-1, 2)
+        q, n = nearest_outline_points(outline, pts)
+        rel = q - outline.mean(axis=0)
         j = np.column_stack([n, n[:, 1] * rel[:, 0] - n[:, 0] * rel[:, 1]])  # n . perp(rel) = n_y r_x - n_x r_y
         var = np.einsum("ni,ij,nj->n", j, np.asarray(self.pose_cov, dtype=np.float64).reshape(3, 3), j)
         return np.hypot(float(self.floor_sigma_mm), np.sqrt(np.maximum(var, 0.0)))
@@ -136,29 +136,39 @@ class BoardReading:
             "fit_residual_mm": round(float(self.fit_residual_mm), 3),
             "role": self.role,
         }
-        if self.pose_cov is not None and self.pivot_mm is not None:
+        if self.pose_cov is not None:
             cov = np.asarray(self.pose_cov, dtype=float).reshape(3, 3)
             out["pose_cov"] = [[float(f"{v:.6g}") for v in row] for row in cov.tolist()]
-            out["pivot_mm"] = [round(float(v), 3) for v in self.pivot_mm]
             out["floor_sigma_mm"] = round(float(self.floor_sigma_mm), 3)
         return out
 
     @classmethod
     def from_json(cls, obj: dict) -> BoardReading:
+        """Inverse of :meth:`to_json`; a state without ``pose_cov`` keeps the one-number ``pose_sigma_mm``. A
+        ``pivot_mm`` given with ``pose_cov`` names the point its rotation is about (else the vertex mean)."""
+        outline = np.asarray(obj["outline_mm"], dtype=np.float64).reshape(-1, 2)
         cov = obj.get("pose_cov")
-        pivot = obj.get("pivot_mm")
-        if cov is None or pivot is None:
-            cov = pivot = None
+        if cov is not None:
+            cov = np.asarray(cov, dtype=np.float64).reshape(3, 3)
+            if obj.get("pivot_mm") is not None and len(outline):
+                cov = pose_cov_about(cov, np.asarray(obj["pivot_mm"], dtype=np.float64), outline.mean(axis=0))
         return cls(
             id=str(obj["id"]),
-            outline_mm=np.asarray(obj["outline_mm"], dtype=np.float64).reshape(-1, 2),
+            outline_mm=outline,
             pose_sigma_mm=float(obj.get("pose_sigma_mm", 0.5)),
             fit_residual_mm=float(obj.get("fit_residual_mm", 0.0)),
             role=str(obj.get("role", "challenge")),
-            pose_cov=None if cov is None else np.asarray(cov, dtype=np.float64).reshape(3, 3),
-            pivot_mm=None if pivot is None else (float(pivot[0]), float(pivot[1])),
+            pose_cov=cov,
             floor_sigma_mm=0.0 if cov is None else float(obj.get("floor_sigma_mm", 0.0)),
         )
+
+
+def pose_cov_about(cov: np.ndarray, pivot_mm: np.ndarray, new_pivot_mm: np.ndarray) -> np.ndarray:
+    """A pose covariance (x mm, y mm, rotation rad; shape (3, 3)) about ``pivot_mm`` re-expressed about
+    ``new_pivot_mm``: a rotation by d_theta about the pivot moves the new pivot by d_theta * perp(new - old)."""
+    dx, dy = np.asarray(new_pivot_mm, dtype=np.float64) - np.asarray(pivot_mm, dtype=np.float64)
+    T = np.array([[1.0, 0.0, -dy], [0.0, 1.0, dx], [0.0, 0.0, 1.0]])
+    return T @ np.asarray(cov, dtype=np.float64).reshape(3, 3) @ T.T
 
 
 def nearest_outline_points(outline_mm: np.ndarray, xy_mm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

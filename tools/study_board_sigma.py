@@ -157,7 +157,7 @@ def judge_state(item: Item, rec: dict, k: tuple[float, float] | None, new_gate: 
     plugin = game_plugin("carrotain")
     state = CarrotainState.from_json(rec["state"])
     if k is None:
-        state = replace(state, boards=tuple(replace(b, pose_cov=None, pivot_mm=None) for b in state.boards))
+        state = replace(state, boards=tuple(replace(b, pose_cov=None) for b in state.boards))
     else:
         state = replace(state, boards=tuple(_scaled(b, *k) for b in state.boards))
     if not state.chips:

@@ -16,7 +16,7 @@ from shapely.geometry import MultiPoint, Point, Polygon
 from calibration.markers import MarkerLayout
 from components import load_components
 from core.timing import StageTimer
-from scoring.carrotain_state import BoardReading, CarrotainState, ChipReading
+from scoring.carrotain_state import BoardReading, CarrotainState, ChipReading, pose_cov_about
 from scoring.flags import Flag
 from vision.acrylic import (
     AcrylicConfig,
@@ -306,11 +306,11 @@ def _boards_from_evidence(ev: BoardEvidence, cal, chips: list[ChipReading], conf
         spread = float(np.max(_height_spread_mm(cal, f.outline_mm[::6], config.board_top_z_mm)))
         sigma = float(np.sqrt(f.pose_sigma_mm ** 2 + extra ** 2 + spread ** 2))
         floor = float(np.sqrt(f.floor_sigma_mm ** 2 + extra ** 2 + spread ** 2))
-        has_cov = f.pose_cov is not None
+        cov = None if f.pose_cov is None else pose_cov_about(f.pose_cov, np.asarray(f.centre_mm),
+                                                             np.asarray(f.outline_mm).mean(axis=0))
         out.append(BoardReading(f.id, np.asarray(f.outline_mm), sigma, f.fit_residual_mm,
-                                "challenge" if i in challenge else "other",
-                                pose_cov=f.pose_cov, pivot_mm=f.centre_mm if has_cov else None,
-                                floor_sigma_mm=floor if has_cov else 0.0))
+                                "challenge" if i in challenge else "other", pose_cov=cov,
+                                floor_sigma_mm=floor if cov is not None else 0.0))
     for region in unread:
         out.append(BoardReading("?", region, config.boards.max_sigma_mm, 0.0, "unread"))
     return out, tuple(fits)
