@@ -344,6 +344,7 @@ class _ChipGeometry:
     borderline: np.ndarray
     bad_xy: np.ndarray
     board: tuple[str | None, ...]
+    band_mm: np.ndarray  # the measurement band each margin was compared with (its nearest edge's uncertainty)
 
 
 @dataclass(frozen=True)
@@ -430,7 +431,7 @@ def _chip_geometry(state: CarrotainState, xy_mm: np.ndarray, polys: list, challe
         chip_sigma = np.array([c.centre_sigma_mm for c in state.chips], dtype=np.float64)
         band = np.maximum(band, options.sigma_factor * np.hypot(chip_sigma, board_sigma))
     borderline = (np.abs(margin) <= band) | bad_xy  # a chip with no usable position could be either
-    return _ChipGeometry(hidden, margin, borderline, bad_xy, tuple(board_of))
+    return _ChipGeometry(hidden, margin, borderline, bad_xy, tuple(board_of), band)
 
 
 def _contest(geo: _ChipGeometry, uncertain: np.ndarray) -> _Contest:
@@ -529,6 +530,8 @@ def _explain(state: CarrotainState, seats: tuple[str, ...], challenger: str | No
         how = "hidden (or not chips)" if contest.other == "success" else "not hidden"
         lines.append(f"Reading 2 (chip(s) {_chip_list(contest.flip)} taken as {how}): {contest.other_not_hidden} "
                      f"not hidden -> {str(contest.other).upper()}. The verdict is CONTESTED: check those chips by eye.")
+        lines.append("Within the measurement band (chip and board-edge uncertainty where the chip lies): " + ", ".join(
+            f"#{i} {geo.margin_mm[i]:+.1f} mm of +-{geo.band_mm[i]:.1f} mm" for i in contest.flip) + ".")
     if challenger is None:
         lines.append(f"{verdict.capitalize()}: awards by chip colour only; the challenger was not named, so "
                      + ("their 2 boards and up to 2 own hidden chips are not counted." if verdict == "success" else
@@ -628,7 +631,8 @@ def adjudicate(
         flags.append(Flag("contested", f"verdict contested: borderline/uncertain chip(s) "
                           f"{_chip_list(contest.doubtful)} could give {contest.other}",
                           {"chips": list(contest.doubtful), "other_reading": contest.other,
-                           "margins_mm": [round(float(geo.margin_mm[i]), 2) for i in contest.doubtful]}))
+                           "margins_mm": [round(float(geo.margin_mm[i]), 2) for i in contest.doubtful],
+                           "bands_mm": [round(float(geo.band_mm[i]), 2) for i in contest.doubtful]}))
     elif np.any(geo.borderline):
         bl = [int(i) for i in np.flatnonzero(geo.borderline)]
         flags.append(Flag("borderline", f"chip(s) {_chip_list(bl)} lie within the measurement margin of an edge; "

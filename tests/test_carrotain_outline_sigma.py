@@ -119,7 +119,10 @@ def test_a_chip_beyond_the_far_end_of_an_uncertain_rotation_is_contested():
     assert adj.verdict == "failure" and adj.not_hidden == 3
     assert adj.chips[-1].borderline and adj.chips[-1].margin_mm == pytest.approx(-3.2)
     assert adj.contested and adj.other_reading == "success"
-    assert "contested" in adj.flag_codes()
+    flag = next(f for f in adj.flags if f.code == "contested")
+    band = 2 * math.hypot(0.3, math.hypot(0.5, math.hypot(0.3, 230.0 * SIGMA_THETA_RAD)))
+    assert flag.data["chips"] == [10] and flag.data["bands_mm"] == [pytest.approx(band, abs=0.01)]
+    assert any("#10 -3.2 mm of +-9.3 mm" in line for line in adj.explanation)
 
 
 def test_the_same_chip_near_the_pivot_stays_a_clear_failure():
