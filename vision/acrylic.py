@@ -203,8 +203,8 @@ class AcrylicConfig:
         The pose covariance (``BoardFit.pose_cov``) is the least-squares covariance of (x, y, rotation) from the
         inlier samples' residual RMS, each ``samples_per_independent`` samples counted as one, times this squared
         (and divided by the support factor squared, as the pose sigma). Calibrated on the tune sets (dev, car_tune,
-        car_tune2; as rendered, phone, browser; ``tools/study_board_sigma.py``): 4.4 % of outline points lie
-        beyond 2 sigma of the truth (3.8-5.9 % per set and device, 1.0 % on car_tune2 browser), was 13.0 % with
+        car_tune2; as rendered, phone, browser; ``tools/study_board_sigma.py``): 4.2 % of outline points lie
+        beyond 2 sigma of the truth (3.7-5.8 % per set and device, 0.9 % on car_tune2 browser), was 13.0 % with
         one sigma per board.
     """
 
