@@ -697,8 +697,8 @@ def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence],
                   config: CmykVisionConfig) -> tuple[list[TileReading], list[Flag]]:
     """Each tile to a distinct tile of the set (marks, ground, contacts), with confidences and doubts."""
     cells = bands.cells
-    evidence, weight, gsigma = _calibrated_evidence(evidence, config)
-    weighed = [replace(ev, mark_ll=_weighed_marks(ev, weight)) for ev in evidence]
+    evidence, weight, pooled, gsigma = _calibrated_evidence(evidence, config)
+    weighed = [replace(ev, mark_ll=_weighed_marks(ev, weight, pooled)) for ev in evidence]
     own_scores, columns = rd.score_matrix(weighed, config.read, gsigma)
     chosen = rd.assign(own_scores)
     scores = own_scores
@@ -730,45 +730,59 @@ def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence],
     return tiles, flags
 
 
-def _weighed_marks(ev: rd.TileEvidence, weight: float) -> np.ndarray:
+def _weighed_marks(ev: rd.TileEvidence, weight: float | np.ndarray, pooled: float | None = None) -> np.ndarray:
     """The mark log-likelihoods (3, 7) the readings use: the levels only as far as the photo resolves them
     (``TileEvidence.mark_ll_resolved``: a blurred dot and dash leave levels 0 and 1 to the ground) and at the marks'
-    reliability here (``weight``: they agree with the ground colours that far; a webcam loses them), and whether a band
-    carries a mark at all (the last column, a K tile's "no mark") at the same reliability: a photo that blurs the
-    dots into the band also blurs a K tile's bare band into "a mark" (webcam simulation: K tiles read "a mark" at
-    -7 to -18 while their black corners and letter say K, ``cmyk_read.k_ground_loglik``)."""
+    reliability here (``weight``, per ink as each band's ink: they agree with the ground colours that far; a webcam
+    loses them, often one ink's), and whether a band carries a mark at all (the last column, a K tile's "no mark") at
+    the marks' reliability over all inks (``pooled``; without it, the band's ink's): a photo that blurs the dots
+    into the band also blurs a K tile's bare band into "a mark" (webcam simulation: K tiles read "a mark" at -7 to
+    -18 while their black corners and letter say K, ``cmyk_read.k_ground_loglik``)."""
     levels = (ev.mark_ll if ev.mark_ll_resolved is None else ev.mark_ll_resolved)[:, :6]
-    return np.concatenate([levels, ev.mark_ll[:, 6:]], axis=1) * weight
+    marks = ev.mark_ll[:, 6:] * (_band_weights(ev, weight) if pooled is None else pooled)
+    return np.concatenate([levels * _band_weights(ev, weight), marks], axis=1)
+
+
+def _band_weights(ev: rd.TileEvidence, weight: float | np.ndarray) -> np.ndarray:
+    """The marks' reliability per band of the tile (its ink's weight, ``cmyk_read.ink_mark_weights``), shape (3, 1)."""
+    w = np.broadcast_to(np.asarray(weight, np.float64), (3,))
+    return np.array([w[rd.INKS.index(ink)] for ink in rd.ROTATIONS[ev.rotation]])[:, None]
 
 
 def _calibrated_evidence(evidence: list[rd.TileEvidence],
-                         config: CmykVisionConfig) -> tuple[list[rd.TileEvidence], float, np.ndarray]:
+                         config: CmykVisionConfig) -> tuple[list[rd.TileEvidence], np.ndarray, float, np.ndarray]:
     """The evidence with its ground colours as levels under this photo's ground model, the marks' reliability here,
     and the ground's spread (levels).
 
-    The ground model is fitted first with the marks as modelled (``cmyk_read.calibrate_ground_levels`` at mark
-    weight 1), the marks' reliability measured against it (``cmyk_read.mark_weight``), and the model fitted again
-    with the marks at that weight, and their reliability measured again (``ground_fit_rounds`` in all): sharp marks
-    calibrate the ground, lost ones (a webcam's) are down-weighted and pull it less.
+    The ground model is fitted first from the grounds alone (``cmyk_read.calibrate_ground_levels`` at mark weight
+    0: the levels' spacing and the set's proportions), each ink's marks' reliability measured against it
+    (``cmyk_read.ink_mark_weights``), and the model fitted again with the marks at those weights, and their
+    reliability measured again (``ground_fit_rounds`` in all): sharp marks calibrate the ground, lost ones (a
+    webcam's, often one ink's: a dot shows least on the dark magenta band) are down-weighted and pull it less. (Fitted
+    first with the marks as modelled, an ink's wrong marks bend its model to themselves and then witness for it:
+    photoreal dev webcam s100000_08.)
 
     Returns
     -------
     evidence : list of TileEvidence
         ``ground_est`` as levels.
-    weight : float
-        The marks' reliability (1: as modelled).
+    weight : ndarray, shape (3,)
+        The marks' levels' reliability per ink, C M Y (1: as modelled).
+    pooled : float
+        The marks' reliability over all inks (``cmyk_read.mark_weight``): whether a band carries a mark at all.
     sigma : ndarray, shape (3,)
         The ground model's spread per ink (levels).
     """
-    weight = 1.0
+    weight = np.zeros(3)
     for _ in range(config.ground_fit_rounds):
         model = rd.calibrate_ground_levels(evidence, weight, config.read)
         levelled = [replace(ev, ground_est=model.levels(ev.ground_est)) for ev in evidence]
-        weight, _ = rd.mark_weight(levelled, config.read)
-    return levelled, weight, model.sigma
+        weight = rd.ink_mark_weights(levelled, config.read)
+    pooled, _ = rd.mark_weight(levelled, config.read)
+    return levelled, weight, pooled, model.sigma
 
 
-def _confidence_scores(evidence: list[rd.TileEvidence], weight: float, scores: np.ndarray, bonus: np.ndarray,
+def _confidence_scores(evidence: list[rd.TileEvidence], weight: np.ndarray, scores: np.ndarray, bonus: np.ndarray,
                        gsigma: np.ndarray, config: CmykVisionConfig, cells: list, chosen: np.ndarray,
                        columns: list) -> np.ndarray:
     """The log-posteriors the readings' confidences come from (the readings themselves stay those of ``scores``).
@@ -787,8 +801,8 @@ def _confidence_scores(evidence: list[rd.TileEvidence], weight: float, scores: n
     ----------
     evidence : list of TileEvidence
         Ground estimates as levels (:func:`_calibrated_evidence`), marks as measured.
-    weight : float
-        The marks' reliability here (``cmyk_read.mark_weight``).
+    weight : ndarray, shape (3,)
+        The marks' reliability here per ink (``cmyk_read.ink_mark_weights``).
     scores : ndarray, shape (T, 84)
         The readings' scores (marks at ``weight``, ground, contacts).
 
@@ -797,9 +811,10 @@ def _confidence_scores(evidence: list[rd.TileEvidence], weight: float, scores: n
     ndarray, shape (T, 84)
         Log-probabilities over the score-matrix columns (82 normal tiles, 2 K).
     """
-    if weight < 1.0:
-        evidence = [replace(ev, mark_ll=ev.mark_ll * weight,
-                            mark_ll_resolved=None if ev.mark_ll_resolved is None else ev.mark_ll_resolved * weight)
+    if np.any(np.asarray(weight) < 1.0):
+        evidence = [replace(ev, mark_ll=ev.mark_ll * _band_weights(ev, weight),
+                            mark_ll_resolved=None if ev.mark_ll_resolved is None
+                            else ev.mark_ll_resolved * _band_weights(ev, weight))
                     for ev in evidence]
     n_normal = len(rd.tile_types())
     types = np.array(rd.tile_types())

@@ -9,7 +9,7 @@ reported instead of silently resolved.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -99,6 +99,8 @@ class ReadConfig:
     weight_witness_outlier: float = 0.1
     #: ... at least this many witnesses are needed (else the marks keep their full weight) ...
     weight_min_witnesses: int = 12
+    #: Witnesses an ink needs for a weight of its own (:func:`ink_mark_weights`).
+    weight_min_ink_witnesses: int = 4
     #: ... and the weights tried (a likelihood temperature on the marks, 1 = as modelled).
     weight_grid: tuple[float, ...] = (1.0, 0.7, 0.5, 0.35, 0.25, 0.18, 0.12, 0.08, 0.05)
     #: Level pairs whose marks differ in shape only slightly (a single dot and the dash: 2.5 vs 5 mm long), checked
@@ -558,7 +560,7 @@ def level_prior() -> np.ndarray:
     return counts / counts.sum()
 
 
-def calibrate_ground_levels(evidence: list[TileEvidence], mark_weight: float,
+def calibrate_ground_levels(evidence: list[TileEvidence], mark_weight: float | np.ndarray,
                             config: ReadConfig = ReadConfig()) -> GroundModel:
     """This photo's ground model (:class:`GroundModel`), fitted to its tiles' raw ground estimates.
 
@@ -575,8 +577,8 @@ def calibrate_ground_levels(evidence: list[TileEvidence], mark_weight: float,
     ----------
     evidence : list of TileEvidence
         ``ground_est`` raw (:func:`ground_levels_batch`).
-    mark_weight : float
-        Temperature on the marks' log-likelihoods (:func:`mark_weight`).
+    mark_weight : float or ndarray, shape (3,)
+        Temperature on the marks' log-likelihoods (:func:`mark_weight`), one for all inks or one per ink (C, M, Y).
     config : ReadConfig
 
     Returns
@@ -592,9 +594,10 @@ def calibrate_ground_levels(evidence: list[TileEvidence], mark_weight: float,
     log_prior = np.log(level_prior())
     raw = np.array([ev.ground_est for ev in normal])  # (T, 3)
     marks = np.zeros((len(normal), 3, 6))
+    w_ink = np.broadcast_to(np.asarray(mark_weight, np.float64), (3,))
     for t, ev in enumerate(normal):
         for d, ink in enumerate(ROTATIONS[ev.rotation]):
-            marks[t, INKS.index(ink)] = mark_weight * ev.mark_ll[d, :6]
+            marks[t, INKS.index(ink)] = w_ink[INKS.index(ink)] * ev.mark_ll[d, :6]
     g = raw.T[:, :, None]  # (3 inks, T, 1)
     w = log_prior + marks.transpose(1, 0, 2)  # (3, T, 6)
     w = w - w.max(axis=2, keepdims=True)
@@ -620,7 +623,8 @@ def calibrate_ground_levels(evidence: list[TileEvidence], mark_weight: float,
     return GroundModel(offset, slope, sigma)
 
 
-def mark_weight(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()) -> tuple[float, int]:
+def mark_weight(evidence: list[TileEvidence], config: ReadConfig = ReadConfig(),
+                ink: int | None = None) -> tuple[float, int]:
     """How far this photo's mark log-likelihoods can be trusted, measured against its ground colours.
 
     The mark model assumes dots resolved as printed; a dim, blurred, noisy, heavily compressed photo (a webcam)
@@ -636,6 +640,9 @@ def mark_weight(evidence: list[TileEvidence], config: ReadConfig = ReadConfig())
         Ground estimates already as levels (:meth:`GroundModel.levels`).
     config : ReadConfig
 
+    ink : int, optional
+        Only the bands of this ink (0 C, 1 M, 2 Y) witness.
+
     Returns
     -------
     weight : float
@@ -647,6 +654,8 @@ def mark_weight(evidence: list[TileEvidence], config: ReadConfig = ReadConfig())
     for ev in evidence:
         rot = ROTATIONS[ev.rotation]
         for d in range(3):
+            if ink is not None and INKS.index(rot[d]) != ink:
+                continue
             g = float(ev.ground_est[INKS.index(rot[d])])
             lv = int(round(g))
             if 0 <= lv <= 5 and abs(g - lv) <= config.weight_ground_tolerance:
@@ -665,6 +674,24 @@ def mark_weight(evidence: list[TileEvidence], config: ReadConfig = ReadConfig())
         return float(np.sum(np.log(eps / 6 + (1 - eps) * p)))
 
     return max(config.weight_grid, key=witness_loglik), len(levels)
+
+
+def ink_mark_weights(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()) -> np.ndarray:
+    """:func:`mark_weight` per ink (C, M, Y): a dot shows less on a dark band (magenta) than on a light one, so a
+    blurred, noisy photo may lose one ink's marks and keep another's. An ink with fewer than
+    ``weight_min_ink_witnesses`` witnesses takes the weight of all inks together.
+
+    Returns
+    -------
+    ndarray, shape (3,)
+    """
+    pooled, _ = mark_weight(evidence, config)
+    out = np.full(3, pooled)
+    for ink in range(3):
+        w, n = mark_weight(evidence, replace(config, weight_min_witnesses=config.weight_min_ink_witnesses), ink)
+        if n >= config.weight_min_ink_witnesses:
+            out[ink] = w
+    return out
 
 
 def score_matrix(evidence: list[TileEvidence], config: ReadConfig = ReadConfig(),
