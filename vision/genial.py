@@ -43,11 +43,13 @@ from scoring.genial_board import GenialBoard
 from vision.genial_numeral import (
     NumeralConfig,
     NumeralRead,
+    fit_residual,
     photo_blur,
     read_numeral,
     sample_luminances,
     shared_blur_mm2,
     token_blur_mm2,
+    with_fit_residual,
 )
 from vision.hexboard import HexBoardConfig, HexBoardSpec, lattice_fit, top_view
 from vision.view import TableView, rgb_to_lab
@@ -912,6 +914,8 @@ def read_tokens(view: TableView, pose: HexBoardPose, present: Mapping[Cell, str]
     numeral's ink, :func:`_side_by_ink`). A token the earlier photo of the pair (same camera) read clearly with the
     same side up keeps that value: it is the same numeral (only a flipped token needs a new reading). A numeral an
     earlier frame of the same still scene compared (``carried``: its photo) on the same side is not compared again.
+    The margin a sure numeral needs is raised where the photo's numerals (with the earlier photo's) fit their
+    templates badly (:func:`~vision.genial_numeral.with_fit_residual`).
     Returns the reads and the numerals compared or carried (:class:`NumeralCarry`)."""
     before = {t.qr: t for t in earlier.towers} if earlier is not None else {}
     again = carried.numerals if carried is not None else {}
@@ -936,7 +940,13 @@ def read_tokens(view: TableView, pose: HexBoardPose, present: Mapping[Cell, str]
         reads = _read_numerals(view, pose, wanted, blur, config)
         flip = {c: (w[0], not w[1], w[2]) for c, w in wanted.items() if c in unclear}
         others = _read_numerals(view, pose, flip, blur, config) if flip else {}
-        numerals |= {c: NumeralCarry(wanted[c][1], r, tall, others[c][0] if c in others else None)
+        earlier_reads = [n.read for n in earlier.numerals.values()] if earlier is not None else []
+        residual = fit_residual([r for r, _ in reads.values()] + earlier_reads)   # same camera, same light
+
+        def taken(r: NumeralRead | None) -> NumeralRead | None:
+            return None if r is None else with_fit_residual(r, residual, config.numeral)
+
+        numerals |= {c: NumeralCarry(wanted[c][1], taken(r), tall, taken(others[c][0]) if c in others else None)
                      for c, (r, tall) in reads.items()}
     for c in sorted(unclear & set(numerals)):
         faces[c], numerals[c] = _side_by_ink(faces[c], numerals[c], config)

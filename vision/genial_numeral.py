@@ -18,7 +18,8 @@ look the same as the photo:
    the symbol around it explain is set aside (the symbol's inner edge rings the numeral's face disc, blurred into
    the window);
 4. the digit whose best correlation is higher is the value; when the two best correlations lie within
-   ``min_margin`` of each other (more when the photo is blurrier), the value is doubtful.
+   ``min_margin`` of each other (more when the photo is blurrier, and more when the photo's numerals fit their
+   templates worse: :func:`with_fit_residual`), the value is doubtful.
 
 The photo's blur (:func:`photo_blur`) is measured once per photo on the markers' printed edges, as an ellipse in
 photo px (a shaking hand blurs one way), and mapped to each token through the projection's Jacobian there.
@@ -29,7 +30,8 @@ Pure functions of arrays (the sampling is :func:`sample_luminance` with a :class
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import cv2
@@ -68,6 +70,14 @@ class NumeralConfig:
         Best correlations of the two candidates closer than ``min_margin``, or than ``min_margin * (b /
         margin_blur_mm)**2`` where the photo's blur at the token along its longest axis, ``b`` mm, is larger: the
         value is doubtful (a blurrier numeral leaves less between the two digits, so the same margin says less).
+    residual_ref, residual_power : float
+        ... and times ``(r / residual_ref)**residual_power`` where the photo's numerals fit their best templates
+        worse than this: ``r`` the median of 1 - best correlation over the numerals compared on the photo (and the
+        other photo of the same camera; :func:`fit_residual`). Noise, compression and a tone curve the templates
+        do not model (a dim webcam: r 0.05-0.35; a clean photo 0.03-0.05) lower every fit and make the runner-up
+        digit win by chance as often as by shape, which the blur alone does not tell (the tune sets as rendered
+        and under ``tools/device_sim.py --device webcam``: ``min_margin`` 0.012 with this keeps every webcam misread
+        of a numeral doubtful, with half a margin to spare, and reads 98 % of the numerals as rendered).
     """
 
     mm_per_px: float = 0.25
@@ -77,8 +87,10 @@ class NumeralConfig:
     default_blur_px: float = 0.8
     blur_limits_px: tuple[float, float] = (0.3, 3.0)
     edge_reach_px: float = 3.0
-    min_margin: float = 0.015
+    min_margin: float = 0.012
     margin_blur_mm: float = 0.6
+    residual_ref: float = 0.04
+    residual_power: float = 3.0
 
 
 @dataclass(frozen=True)
@@ -100,7 +112,10 @@ class NumeralRead:
     blur_mm : float
         The photo's blur at the token along its longest axis (Gaussian sigma, token mm).
     needed : float
-        The margin a sure reading needs at this blur (``min_margin`` scaled).
+        The margin a sure reading needs at this blur (``min_margin`` scaled), and at the photo's fit residual
+        once :func:`with_fit_residual` has taken it.
+    fit_residual : float or None
+        The photo's fit residual taken (None: not yet).
     """
 
     value: int
@@ -111,6 +126,7 @@ class NumeralRead:
     offset_mm: tuple[float, float]
     blur_mm: float = 0.0
     needed: float = 0.0
+    fit_residual: float | None = None
 
     @property
     def margin(self) -> float:
@@ -395,6 +411,29 @@ def read_numeral(luminance: np.ndarray, dark: bool, jacobian_px_per_mm: np.ndarr
         best.append((float(ncc[r, s]), value, turn, (float(shift[0]), float(shift[1]))))
     (s_a, v_a, rot_a, off_a), (s_b, v_b, _, _) = sorted(best, reverse=True)
     return NumeralRead(v_a, v_b, s_a, s_b, rot_a, off_a, blur_mm, needed)
+
+
+def fit_residual(reads: Iterable[NumeralRead | None]) -> float | None:
+    """How badly a photo's numerals fit their best templates: the median of 1 - best correlation over ``reads``
+    (the numerals compared on one photo, or on the photos of one camera); None when none was compared."""
+    misfits = [1.0 - r.score for r in reads if r is not None]
+    return float(np.median(misfits)) if misfits else None
+
+
+def with_fit_residual(read: NumeralRead, residual: float | None,
+                      config: NumeralConfig = NumeralConfig()) -> NumeralRead:
+    """The read with the margin a sure reading needs raised by the photo's fit residual (``residual_ref``,
+    ``residual_power``; :class:`NumeralConfig`); unchanged when ``residual`` is None or no worse than the
+    reference. The needed margin is the blur's (:func:`read_numeral`) times the factor, whatever was taken before.
+    """
+    if residual is None:
+        return read
+    base = read.needed if read.fit_residual is None else read.needed / _residual_factor(read.fit_residual, config)
+    return replace(read, needed=base * _residual_factor(residual, config), fit_residual=float(residual))
+
+
+def _residual_factor(residual: float, config: NumeralConfig) -> float:
+    return max(1.0, residual / config.residual_ref) ** config.residual_power
 
 
 def shared_blur_mm2(blurs_mm2: list[np.ndarray], config: NumeralConfig = NumeralConfig()) -> np.ndarray:

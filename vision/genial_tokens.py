@@ -9,6 +9,10 @@ players one 2 of every symbol). So:
    photo of the pair, whichever side it shows there: a doubtful read of it there takes the sure one; two sure reads
    that disagree are both doubtful. A token turns dark and never back: one read dark surely before is dark after,
    one read light surely after was light before (a side in doubt there is settled so);
+1a. a token's numeral that no photo read surely by itself but both photos compared (each on the side it shows; the
+   light value is the same) is read from the two together: their fits averaged against the margin the average
+   needs (the photos' noise independent; each photo's margin is raised by how badly its numerals fit, so a camera
+   whose misreads repeat on both photos, a dim webcam, needs as much more);
 2. a symbol that already has as many tokens read surely as the set holds cannot be a doubtful token's symbol, and a
    symbol whose light-1 (light-2) tokens are all read surely leaves its doubtful tokens only light 2 (light 1):
    what is left by elimination is settled, and nothing else (a doubtful value that two values still fit stays
@@ -127,6 +131,7 @@ def settle_tokens(photos: Sequence[GenialPhoto], n_players: int,
     sure_light = {c: {t.value - int(t.dark) for t in ts if not t.value_doubted} for c, ts in by_cell.items()}
     symbol, sym_clash = _agreed({c: v for c, v in sure_sym.items() if v})
     light, light_clash = _agreed({c: v for c, v in sure_light.items() if v})
+    _read_together(photos, light, set(by_cell) - light_clash)
     holds = token_set(n_players, counts)
     sym_over: set[Cell] = set()
     light_over: set[Cell] = set()
@@ -190,9 +195,9 @@ def _sides_settled(photos: Sequence[GenialPhoto]) -> Sequence[GenialPhoto]:
     return before, after
 
 
-def _evidence(photos: Sequence[GenialPhoto]) -> dict[Cell, tuple[float, float]]:
-    """Per tower whose numeral some photo compared on the side it shows there (its side sure): how much better light
-    value 2 fits than light value 1 (the mean over those photos) and the margin a sure reading needs (their mean)."""
+def _fits(photos: Sequence[GenialPhoto]) -> dict[Cell, list[tuple[float, float]]]:
+    """Per tower whose numeral some photo compared on the side it shows there (its side sure): per such photo, how
+    much better light value 2 fits than light value 1 and the margin a sure reading needs there."""
     fits: dict[Cell, list[tuple[float, float]]] = {}
     for ph in photos:
         for t in ph.towers:
@@ -201,7 +206,27 @@ def _evidence(photos: Sequence[GenialPhoto]) -> dict[Cell, tuple[float, float]]:
                 continue
             toward_2 = n.read.margin if n.read.value - int(t.dark) == 2 else -n.read.margin
             fits.setdefault(t.qr, []).append((toward_2, n.read.needed))
-    return {c: (sum(f for f, _ in v) / len(v), sum(m for _, m in v) / len(v)) for c, v in fits.items()}
+    return fits
+
+
+def _evidence(photos: Sequence[GenialPhoto]) -> dict[Cell, tuple[float, float]]:
+    """Per tower whose numeral some photo compared on the side it shows there (its side sure): how much better light
+    value 2 fits than light value 1 (the mean over those photos) and the margin a sure reading needs (their mean)."""
+    return {c: (sum(f for f, _ in v) / len(v), sum(m for _, m in v) / len(v)) for c, v in _fits(photos).items()}
+
+
+def _read_together(photos: Sequence[GenialPhoto], light: dict[Cell, int], cells: set[Cell]) -> None:
+    """Settle, in place, the light values no photo read surely by themselves but the photos' reads of the same
+    numeral read together (module doc, step 1a): the mean fit of light 2 over light 1 against the margin its mean
+    needs, the photos' needed margins added as independent noise (root mean square over the square root of the
+    count). Each photo's needed margin already carries its fit residual, so photos whose numerals fit badly (a dim
+    webcam, where a misread repeats on both photos of the camera) need as much more together."""
+    for c, v in sorted(_fits(photos).items()):
+        if c in light or c not in cells or len(v) < 2:
+            continue
+        toward_2 = sum(f for f, _ in v) / len(v)
+        if abs(toward_2) >= sqrt(sum(m * m for _, m in v)) / len(v):
+            light[c] = 2 if toward_2 > 0 else 1
 
 
 def _assign_jointly(symbol: Mapping[Cell, str], light: dict[Cell, int], cells: set[Cell],
