@@ -61,6 +61,16 @@ class CellConfig:
         At most this far (delta E).
     adapt_min_conf : float
         Only cells read with at least this confidence move their colour.
+    neutral_above_table_de : float
+        A hole read as the neutral (white) tile whose L* stands at least this far above the median of
+        its nearby bare-table examples moves the neutral colour whatever its confidence: a white tile
+        is the lightest thing on the table, and a phone's local tone mapping lifts the board area (its
+        white tiles above paper white, the table seen through its empty holes above the bare table
+        beside it), so the photo's own clearly-lighter white tiles, not the printed colour, tell them
+        apart.
+    neutral_lifted_rate : float
+        Where at least two such holes exist, the neutral colour moves this fraction towards their median
+        (only theirs; at most ``adapt_max_de``).
     scale_de, max_de : float
         Confidence = margin / (margin + scale_de) * exp(-best / max_de).
     min_sample_scale : float
@@ -89,6 +99,8 @@ class CellConfig:
     adapt_rate: float = 0.6
     adapt_max_de: float = 20.0
     adapt_min_conf: float = 0.4
+    neutral_above_table_de: float = 10.0
+    neutral_lifted_rate: float = 1.0
     scale_de: float = 6.0
     max_de: float = 45.0
     min_sample_scale: float = 0.05
@@ -310,6 +322,8 @@ def read_cells(
     refs = rgb_to_lab(np.array([palette_rgb[n] for n in names], dtype=np.float64) / 255.0)
     d_empty, local_table = _empty_distance(cells, table, config)
     neutral = names.index(config.neutral) if config.neutral in names else None
+    above_table = cells.lab[:, 0] - np.median(local_table[..., 0], axis=1)  # (T,), NaN without a table
+    lifted = np.nan_to_num(above_table, nan=-np.inf) >= config.neutral_above_table_de
     idx, conf = None, None
     for _ in range(2):
         tile = np.minimum(_palette_distance(cells.lab, cells.texture, refs, config),
@@ -318,9 +332,12 @@ def read_cells(
         idx, conf = _decide(dist, config)
         new = refs.copy()
         for k in range(len(names)):
-            sel = (idx == k) & (conf >= config.adapt_min_conf)
+            sel, rate = (idx == k) & (conf >= config.adapt_min_conf), config.adapt_rate
+            if k == neutral and ((idx == k) & lifted).sum() >= 2:
+                # the white tiles that stand clearly above the table are its witnesses, not the doubtful ones
+                sel, rate = (idx == k) & lifted, config.neutral_lifted_rate
             if sel.sum() >= 2:
-                step = config.adapt_rate * (np.median(cells.lab[sel], axis=0) - refs[k])
+                step = rate * (np.median(cells.lab[sel], axis=0) - refs[k])
                 norm = np.linalg.norm(step)
                 if norm > config.adapt_max_de:
                     step *= config.adapt_max_de / norm
