@@ -113,20 +113,20 @@ def failure_by_one_chip(deciding_xy):
 
 
 def test_a_chip_beyond_the_far_end_of_an_uncertain_rotation_is_contested():
-    # 3.2 mm outside G's top edge at its far end: 2 sigma there is 2 * hypot(0.3, 0.5, 0.3, 230 * 0.02) = 9.3 mm;
+    # 3.2 mm outside G's top edge at its far end: the band there is 2.5 * hypot(0.3, 0.5, 0.3, 230 * 0.02) = 11.6 mm;
     # one board sigma (0.5 mm) would give a 1.5 mm band and a clear failure
     adj = failure_by_one_chip((230.0, 63.2))
     assert adj.verdict == "failure" and adj.not_hidden == 3
     assert adj.chips[-1].borderline and adj.chips[-1].margin_mm == pytest.approx(-3.2)
     assert adj.contested and adj.other_reading == "success"
     flag = next(f for f in adj.flags if f.code == "contested")
-    band = 2 * math.hypot(0.3, math.hypot(0.5, math.hypot(0.3, 230.0 * SIGMA_THETA_RAD)))
+    band = CarrotainOptions().sigma_factor * math.hypot(0.3, math.hypot(0.5, math.hypot(0.3, 230.0 * SIGMA_THETA_RAD)))
     assert flag.data["chips"] == [10] and flag.data["bands_mm"] == [pytest.approx(band, abs=0.01)]
-    assert any("#10 -3.2 mm of +-9.3 mm" in line for line in adj.explanation)
+    assert any(f"#10 -3.2 mm of +-{band:.1f} mm" in line for line in adj.explanation)
 
 
 def test_the_same_chip_near_the_pivot_stays_a_clear_failure():
-    # 3.2 mm outside the top edge near the pivot: 2 sigma = 2 * hypot(0.3, 0.5, 0.3, 10 * 0.02) = 1.4 mm (band 1.5)
+    # 3.2 mm outside the top edge near the pivot: the band is 2.5 * hypot(0.3, 0.5, 0.3, 10 * 0.02) = 1.7 mm
     adj = failure_by_one_chip((10.0, 63.2))
     assert adj.verdict == "failure" and not adj.contested
     assert not adj.chips[-1].borderline
