@@ -125,3 +125,21 @@ def test_lifted_empty_holes_without_white_tiles_are_not_surely_white():
                                  CellConfig())
     assert all(n != "white" or c <= CellConfig().neutral_table_conf for n, c in zip(names[:4], conf[:4])), (names, conf)
     assert names[4:] == ["red", "blue"]
+
+
+def test_white_tiles_in_the_tables_cast_are_told_from_empty_holes_by_standing_above_it():
+    # median CIELAB of one photo's holes as a dim webcam delivered it (kaleido_dev_h1 under tools/device_sim's
+    # webcam, seed 0): a pink cast gives the white tiles the bare table's own chroma, so at first they read as the
+    # table (empty); they stand 10-15 L* above the table beside them, which an empty hole showing that table
+    # does not, and they, not the printed colour, are the white tile's witnesses
+    whites = [[108.7, 5.0, 1.6], [108.3, 5.0, 1.6], [109.9, 4.9, 1.5]]
+    empties = [[91.1, 5.6, 2.1], [91.2, 5.6, 2.0], [93.3, 5.3, 2.6], [96.0, 5.4, 2.2]]
+    colours = [[44.0, 69.0, 57.0], [27.0, 46.0, -76.0]]
+    lab = np.array(whites + empties + colours)
+    ang = np.linspace(0, 2 * np.pi, 12, endpoint=False)
+    table = _features(np.tile([95.0, 5.5, 2.0], (12, 1)), np.column_stack([150 * np.cos(ang), 150 * np.sin(ang)]),
+                      texture=0.5)
+    names, conf = classify_cells(_features(lab, np.zeros((len(lab), 2)), texture=1.2), table, PALETTE, CellConfig())
+    assert names[:3] == ["white"] * 3, (names, conf)
+    assert names[3:7] == ["empty"] * 4, (names, conf)
+    assert names[7:] == ["red", "blue"]

@@ -62,12 +62,13 @@ class CellConfig:
     adapt_min_conf : float
         Only cells read with at least this confidence move their colour.
     neutral_above_table_de : float
-        A hole read as the neutral (white) tile whose L* stands at least this far above the median of
-        its nearby bare-table examples moves the neutral colour whatever its confidence: a white tile
-        is the lightest thing on the table, and a phone's local tone mapping lifts the board area (its
-        white tiles above paper white, the table seen through its empty holes above the bare table
-        beside it), so the photo's own clearly-lighter white tiles, not the printed colour, tell them
-        apart.
+        A hole read as the neutral (white) tile or as empty whose L* stands at least this far above the
+        median of its nearby bare-table examples is a witness of the neutral colour whatever its
+        confidence: an empty hole shows that table, a white tile is the lightest thing on it. A phone's
+        local tone mapping lifts the board area (its white tiles above paper white, the table seen
+        through its empty holes above the bare table beside it, onto the printed white), a colour cast
+        gives white tiles the table's own chroma: the photo's own clearly-lighter white tiles, not the
+        printed colour, tell them apart.
     neutral_lifted_rate : float
         Where at least two such holes exist, the neutral colour moves this fraction towards their median
         (only theirs; at most ``adapt_max_de``).
@@ -333,9 +334,10 @@ def read_cells(
         new = refs.copy()
         for k in range(len(names)):
             sel, rate = (idx == k) & (conf >= config.adapt_min_conf), config.adapt_rate
-            if k == neutral and ((idx == k) & lifted).sum() >= 2:
+            witness = lifted & np.isin(idx, [k, len(names)])
+            if k == neutral and witness.sum() >= 2:
                 # the white tiles that stand clearly above the table are its witnesses, not the doubtful ones
-                sel, rate = (idx == k) & lifted, config.neutral_lifted_rate
+                sel, rate = witness, config.neutral_lifted_rate
             if sel.sum() >= 2:
                 step = rate * (np.median(cells.lab[sel], axis=0) - refs[k])
                 norm = np.linalg.norm(step)
