@@ -15,7 +15,9 @@ Geometry decisions (named, listed in the explanation):
   ``whole_dot``. ``hidden == (margin_mm >= 0)``.
 - A chip is **borderline** when ``|margin_mm|`` is within the measurement band
   ``max(options.margin_mm, 2 * hypot(chip sigma, nearest board's sigma))`` (the sigma term only when
-  ``use_chip_sigma``). The verdict is **contested** when flipping some subset of the borderline
+  ``use_chip_sigma``). The board's sigma is its outline's uncertainty along the normal of the edge nearest the
+  chip (``BoardReading.edge_sigma_mm``: a board whose rotation is uncertain is more uncertain far from its pivot).
+  The verdict is **contested** when flipping some subset of the borderline
   chips changes it; the other verdict is then reported next to the measured one.
 - A chip whose ``presence_confidence < min_confidence`` is *uncertain*: if it is not hidden it may be a
   phantom, so dropping it is one more way the verdict could change (contested, flagged). A chip read with
@@ -342,6 +344,7 @@ class _ChipGeometry:
     borderline: np.ndarray
     bad_xy: np.ndarray
     board: tuple[str | None, ...]
+    band_mm: np.ndarray  # the measurement band each margin was compared with (its nearest edge's uncertainty)
 
 
 @dataclass(frozen=True)
@@ -379,6 +382,18 @@ def _board_flags(state: CarrotainState, polys: list, challenge: list[int], optio
     return flags
 
 
+def _edge_sigmas(state: CarrotainState, challenge: list[int], nearest: np.ndarray, xy_mm: np.ndarray) -> np.ndarray:
+    """Each chip's nearest challenge board's outline uncertainty where it passes nearest the chip (its pose
+    covariance along that edge's normal, ``BoardReading.edge_sigma_mm``), mm, shape (n,); ``nearest`` (n,) indexes
+    ``challenge``."""
+    out = np.zeros(len(xy_mm))
+    for k, i in enumerate(challenge):
+        mine = nearest == k
+        if np.any(mine):
+            out[mine] = state.boards[i].edge_sigma_mm(xy_mm[mine])
+    return out
+
+
 def _chip_geometry(state: CarrotainState, xy_mm: np.ndarray, polys: list, challenge: list[int],
                    options: CarrotainOptions) -> _ChipGeometry:
     """Hidden / margin / borderline of every chip against the union of the challenge boards (vectorised).
@@ -398,7 +413,7 @@ def _chip_geometry(state: CarrotainState, xy_mm: np.ndarray, polys: list, challe
         dist = shapely.distance(shapely.boundary(union), points)
         # the nearest challenge board's edge: its pose sigma widens the band
         per_board = np.stack([shapely.distance(shapely.boundary(polys[i]), points) for i in challenge])
-        board_sigma = np.array([state.boards[challenge[k]].pose_sigma_mm for k in np.argmin(per_board, axis=0)])
+        board_sigma = _edge_sigmas(state, challenge, np.argmin(per_board, axis=0), xy)
         for k in reversed(challenge):  # the first challenge board whose outline covers each centre
             for i in np.flatnonzero(shapely.intersects_xy(polys[k], x, y) & ~bad_xy):
                 board_of[i] = state.boards[k].id
@@ -416,7 +431,7 @@ def _chip_geometry(state: CarrotainState, xy_mm: np.ndarray, polys: list, challe
         chip_sigma = np.array([c.centre_sigma_mm for c in state.chips], dtype=np.float64)
         band = np.maximum(band, options.sigma_factor * np.hypot(chip_sigma, board_sigma))
     borderline = (np.abs(margin) <= band) | bad_xy  # a chip with no usable position could be either
-    return _ChipGeometry(hidden, margin, borderline, bad_xy, tuple(board_of))
+    return _ChipGeometry(hidden, margin, borderline, bad_xy, tuple(board_of), band)
 
 
 def _contest(geo: _ChipGeometry, uncertain: np.ndarray) -> _Contest:
@@ -515,6 +530,8 @@ def _explain(state: CarrotainState, seats: tuple[str, ...], challenger: str | No
         how = "hidden (or not chips)" if contest.other == "success" else "not hidden"
         lines.append(f"Reading 2 (chip(s) {_chip_list(contest.flip)} taken as {how}): {contest.other_not_hidden} "
                      f"not hidden -> {str(contest.other).upper()}. The verdict is CONTESTED: check those chips by eye.")
+        lines.append("Within the measurement band (chip and board-edge uncertainty where the chip lies): " + ", ".join(
+            f"#{i} {geo.margin_mm[i]:+.1f} mm of +-{geo.band_mm[i]:.1f} mm" for i in contest.flip) + ".")
     if challenger is None:
         lines.append(f"{verdict.capitalize()}: awards by chip colour only; the challenger was not named, so "
                      + ("their 2 boards and up to 2 own hidden chips are not counted." if verdict == "success" else
@@ -614,7 +631,8 @@ def adjudicate(
         flags.append(Flag("contested", f"verdict contested: borderline/uncertain chip(s) "
                           f"{_chip_list(contest.doubtful)} could give {contest.other}",
                           {"chips": list(contest.doubtful), "other_reading": contest.other,
-                           "margins_mm": [round(float(geo.margin_mm[i]), 2) for i in contest.doubtful]}))
+                           "margins_mm": [round(float(geo.margin_mm[i]), 2) for i in contest.doubtful],
+                           "bands_mm": [round(float(geo.band_mm[i]), 2) for i in contest.doubtful]}))
     elif np.any(geo.borderline):
         bl = [int(i) for i in np.flatnonzero(geo.borderline)]
         flags.append(Flag("borderline", f"chip(s) {_chip_list(bl)} lie within the measurement margin of an edge; "

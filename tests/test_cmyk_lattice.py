@@ -82,3 +82,34 @@ def test_lattice_angle_refined_by_the_bands_where_the_gradients_tilt():
     fit = fit_lattice(masks, gray, tile_mask, MM_PER_PX, (0.0, 0.0))
     assert fit is not None
     assert _angle_error_deg(fit.normal_angles_rad[0], true_deg) < 1.0
+
+
+def test_band_phasors_in_single_precision_match_double_far_from_the_origin():
+    """The bands' phasors (``_phasors``: the lattice angle search's inner loop) are computed about the points' centre
+    in single precision for speed, the centre's phase put back: they match the double-precision definition, mean of
+    ``exp(2 pi i n.p / h)``, to 1e-4 for points 0.5-1 m from the table origin."""
+    from vision.cmyk_lattice import _phasors
+
+    rng = np.random.default_rng(3)
+    h = tl.row_height(45.0)
+    pts = {ink: rng.uniform(500.0, 1000.0, (4000, 2)) for ink in ("cyan", "magenta", "yellow")}
+    phis = np.deg2rad(np.array([0.0, 7.3, 33.1]))
+    got = _phasors(pts, phis, h, LatticeFitConfig())
+    for a, phi in enumerate(phis):
+        for k in range(3):
+            n = np.array([np.cos(phi + k * np.pi / 3), np.sin(phi + k * np.pi / 3)])
+            for c, ink in enumerate(("cyan", "magenta", "yellow")):
+                want = np.mean(np.exp(2j * np.pi * (pts[ink] @ n) / h))
+                assert abs(got[a, k, c] - want) < 1e-4
+
+
+def test_orientation_in_real_arithmetic_reads_the_six_fold_angle():
+    """``orientation_mod60`` (real arithmetic for the sixth power of the gradient) finds a grating's angle mod 60
+    degrees, with full strength for a clean grating."""
+    yy, xx = np.mgrid[0:200, 0:200].astype(np.float32)
+    for deg in (0.0, 12.0, 47.0):
+        a = np.deg2rad(deg)
+        gray = (128 + 100 * np.sin(2 * np.pi * (xx * np.cos(a) + yy * np.sin(a)) / 17.0)).astype(np.float32)
+        angle, strength = orientation_mod60(gray)
+        assert abs((np.rad2deg(angle) - deg + 30) % 60 - 30) < 0.5
+        assert strength > 0.9

@@ -199,6 +199,13 @@ class AcrylicConfig:
         of the three parts (else undecided: no second sheet from dimming).
     base_sigma_mm : float
         Floor of the pose uncertainty.
+    cov_scale : float
+        The pose covariance (``BoardFit.pose_cov``) is the least-squares covariance of (x, y, rotation) from the
+        inlier samples' residual RMS, each ``samples_per_independent`` samples counted as one, times this squared
+        (and divided by the support factor squared, as the pose sigma). Calibrated on the tune sets (dev, car_tune,
+        car_tune2; as rendered, phone, browser; ``tools/study_board_sigma.py``): 4.2 % of outline points lie
+        beyond 2 sigma of the truth (3.7-5.8 % per set and device, 0.9 % on car_tune2 browser), was 13.0 % with
+        one sigma per board.
     edge_px_factor : float
         Where the photo's own pixels are coarse (a browser camera's 704 px, a webcam's 960 px across the table), a
         board's edge is blurred over about a pixel either side of it in the top view: the step across the outline
@@ -316,6 +323,7 @@ class AcrylicConfig:
     stack_double_step_mm: float = 1.0
     stack_double_min_samples: int = 20
     base_sigma_mm: float = 1.0
+    cov_scale: float = 3.5
     edge_px_factor: float = 3.0
     edge_scale_quantum_mm: float = 0.25
 
@@ -376,6 +384,14 @@ class BoardFit:
         within ``AcrylicConfig.ambiguity_mm`` (0 when there is none).
     polarity : float
         +1: the board dims the mat; -1: it looks lighter than the mat (the sign its evidence was scored with).
+    pose_cov : ndarray, shape (3, 3), or None
+        Covariance of the pose (x mm, y mm, rotation rad) about ``centre_mm`` from the edge fit (scaled by
+        ``AcrylicConfig.cov_scale`` and the support factor): the outline's uncertainty grows along it, away from
+        the fit's centre of support, where the rotation is uncertain. None: not measured (too few edge samples).
+    floor_sigma_mm : float
+        The part of the outline uncertainty common to every outline point: ``base_sigma_mm`` over the support
+        factor, at least half ``alternative_mm`` (at most ``max_sigma_mm``). An outline point's 1-sigma along its
+        normal n is ``hypot(floor_sigma_mm, sqrt(j @ pose_cov @ j))``, j = (n_x, n_y, n . perp(point - centre)).
     """
 
     id: str
@@ -392,6 +408,8 @@ class BoardFit:
     alternative_mm: float = 0.0
     line_strength: float = 0.0
     polarity: float = 1.0
+    pose_cov: np.ndarray | None = None
+    floor_sigma_mm: float = 0.0
 
 
 def _resample(poly: np.ndarray, step: float) -> tuple[np.ndarray, np.ndarray]:
@@ -1425,7 +1443,8 @@ def _with_alternative(fit: BoardFit, alternative_mm: float, config: AcrylicConfi
     """The fit with a competing fit's mean outline distance recorded: its pose sigma is at least half that
     distance (at most ``max_sigma_mm``)."""
     sigma = min(max(fit.pose_sigma_mm, alternative_mm / 2.0), config.max_sigma_mm)
-    return replace(fit, pose_sigma_mm=sigma, alternative_mm=alternative_mm)
+    floor = min(max(fit.floor_sigma_mm, alternative_mm / 2.0), config.max_sigma_mm)
+    return replace(fit, pose_sigma_mm=sigma, alternative_mm=alternative_mm, floor_sigma_mm=floor)
 
 
 def _seeds(ratio, printed, origin_mm, s, outlines_mm, config: AcrylicConfig) -> list[np.ndarray]:
@@ -1698,7 +1717,10 @@ def _measure_fit(ev: _Evidence, sh: _Shape, theta: float, t: np.ndarray, sign: f
     n_eff = max(inl.sum() / config.samples_per_independent, 1.0)
     sigma = float(np.hypot(config.base_sigma_mm, rms / np.sqrt(n_eff) * config.sigma_scale))
     support = float(inl.mean())
-    sigma = min(sigma / max(min(support / config.full_support, 1.0), config.min_support_factor), config.max_sigma_mm)
+    support_factor = max(min(support / config.full_support, 1.0), config.min_support_factor)
+    sigma = min(sigma / support_factor, config.max_sigma_mm)
+    floor = min(config.base_sigma_mm / support_factor, config.max_sigma_mm)
+    cov = _pose_covariance(P[inl] - t, N[inl], rms * config.cov_scale / support_factor, config)
     inside_dim = 0.0
     if len(sh.interior):
         v = ev.r(sh.interior @ R.T + t)
@@ -1706,7 +1728,22 @@ def _measure_fit(ev: _Evidence, sh: _Shape, theta: float, t: np.ndarray, sign: f
             inside_dim = float(sign * (1.0 - np.nanmedian(v)))
     outline = sh.outline @ R.T + t
     return BoardFit(sh.id, bool(sh.mirrored), (float(t[0]), float(t[1])), float(np.degrees(theta) % 360), outline,
-                    contrast, rms, sigma, support, chamfer, inside_dim, 0.0, line_strength, float(sign))
+                    contrast, rms, sigma, support, chamfer, inside_dim, 0.0, line_strength, float(sign), cov, floor)
+
+
+def _pose_covariance(rel: np.ndarray, N: np.ndarray, residual_mm: float, config: AcrylicConfig) -> np.ndarray | None:
+    """Least-squares covariance (3, 3) of the pose (x mm, y mm, rotation rad) fitted to edge samples at ``rel``
+    (n, 2, relative to the pose's origin) with outward normals N (n, 2), each with a residual of ``residual_mm``
+    and ``samples_per_independent`` neighbouring samples counted as one; None when fewer than ``refine_min_edges``
+    samples or the samples do not pin the pose (a straight outline piece alone leaves a direction free)."""
+    if len(rel) < config.refine_min_edges:
+        return None
+    perp = np.column_stack([-rel[:, 1], rel[:, 0]])
+    A = np.column_stack([N, np.sum(N * perp, axis=1)])  # d(normal offset) / d(x, y, theta), as _pose_step
+    info = A.T @ A / config.samples_per_independent
+    if np.linalg.cond(info) > 1e12:
+        return None
+    return np.linalg.inv(info) * residual_mm ** 2
 
 
 def _wall_offset(P: np.ndarray, N: np.ndarray, bottom_shift) -> np.ndarray:

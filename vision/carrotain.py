@@ -16,7 +16,7 @@ from shapely.geometry import MultiPoint, Point, Polygon
 from calibration.markers import MarkerLayout
 from components import load_components
 from core.timing import StageTimer
-from scoring.carrotain_state import BoardReading, CarrotainState, ChipReading
+from scoring.carrotain_state import BoardReading, CarrotainState, ChipReading, pose_cov_about
 from scoring.flags import Flag
 from vision.acrylic import (
     AcrylicConfig,
@@ -75,6 +75,9 @@ class CarrotainVisionConfig:
     field_grow_diameters, min_field_overlap_mm2 : float
         The chip field is the convex hull of the chip centres grown by this many chip diameters; a
         board covering no chip is a challenge board only if it overlaps the field by more than this.
+    unread_near_field_mm : float
+        An unread acrylic-looking region within this distance of the chip field may be a challenge board the
+        reader missed (``unread_near_chip_field``): with fewer than two challenge boards, no judgement.
     warm_max_move_mm : float
         Warm reads (``recognise_warm``): a board re-fitted from its pose on an earlier frame of the still
         scene that moved further than this (or no longer fits) sends the frame to a fresh search.
@@ -101,6 +104,7 @@ class CarrotainVisionConfig:
     low_confidence: float = 0.35
     field_grow_diameters: float = 1.0
     min_field_overlap_mm2: float = 500.0
+    unread_near_field_mm: float = 20.0
     warm_max_move_mm: float = 2.0
     still: StillConfig = field(default_factory=StillConfig)
     chips: ChipConfig = field(default_factory=ChipConfig)
@@ -319,8 +323,12 @@ def _boards_from_evidence(ev: BoardEvidence, cal, chips: list[ChipReading], conf
     for i, f in enumerate(fits):
         spread = float(np.max(_height_spread_mm(cal, f.outline_mm[::6], config.board_top_z_mm)))
         sigma = float(np.sqrt(f.pose_sigma_mm ** 2 + extra ** 2 + spread ** 2))
+        floor = float(np.sqrt(f.floor_sigma_mm ** 2 + extra ** 2 + spread ** 2))
+        cov = None if f.pose_cov is None else pose_cov_about(f.pose_cov, np.asarray(f.centre_mm),
+                                                             np.asarray(f.outline_mm).mean(axis=0))
         out.append(BoardReading(f.id, np.asarray(f.outline_mm), sigma, f.fit_residual_mm,
-                                "challenge" if i in challenge else "other"))
+                                "challenge" if i in challenge else "other", pose_cov=cov,
+                                floor_sigma_mm=floor if cov is not None else 0.0))
     for region in unread:
         out.append(BoardReading("?", region, config.boards.max_sigma_mm, 0.0, "unread"))
     return out, tuple(fits)
@@ -364,6 +372,28 @@ def _chip_field(chips_xy_mm: list, config: CarrotainVisionConfig) -> Polygon:
     """The chip field: the convex hull of the chip centres grown by ``field_grow_diameters`` chip diameters."""
     pts = MultiPoint([tuple(p) for p in chips_xy_mm])
     return pts.convex_hull.buffer(config.chips.diameter_mm * config.field_grow_diameters)
+
+
+def unread_near_chip_field(state: CarrotainState, config: CarrotainVisionConfig = CarrotainVisionConfig()
+                           ) -> list[int]:
+    """Indices into ``state.boards`` of the unread acrylic-looking regions (role ``"unread"``) over the chip field
+    or within ``unread_near_field_mm`` of it: where a challenge board may lie unread. With none, every acrylic
+    region near the chips is explained by a board read (a challenge with fewer than two boards over the chips is
+    then judged, flagged ``invalid_challenge``, instead of declined)."""
+    if not state.chips:
+        return []
+    near = _chip_field([c.xy_mm for c in state.chips], config).buffer(config.unread_near_field_mm)
+    out = []
+    for i, b in enumerate(state.boards):
+        outline = np.asarray(b.outline_mm, dtype=np.float64).reshape(-1, 2)
+        if b.role != "unread" or len(outline) < 3 or not np.all(np.isfinite(outline)):
+            continue
+        region = Polygon(outline)
+        if not region.is_valid:
+            region = region.buffer(0)
+        if region.intersects(near):
+            out.append(i)
+    return out
 
 
 def _challenge_boards(outlines_mm: list[np.ndarray], chips_xy_mm: list, config: CarrotainVisionConfig) -> set[int]:

@@ -9,6 +9,7 @@ the table, when the calibration can map that height.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -55,6 +56,11 @@ class CmykVisionConfig:
     purity_good: float = 0.85
     purity_bad: float = 0.5
     purity_global: float = 0.8
+    #: Where the median purity is below ``purity_global``, the lattice is turned and shifted by these to where the
+    #: bands sit best (:func:`_register_bands`), each move kept only for a gain above ``register_min_gain``.
+    register_turns_deg: tuple[float, ...] = (-1.5, -1.0, -0.5, 0.5, 1.0, 1.5)
+    register_shifts_mm: tuple[float, ...] = (-1.5, -0.75, 0.75, 1.5)
+    register_min_gain: float = 0.02
     confidence_scale: float = 1.0
     contact_weight: float = 2.0
     mark_step_mm: float = 0.25
@@ -89,6 +95,12 @@ class CmykVisionConfig:
     #: A K reading whose ground is lighter than the K ground model by more sigmas is doubtful (its confidence
     #: falls as that model's likelihood beyond this bound).
     k_ground_max_sigma: float = 3.0
+    #: Where a K tile's black shows however blurred its white letter (``cmyk_read.letter_values``): the inner
+    #: triangle (this far inside the bands) beyond ``k_letter_radius_mm`` from the centroid (the letter, 14 mm
+    #: tall, stays within 9 mm of it); the letter's own place: within ``k_centre_radius_mm``.
+    k_corner_band_clear_mm: float = 0.5
+    k_letter_radius_mm: float = 9.0
+    k_centre_radius_mm: float = 4.0
     #: Rounds of fitting the ground model and measuring the marks' reliability against it
     #: (:func:`_calibrated_evidence`).
     ground_fit_rounds: int = 2
@@ -238,6 +250,7 @@ def _find_mosaic_region(image, mapper, inks: _InkTables, config) -> tuple[tuple,
     return region, centre, _CoarseView(evidence, (float(x0), float(y0)), mpp)
 
 
+@lru_cache(maxsize=8)
 def _triangle_samples(edge: float, step: float, band_in: float, band_out: float, band: float, clear: float,
                       corner_clear: float):
     """Sample points of an up cell relative to its centroid (lattice frame) with their zones.
@@ -271,11 +284,40 @@ def _triangle_samples(edge: float, step: float, band_in: float, band_out: float,
         sel = inside & (nearest == k) & (dmin >= band_in) & (dmin <= band_out)
         second = np.sort(D, axis=1)[:, 1]
         sel &= second > band + corner_clear  # keep away from the corners where bands meet
-        band_pts[d] = p[sel]
+        band_pts[d] = _read_only(p[sel])
     ground = p[inside & (dmin > band + clear)]
-    return band_pts, ground
+    return band_pts, _read_only(ground)
 
 
+@lru_cache(maxsize=8)
+def _letter_samples(edge: float, step: float, band: float, clear: float, letter_radius: float,
+                    centre_radius: float) -> tuple[np.ndarray, np.ndarray]:
+    """Sample points of an up cell relative to its centroid (lattice frame): the inner triangle's corners, beyond
+    the K letter, and the letter's place at the centre.
+
+    Returns
+    -------
+    corner_pts : ndarray (N, 2)
+    centre_pts : ndarray (M, 2)
+    """
+    h = tl.row_height(edge)
+    xs = np.arange(-edge / 2, edge / 2 + 1e-9, step)
+    ys = np.arange(-h / 3, 2 * h / 3 + 1e-9, step)
+    X, Y = np.meshgrid(xs, ys)
+    p = np.stack([X.ravel(), Y.ravel()], axis=1)
+    v = tl.cell_vertices(0, 0, edge) - np.array(tl.cell_centroid(0, 0, edge))
+    inner = np.full(len(p), np.inf)
+    for a, b in ((0, 1), (0, 2), (1, 2)):
+        u = v[b] - v[a]
+        n = np.array([-u[1], u[0]]) / np.linalg.norm(u)
+        if n @ (-v[a]) < 0:
+            n = -n
+        inner = np.minimum(inner, (p - v[a]) @ n)
+    r = np.linalg.norm(p, axis=1)
+    return _read_only(p[(inner >= band + clear) & (r >= letter_radius)]), _read_only(p[r <= centre_radius])
+
+
+@lru_cache(maxsize=8)
 def _mark_lines(edge: float, offsets: tuple, half: float, step: float):
     """Points along each edge's band midline of an up cell (relative to centroid), shape (3, len(offsets), L, 2)."""
     v = tl.cell_vertices(0, 0, edge) - np.array(tl.cell_centroid(0, 0, edge))
@@ -288,7 +330,13 @@ def _mark_lines(edge: float, offsets: tuple, half: float, step: float):
         mid = (v[a] + v[b]) / 2
         inward = -mid / np.linalg.norm(mid)
         out.append([mid + inward * o + s[:, None] * u for o in offsets])
-    return np.array(out), s
+    return _read_only(np.array(out)), _read_only(s)
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    """``a``, no longer writeable: the sample layouts are cached (one per configuration) and shared."""
+    a.setflags(write=False)
+    return a
 
 
 @dataclass(frozen=True)
@@ -372,6 +420,8 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
         bands = _read_bands(image_rgb, mapper, frame, cands, inks, config)
         if not bands.cells:
             return None
+        if carried is None and np.median(bands.purity) < config.purity_global:
+            frame, bands = _register_bands(image_rgb, mapper, frame, cands, inks, bands, config)
     with timer.stage("marks"):
         px_per_mm = _px_per_mm(mapper, centre, config)
         blur_px = marker_blur_px(image_rgb, calibration, config.sharpness)
@@ -488,6 +538,41 @@ def _read_bands(image_rgb, mapper, frame, cands, inks: _InkTables, config) -> _B
                         rotation_ll=rot_ll, rotations=rots, purity=purity, unread=unread)
 
 
+def _register_bands(image_rgb, mapper, frame: tl.TriangleLattice, cands: list, inks: _InkTables, bands: _BandReading,
+                    config: CmykVisionConfig) -> tuple[tl.TriangleLattice, _BandReading]:
+    """The lattice turned and shifted a little where the bands sit off their places (median purity below
+    ``purity_global``), to where they sit best.
+
+    The angle and offsets fitted to a blurred photo's band pixels can be off by a degree or a millimetre (a webcam's
+    motion blur smears the bands along one direction), enough to read far tiles' bands across their edges and lose
+    them. Coordinate search: turns about the mosaic's lattice vertex (``register_turns_deg``), then shifts
+    (``register_shifts_mm``) along table x and y, each kept where it raises the read tiles' summed purity (more
+    tiles, each band more in its ink) by more than ``register_min_gain``.
+    """
+    def score(b: _BandReading) -> float:
+        return float(np.sum(b.purity))
+
+    best, best_bands = frame, bands
+    moves = [("turn", d) for d in config.register_turns_deg] + [("x", d) for d in config.register_shifts_mm] + \
+            [("y", d) for d in config.register_shifts_mm]
+    for kind in ("turn", "x", "y"):
+        base = best
+        for k, d in moves:
+            if k != kind:
+                continue
+            if kind == "turn":
+                a = np.deg2rad(d)
+                rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+                f = tl.TriangleLattice.from_axis(base.vertex_mm, rot @ base.right, base.edge_mm, base.residual_mm)
+            else:
+                step = np.array([d, 0.0] if kind == "x" else [0.0, d])
+                f = tl.TriangleLattice.from_axis(base.vertex_mm + step, base.right, base.edge_mm, base.residual_mm)
+            b = _read_bands(image_rgb, mapper, f, cands, inks, config)
+            if b.cells and score(b) > score(best_bands) * (1 + config.register_min_gain):
+                best, best_bands = f, b
+    return best, best_bands
+
+
 def _band_counts(labs: np.ndarray, offsets: np.ndarray, nb: list) -> np.ndarray:
     """Per candidate, band direction and ink: how many samples vote for that ink, shape (C, 3, 3)."""
     return np.stack([np.stack([(labs[:, offsets[d]:offsets[d + 1]] == ink).sum(axis=1) for ink in range(3)], axis=1)
@@ -591,13 +676,20 @@ def _read_marks(image_rgb, mapper, frame, px_per_mm: float, bands: _BandReading,
     ground_lin = rd.srgb_to_linear(cols[:, o[3]:o[4]] / 255.0)
     inks = np.array([[rd.INKS.index(rd.ROTATIONS[r][d]) for d in range(3)] for r in bands.rotations])
     gest, dark_lum = rd.ground_levels_batch(ground_lin, band_lin, inks, black_lin, config.read)
+    corner_t, centre_t = _letter_samples(e, config.sample_step_mm, config.band_mm, config.k_corner_band_clear_mm,
+                                         config.k_letter_radius_mm, config.k_centre_radius_mm)
+    lcols = mapper.sample(image_rgb, frame.to_table(_cell_points(cells, np.concatenate([corner_t, centre_t]), e)))
+    llin = rd.srgb_to_linear(lcols.reshape(len(cells), len(corner_t) + len(centre_t), 3) / 255.0)
+    corner_v, centre_v = rd.letter_values(llin[:, :len(corner_t)], llin[:, len(corner_t):],
+                                          rd.band_gain(band_lin, inks, black_lin, config.read), black_lin, config.read)
     out = []
     for t in range(len(cells)):
         r = int(bands.rotations[t])
         p = rd.posterior(bands.rotation_ll[t])
         out.append(rd.TileEvidence(rotation=r, rotation_confidence=float(p[r]), ground_est=gest[t], mark_ll=mll[t],
                                    mark_amp=mamp[t], dark_luminance=float(dark_lum[t]),
-                                   mark_ll_resolved=mll_resolved[t]))
+                                   mark_ll_resolved=mll_resolved[t], k_corner_value=float(corner_v[t]),
+                                   k_centre_value=float(centre_v[t])))
     return out
 
 
@@ -641,11 +733,12 @@ def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence],
 def _weighed_marks(ev: rd.TileEvidence, weight: float) -> np.ndarray:
     """The mark log-likelihoods (3, 7) the readings use: the levels only as far as the photo resolves them
     (``TileEvidence.mark_ll_resolved``: a blurred dot and dash leave levels 0 and 1 to the ground) and at the marks'
-    reliability here (``weight``: they agree with the ground colours that far; a webcam loses them); whether a band
-    carries a mark at all (the last column, a K tile's "no mark") as measured - the reliability is that of the
-    levels, and a K reading moves a total by 3."""
+    reliability here (``weight``: they agree with the ground colours that far; a webcam loses them), and whether a band
+    carries a mark at all (the last column, a K tile's "no mark") at the same reliability: a photo that blurs the
+    dots into the band also blurs a K tile's bare band into "a mark" (webcam simulation: K tiles read "a mark" at
+    -7 to -18 while their black corners and letter say K, ``cmyk_read.k_ground_loglik``)."""
     levels = (ev.mark_ll if ev.mark_ll_resolved is None else ev.mark_ll_resolved)[:, :6]
-    return np.concatenate([levels * weight, ev.mark_ll[:, 6:]], axis=1)
+    return np.concatenate([levels, ev.mark_ll[:, 6:]], axis=1) * weight
 
 
 def _calibrated_evidence(evidence: list[rd.TileEvidence],
@@ -804,10 +897,8 @@ def _tile_reading(cell, ev: rd.TileEvidence, scores: np.ndarray, col: int, colum
 
 
 def _k_ground_sigmas(ev: rd.TileEvidence, config: CmykVisionConfig) -> float:
-    """How many of the K ground model's sigmas (``ReadConfig.k_max_luminance``, ``k_log_sigma``) the tile's
-    ground is lighter than a K tile's."""
-    r = config.read
-    return max(0.0, float(np.log(max(ev.dark_luminance, 1e-4)) - np.log(r.k_max_luminance))) / r.k_log_sigma
+    """How many sigmas of the K ground model (``cmyk_read.k_ground_loglik``) the tile's ground is from a K tile's."""
+    return float(np.sqrt(-2.0 * rd.k_ground_loglik(ev, config.read)))
 
 
 def _completeness_flags(mapper, frame: tl.TriangleLattice, coarse: _CoarseView, tiles: list[TileReading],

@@ -100,10 +100,12 @@ def orientation_mod60(gray: np.ndarray, weight_mask: np.ndarray | None = None) -
     w = gx * gx + gy * gy
     if weight_mask is not None:
         w = w * weight_mask
-    # w * exp(6i theta) = w * (g / |g|)^6, without trigonometry
-    g = (gx + 1j * gy).astype(np.complex64)
-    g2 = g * g
-    z = np.sum(w * (g2 * g2 * g2) / np.maximum(w, 1e-12) ** 3)
+    # w * exp(6i theta) = w * (g / |g|)^6, without trigonometry, in real arithmetic: with g^2 = a + ib,
+    # g^6 = a (a^2 - 3 b^2) + i b (3 a^2 - b^2)
+    a = gx * gx - gy * gy
+    b = 2 * gx * gy
+    f = w / np.maximum(w, np.float32(1e-12)) ** 3
+    z = complex(np.sum(f * (a * (a * a - 3 * b * b))), np.sum(f * (b * (3 * a * a - b * b))))
     tot = float(np.sum(w)) + 1e-9
     a = float(np.angle(z) / 6.0) % (np.pi / 3)
     return a, float(abs(z) / tot)
@@ -137,21 +139,37 @@ def _family_phasors(pts: dict[str, np.ndarray], phi: float, h: float,
     concentration : tuple of float
         ``|phasor|`` of each family's ink (0..1).
     """
-    inks = ("cyan", "magenta", "yellow")
-    phasor = np.zeros((3, 3), complex)
-    for k in range(3):
-        a = phi + k * np.pi / 3
-        n = np.array([np.cos(a), np.sin(a)])
-        for c, ink in enumerate(inks):
-            if len(pts[ink]) < config.min_points_per_ink:
-                continue
-            phasor[k, c] = np.mean(np.exp(2j * np.pi * (pts[ink] @ n) / h))
-    best, best_perm = -1.0, (0, 1, 2)
-    for perm in permutations(range(3)):
-        tot = sum(abs(phasor[k, perm[k]]) for k in range(3))
-        if tot > best:
-            best, best_perm = tot, perm
-    return phasor, best_perm, tuple(float(abs(phasor[k, best_perm[k]])) for k in range(3))
+    phasor = _phasors(pts, np.array([phi]), h, config)[0]
+    perm = _PERMS[int(np.argmax(_perm_totals(np.abs(phasor)[None])[0]))]
+    return phasor, perm, tuple(float(abs(phasor[k, perm[k]])) for k in range(3))
+
+
+#: The inks' assignments to the three families, in ``itertools.permutations`` order (the first best wins).
+_PERMS = tuple(permutations(range(3)))
+
+
+def _phasors(pts: dict[str, np.ndarray], phis: np.ndarray, h: float, config: LatticeFitConfig) -> np.ndarray:
+    """:func:`_family_phasors`' phasors at every angle of ``phis`` at once, shape (A, 3 families, 3 inks)."""
+    a = np.asarray(phis, np.float64)[:, None] + np.arange(3) * np.pi / 3  # (A, 3 families)
+    normals = np.stack([np.cos(a).ravel(), np.sin(a).ravel()])  # (2, 3A)
+    out = np.zeros((a.size, 3), complex)
+    for c, ink in enumerate(("cyan", "magenta", "yellow")):
+        p = pts[ink]
+        if len(p) < config.min_points_per_ink:
+            continue
+        # about the points' centre, in single precision (a few hundred mm: phases of ~1e-5 rad), the centre's
+        # phase put back in double: the same phasor at a fraction of the trigonometry's cost
+        centre = p.mean(axis=0)
+        x = (p - centre).astype(np.float32) @ ((2 * np.pi / h) * normals).astype(np.float32)  # (N, 3A)
+        mean = np.cos(x).mean(axis=0, dtype=np.float64) + 1j * np.sin(x).mean(axis=0, dtype=np.float64)
+        out[:, c] = mean * np.exp(1j * (2 * np.pi / h) * (centre @ normals))
+    return out.reshape(len(a), 3, 3)
+
+
+def _perm_totals(conc: np.ndarray) -> np.ndarray:
+    """Summed concentration of every ink assignment (``_PERMS``), shape (A, 6) from (A, 3 families, 3 inks)."""
+    fam = np.arange(3)
+    return np.stack([conc[:, fam, list(perm)].sum(axis=1) for perm in _PERMS], axis=1)
 
 
 def _refine_angle(pts: dict[str, np.ndarray], phi: float, h: float, config: LatticeFitConfig) -> float:
@@ -175,13 +193,16 @@ def _band_angle(pts: dict[str, np.ndarray], h: float, config: LatticeFitConfig) 
 def _gathered_angle(pts: dict[str, np.ndarray], coarse_rad: np.ndarray, h: float, config: LatticeFitConfig) -> float:
     """The best of the angles ``coarse_rad`` by the weakest family's concentration (``_family_phasors``), then the
     best at ``angle_refine_step_deg`` within one ``angle_search_step_deg`` of it, mod 60 degrees (radians)."""
-    def score(a: float) -> float:
-        return min(_family_phasors(pts, a, h, config)[2])
+    def best(angles: np.ndarray) -> float:
+        conc = np.abs(_phasors(pts, angles, h, config))  # (A, 3, 3)
+        perm = np.argmax(_perm_totals(conc), axis=1)  # the first best assignment, as _family_phasors takes it
+        fam = np.arange(3)
+        weakest = np.array([conc[k, fam, list(_PERMS[p])].min() for k, p in enumerate(perm)])
+        return float(angles[int(np.argmax(weakest))])
 
     step = config.angle_search_step_deg
-    a0 = float(max(coarse_rad, key=score))
-    fine = a0 + np.deg2rad(np.arange(-step, step + 1e-9, config.angle_refine_step_deg))
-    return float(max(fine, key=score)) % (np.pi / 3)
+    a0 = best(np.asarray(coarse_rad, np.float64))
+    return best(a0 + np.deg2rad(np.arange(-step, step + 1e-9, config.angle_refine_step_deg))) % (np.pi / 3)
 
 
 def fit_lattice(ink_masks: dict[str, np.ndarray], gray: np.ndarray, tile_mask: np.ndarray, mm_per_px: float,

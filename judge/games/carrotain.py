@@ -158,12 +158,27 @@ def _recognised(frames: list[Frame], ctx: CarrotainContext, timer: StageTimer, c
                                   components=components_for(ch.profile), probe=probe, players=ctx.players)
     if not state.chips:
         raise CannotJudge("no chips found on the mat", carry=carry)
-    challenge = [b.id for b in state.boards if b.role == "challenge"]
-    if len(challenge) < 2:
-        seen = ", ".join(f"{b.id} ({b.role})" for b in state.boards) or "none"
-        raise CannotJudge(f"found {len(challenge)} of the 2 challenge boards over the chips (boards seen: {seen}); "
-                          "retake the photo more from above, with less glare on the boards", carry=carry)
+    check_challenge_boards(state, carry)
     return state, carry
+
+
+def check_challenge_boards(state: CarrotainState, carry: Any = None) -> None:
+    """Decline (``CannotJudge``) a challenge read with fewer than two boards over the chips where a board may lie
+    unread: none found over them at all, or an unread acrylic-looking region over or near the chip field
+    (``vision.carrotain.unread_near_chip_field``). Where every acrylic region near the chips is explained, the
+    challenge is judged as it lies: the rules flag it ``invalid_challenge`` (RULES.md: not exactly two challenge
+    boards)."""
+    from vision.carrotain import unread_near_chip_field  # noqa: PLC0415  (cv2-heavy; only when detecting)
+
+    challenge = [b.id for b in state.boards if b.role == "challenge"]
+    if len(challenge) >= 2:
+        return
+    unread = unread_near_chip_field(state)
+    if not challenge or unread:
+        seen = ", ".join(f"{b.id} ({b.role})" for b in state.boards) or "none"
+        why = f"; {len(unread)} acrylic-looking region(s) near the chips not read as a board" if unread else ""
+        raise CannotJudge(f"found {len(challenge)} of the 2 challenge boards over the chips (boards seen: {seen}"
+                          f"{why}); retake the photo more from above, with less glare on the boards", carry=carry)
 
 
 def state_from_json(obj: dict) -> CarrotainState:
