@@ -6,8 +6,11 @@ wrong before the fix its test names: a regression guard at the mechanism, not an
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
+import pytest
 from shapely.geometry import Polygon
 
 from calibration.markers import MarkerLayout
@@ -15,8 +18,9 @@ from components import load_components
 from judge.images import load_image
 from judge.pipeline import make_frame
 from tests.carrotain_photoreal import ITEMS, judge_exact
-from vision.acrylic import AcrylicConfig, _print_clusters, find_boards
-from vision.carrotain import CarrotainVisionConfig, board_evidence, board_outlines
+from tools.eval_photoreal import photo_as_delivered
+from vision.acrylic import AcrylicConfig, _print_clusters, find_boards, for_photo
+from vision.carrotain import CarrotainVisionConfig, board_evidence, board_outlines, recognise
 from vision.carrotain_view import colour_reference
 
 
@@ -83,3 +87,36 @@ def test_only_straight_long_strokes_are_dropped_from_the_print():
         c, s = np.cos(np.radians(angle)), np.sin(np.radians(angle))
         cv2.line(line, (int(150 - 100 * c), int(150 - 100 * s)), (int(150 + 100 * c), int(150 + 100 * s)), 1, 2)
         assert _print_clusters(line, 1.0, config) == []
+
+
+def test_for_photo_grows_the_edge_step_with_the_photos_pixel_only_where_they_are_coarse():
+    """A sharp photo (under 1 mm a pixel on the boards) keeps the configured edge lengths; a 704x528 browser frame
+    (1.3-1.7 mm a pixel) gets a step across the outline spanning ``edge_px_factor`` of its pixels, and the Newton
+    probe and the edge-line smoothing grow in proportion."""
+    config = AcrylicConfig()
+    assert for_photo(config, 0.7) is config and for_photo(config, 0.0) is config
+    coarse = for_photo(config, 1.6)
+    assert coarse.contrast_offset_mm == pytest.approx(config.edge_px_factor * 1.6, abs=config.edge_scale_quantum_mm)
+    scale = coarse.contrast_offset_mm / config.contrast_offset_mm
+    assert coarse.refine_newton_step_mm == pytest.approx(config.refine_newton_step_mm * scale)
+    assert coarse.line_blur_mm == pytest.approx(config.line_blur_mm * scale)
+    back = replace(coarse, contrast_offset_mm=config.contrast_offset_mm,
+                   refine_newton_step_mm=config.refine_newton_step_mm, line_blur_mm=config.line_blur_mm)
+    assert back == config
+
+
+def test_a_challenge_board_is_found_at_a_browser_cameras_resolution():
+    """c02 at 704x528 (``tools/device_sim.py`` browser): a photo pixel is about 1.5 mm on the boards, so a board's
+    edge is blurred over 3 mm of the top view, as wide as the fixed 3 mm step across the outline: challenge board D
+    (mirrored) was not found (exit 3, "found 1 of the 2 challenge boards"). The step now follows the photo's own
+    pixel (``vision.acrylic.for_photo``): both challenge boards are fitted as their own shapes."""
+    item = ITEMS["carrotain_s430000_c02"]
+    img = photo_as_delivered(item.images[0], "browser", 0)
+    cal = make_frame(img, layout=MarkerLayout.from_components(load_components())).calibration
+    state = recognise(img, cal)
+    for board in (b for b in item.doc["scene"]["boards"] if b["role"] == "challenge"):
+        truth = Polygon(board["outline_mm"])
+        fitted = [b for b in state.boards if b.id == board["id"]]
+        assert fitted, f"board {board['id']} not found"
+        iou = truth.intersection(Polygon(fitted[0].outline_mm)).area / truth.union(Polygon(fitted[0].outline_mm)).area
+        assert iou > 0.9 and fitted[0].role == "challenge"

@@ -206,6 +206,14 @@ class AcrylicConfig:
         car_tune2; as rendered, phone, browser; ``tools/study_board_sigma.py``): 4.2 % of outline points lie
         beyond 2 sigma of the truth (3.7-5.8 % per set and device, 0.9 % on car_tune2 browser), was 13.0 % with
         one sigma per board.
+    edge_px_factor : float
+        Where the photo's own pixels are coarse (a browser camera's 704 px, a webcam's 960 px across the table), a
+        board's edge is blurred over about a pixel either side of it in the top view: the step across the outline
+        (``contrast_offset_mm``) spans at least this many of the photo's pixels there, and the lengths measured with
+        it (``refine_newton_step_mm``, ``line_blur_mm``) grow in proportion (``for_photo``). The configured lengths
+        are the floor (made for sharp photos, finer than 1 mm a pixel).
+    edge_scale_quantum_mm : float
+        The grown step is rounded up to a multiple of this (frames of one camera share one config).
     """
 
     bright_fraction: float = 0.2
@@ -316,6 +324,32 @@ class AcrylicConfig:
     stack_double_min_samples: int = 20
     base_sigma_mm: float = 1.0
     cov_scale: float = 3.5
+    edge_px_factor: float = 3.0
+    edge_scale_quantum_mm: float = 0.25
+
+
+def for_photo(config: AcrylicConfig, photo_mm_per_px: float) -> AcrylicConfig:
+    """The config for a photo whose own pixels are ``photo_mm_per_px`` wide where the boards lie: the step across a
+    board's outline spans ``edge_px_factor`` of them (never less than ``contrast_offset_mm``), and the Newton probe
+    and the edge-line smoothing grow in proportion; the rest is unchanged.
+
+    Parameters
+    ----------
+    config : AcrylicConfig
+    photo_mm_per_px : float
+        Width of one photo pixel on the board tops (median over the view), mm.
+
+    Returns
+    -------
+    AcrylicConfig
+    """
+    q = config.edge_scale_quantum_mm
+    offset = float(np.ceil(config.edge_px_factor * float(photo_mm_per_px) / q - 1e-6) * q)
+    if not np.isfinite(offset) or offset <= config.contrast_offset_mm:
+        return config
+    scale = offset / config.contrast_offset_mm
+    return replace(config, contrast_offset_mm=offset, refine_newton_step_mm=config.refine_newton_step_mm * scale,
+                   line_blur_mm=config.line_blur_mm * scale)
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from vision.acrylic import (
     board_maps,
     find_boards,
     find_boards_in,
+    for_photo,
     refit_boards,
     unexplained_regions,
 )
@@ -221,6 +222,9 @@ class BoardEvidence:
     mm_per_px : float
     bottom_shift : callable or None
         Wall parallax of the boards (None: walls not modelled).
+    config : AcrylicConfig or None
+        The board matcher's config for this photo (``vision.acrylic.for_photo``: edge lengths following the photo's
+        resolution); None: ``CarrotainVisionConfig.boards`` as it is.
     """
 
     ratio: np.ndarray
@@ -229,6 +233,7 @@ class BoardEvidence:
     origin_mm: tuple[float, float]
     mm_per_px: float
     bottom_shift: object = None
+    config: AcrylicConfig | None = None
 
 
 def board_evidence(image_rgb: np.ndarray, cal, ref, config: CarrotainVisionConfig,
@@ -239,7 +244,8 @@ def board_evidence(image_rgb: np.ndarray, cal, ref, config: CarrotainVisionConfi
     tv = views.boards.resample(image_rgb)
     level = ref.normalise(tv.image).mean(axis=2)
     valid = tv.image.reshape(-1, tv.image.shape[-1]).any(axis=1).reshape(level.shape)
-    ratio, line, printed = board_maps(level, tv.mm_per_px, config.boards)
+    boards = for_photo(config.boards, _photo_mm_per_px(views.boards, valid))
+    ratio, line, printed = board_maps(level, tv.mm_per_px, boards)
     ratio[~valid] = np.nan
     line[~valid] = np.nan
     for x0, y0, x1, y1 in _exclusions(config, layout):
@@ -251,7 +257,19 @@ def board_evidence(image_rgb: np.ndarray, cal, ref, config: CarrotainVisionConfi
     k = max(int(round(2 * config.print_edge_guard_mm / tv.mm_per_px)) | 1, 3)
     inner = cv2.erode(np.pad(np.isfinite(ratio).astype(np.uint8), 1), np.ones((k, k), np.uint8))[1:-1, 1:-1]
     printed = (printed * inner).astype(np.uint8)
-    return BoardEvidence(ratio, line, printed, tv.origin_mm, tv.mm_per_px, views.bottom_shift)
+    return BoardEvidence(ratio, line, printed, tv.origin_mm, tv.mm_per_px, views.bottom_shift, boards)
+
+
+def _photo_mm_per_px(maps: TopViewMaps, valid: np.ndarray, step_px: int = 16) -> float:
+    """Median width (mm) of one photo pixel over the top view's valid part: from where the view's pixels lie in the
+    photo (``maps``: the view's own mm per px over the photo px it moves per view px, every ``step_px``)."""
+    xy = maps.map_xy[::step_px, ::step_px].astype(np.float64)
+    dx = np.hypot(*(xy[:, 1:] - xy[:, :-1]).transpose(2, 0, 1))[:-1]
+    dy = np.hypot(*(xy[1:] - xy[:-1]).transpose(2, 0, 1))[:, :-1]
+    ok = valid[::step_px, ::step_px][:-1, :-1] & (dx > 0) & (dy > 0)
+    if not ok.any():
+        return 0.0
+    return float(np.median(step_px * maps.mm_per_px / np.sqrt(dx[ok] * dy[ok])))
 
 
 def board_outlines(components: dict) -> dict[str, np.ndarray]:
@@ -280,7 +298,8 @@ def _boards_from_evidence(ev: BoardEvidence, cal, chips: list[ChipReading], conf
     would need the fallback search, the answer is (None, ()): the caller searches afresh.
     """
     outlines = board_outlines(components)
-    maps = (ev.ratio, ev.origin_mm, ev.mm_per_px, outlines, config.boards, ev.bottom_shift, ev.line, ev.printed)
+    boards = ev.config if ev.config is not None else config.boards
+    maps = (ev.ratio, ev.origin_mm, ev.mm_per_px, outlines, boards, ev.bottom_shift, ev.line, ev.printed)
     if carried is not None:
         refit = refit_boards(list(carried), *maps[:7], max_move_mm=config.warm_max_move_mm)
         if refit is None:
@@ -290,15 +309,14 @@ def _boards_from_evidence(ev: BoardEvidence, cal, chips: list[ChipReading], conf
         fits = find_boards(*maps)
     chips_xy = [c.xy_mm for c in chips]
     challenge = _challenge_boards([f.outline_mm for f in fits], chips_xy, config)
-    unread = unexplained_regions(ev.ratio, ev.printed, fits, ev.origin_mm, ev.mm_per_px, config.boards, ev.line,
-                                 outlines)
+    unread = unexplained_regions(ev.ratio, ev.printed, fits, ev.origin_mm, ev.mm_per_px, boards, ev.line, outlines)
     needed = _areas_needing_boards(unread, len(challenge), chips_xy, config)
     if needed and carried is not None:
         return None, ()
     if needed:  # the evidence-driven search left boards unfound: the exhaustive grid there
         fits = find_boards_in(needed, fits, *maps)
         challenge = _challenge_boards([f.outline_mm for f in fits], chips_xy, config)
-        unread = unexplained_regions(ev.ratio, ev.printed, fits, ev.origin_mm, ev.mm_per_px, config.boards, ev.line,
+        unread = unexplained_regions(ev.ratio, ev.printed, fits, ev.origin_mm, ev.mm_per_px, boards, ev.line,
                                      outlines)
     extra = config.sigma_per_reproj * float(getattr(cal, "reprojection_error_mm", 0.0))
     out = []
