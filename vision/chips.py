@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from vision.colour import ColourConfig, classify, rgb_to_lab
+from vision.morphology import disc_close, disc_open
 
 
 @dataclass(frozen=True)
@@ -289,7 +290,7 @@ def find_chips(
     ChipFinding
     """
     s = mm_per_px
-    img = rgb_norm.astype(np.float32)
+    img = np.asarray(rgb_norm, dtype=np.float32)  # read only: no copy when it is float32 already
     level = cv2.transform(img, np.full((1, 3), 1.0 / 3.0, np.float32)).reshape(img.shape[:2])  # the mean of RGB
     mask = _bright_mask(level, origin_mm, s, exclude_mm, config)
     dist = cv2.distanceTransform(mask, cv2.DIST_L2, 5) * s  # mm
@@ -331,8 +332,7 @@ def _bright_mask(level: np.ndarray, origin_mm, s: float, exclude_mm, config: Chi
     f = s / config.background_mm_per_px
     small = cv2.resize(level, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
     kb = max(int(round(config.background_kernel_mm / config.background_mm_per_px)) | 1, 3)
-    ker_b = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kb, kb))
-    bg = cv2.dilate(cv2.erode(small, ker_b), ker_b)
+    bg = disc_open(small, kb)
     bg = cv2.resize(cv2.blur(bg, (3, 3)), (level.shape[1], level.shape[0]), interpolation=cv2.INTER_LINEAR)
     mask = (level - bg > config.bright_fraction * (1.0 - mat_level)).astype(np.uint8)
     for x0, y0, x1, y1 in exclude_mm or []:
@@ -341,14 +341,14 @@ def _bright_mask(level: np.ndarray, origin_mm, s: float, exclude_mm, config: Chi
         mask[max(r0, 0):max(r1, 0), max(c0, 0):max(c1, 0)] = 0
     # fill holes (colourless / first-star chips) and shading gaps first, then drop thin bright print
     hk = max(int(round(config.close_mm / s)) | 1, 3)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (hk, hk)))
+    mask = disc_close(mask, hk)
     contours, hier = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     max_hole_px = np.pi * (config.max_hole_fill_mm / 2.0) ** 2 / s ** 2
     if hier is not None:
         holes = [c for c, h in zip(contours, hier[0]) if h[3] >= 0 and cv2.contourArea(c) < max_hole_px]
         cv2.drawContours(mask, holes, -1, 1, -1)
     k = max(int(round(config.open_mm / s)) | 1, 3)
-    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    return disc_open(mask, k)
 
 
 def _median(values: np.ndarray, sample_step: int = 61, band: float = 0.05) -> float:
