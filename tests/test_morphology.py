@@ -4,7 +4,15 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.morphology import disc_blackhat, disc_close, disc_dilate, disc_erode, disc_open, disc_rectangles, disc_tophat
+from vision.morphology import (
+    disc_blackhat,
+    disc_close,
+    disc_dilate,
+    disc_erode,
+    disc_open,
+    disc_rectangles,
+    disc_tophat,
+)
 
 OPS = [
     (disc_erode, lambda a, e: cv2.erode(a, e)),
