@@ -609,13 +609,41 @@ def _local_mode(img: np.ndarray, window_px: int, bin_width: float) -> np.ndarray
     edges = np.arange(lo, hi + bin_width, bin_width)
     nb = len(edges)
     idx = np.clip(((img - lo) / bin_width).astype(int), 0, nb - 1)
+    total = np.bincount(idx.ravel(), minlength=nb)
+    cand = _mode_candidates(total, window_px, img.shape)
     counts = np.zeros((nb,) + img.shape, np.float32)
-    for b in np.flatnonzero(np.bincount(idx.ravel(), minlength=nb)):  # a bin no pixel falls in counts 0 everywhere
+    # a bin no pixel falls in counts 0 everywhere; only the candidates and their neighbours are needed
+    for b in np.flatnonzero((cand | np.roll(cand, 1) | np.roll(cand, -1)) & (total > 0)):
         counts[b] = cv2.boxFilter((idx == b).astype(np.float32), -1, (window_px, window_px), normalize=False,
                                   borderType=cv2.BORDER_REFLECT)
-    counts = counts + 0.5 * (np.roll(counts, 1, axis=0) + np.roll(counts, -1, axis=0))
-    k = np.argmax(counts, axis=0)
+    c = np.flatnonzero(cand)  # the neighbours around the circle of bins, as np.roll takes them
+    smoothed = counts[c] + 0.5 * (counts[(c - 1) % nb] + counts[(c + 1) % nb])
+    k = c[np.argmax(smoothed, axis=0)]
     return (lo + (k + 0.5) * bin_width).astype(np.float32)
+
+
+def _mode_candidates(total: np.ndarray, window_px: int, shape: tuple[int, ...]) -> np.ndarray:
+    """The histogram bins that can be the local mode somewhere (``_local_mode``), shape (nb,) bool: the same mode
+    without counting the bins that cannot be it.
+
+    A window (``window_px`` square, reflected at the borders) holds ``window_px ** 2`` values of the ``U`` bins
+    some pixel falls in, so at every pixel the largest smoothed count is at least ``window_px ** 2 / U``; a
+    bin's smoothed count is at most its whole-image one times the times a window can hold a pixel (4: itself and
+    its reflection along each axis, while the window is narrower than twice the image). A bin whose bound is under
+    that never wins (strictly: it cannot tie either). Every bin is a candidate when the window is too wide for
+    the bound.
+
+    Parameters
+    ----------
+    total : ndarray, shape (nb,), int
+        Pixels per bin over the whole image.
+    """
+    nb = len(total)
+    if window_px // 2 >= min(shape):
+        return np.ones(nb, bool)
+    t = total.astype(np.float64)
+    smoothed = t + 0.5 * (np.roll(t, 1) + np.roll(t, -1))
+    return 4.0 * smoothed >= window_px * window_px / max(np.count_nonzero(total), 1)
 
 
 class _Evidence:
@@ -1448,19 +1476,19 @@ def _blob_seeds(ratio, origin_mm, s, config: AcrylicConfig) -> list[np.ndarray]:
     outer = cv2.GaussianBlur(small, (0, 0), config.blob_surround_sigma_mm / config.blob_mm_per_px)
     dog = inner - outer
     win = max(int(round(config.seed_spacing_mm / config.blob_mm_per_px)) | 1, 3)
-    found: list[tuple[float, np.ndarray, np.ndarray]] = []
+    found: list[tuple[float, np.ndarray, float]] = []
     for sign, resp in ((1.0, dog), (-1.0, -dog)):
         peak = (resp >= config.blob_min_response) & (resp >= cv2.dilate(resp, np.ones((win, win), np.uint8)) - 1e-7)
         ys, xs = np.nonzero(peak)
         for y, x in zip(ys, xs):
-            p_px = np.array([x, y], dtype=np.float64)
-            found.append((float(resp[y, x]), p_px, _mean_shift(sign * small, p_px, config)))
+            found.append((float(resp[y, x]), np.array([x, y], dtype=np.float64), sign))
     to_mm = lambda p_px: np.asarray(origin_mm) + (p_px + 0.5) * config.blob_mm_per_px - 0.5 * s  # noqa: E731
     out: list[np.ndarray] = []
-    for _, p_px, c_px in sorted(found, key=lambda t: -t[0]):
-        p, c = to_mm(p_px), to_mm(c_px)
+    for _, p_px, sign in sorted(found, key=lambda t: -t[0]):
+        p = to_mm(p_px)
         if not all(np.hypot(*(p - q)) >= config.seed_spacing_mm for q in out):
             continue
+        c = to_mm(_mean_shift(sign * small, p_px, config))  # moved only where the peak is kept
         out.append(c)  # the centre of the dimmed area around the peak (a shape's centroid goes there) ...
         if np.hypot(*(p - c)) > config.polar_offset_mm / 2.0:
             out.append(p)  # ... and the peak itself, where the area runs into a neighbour's
