@@ -237,8 +237,9 @@ def test_a_neighbour_witnesses_a_contact_only_as_surely_as_it_reads_it():
 
 def test_a_dark_tile_with_marks_stays_a_normal_tile_where_the_levels_are_unreliable():
     """A phone's tone mapping darkens a deep tile (C2 M4 Y0: luminance 0.06, its ground beyond any tile's) while the
-    marks' levels disagree with the grounds elsewhere (their weight falls): its bands still plainly carry marks, so it
-    is no K tile (photoreal dev phone s100000_05, dev_4: read as K, a total 3 low)."""
+    marks' levels disagree with the grounds elsewhere (their weight falls, and with it what the marks' presence
+    says): the corners of its inner triangle (value 0.48, as measured there) are far from a K tile's black, so it is
+    no K tile (photoreal dev phone s100000_05, dev_4: read as K, a total 3 low)."""
     from vision.cmyk import CmykVisionConfig, _assign_tiles, _BandReading
 
     rng = np.random.default_rng(13)
@@ -246,7 +247,8 @@ def test_a_dark_tile_with_marks_stays_a_normal_tile_where_the_levels_are_unrelia
     wrong = [tuple(int((v + rng.integers(1, 6)) % 6) if k != j else v for k, v in enumerate(t))
              for j, t in zip(rng.integers(0, 3, len(truth)), truth)]
     ev = [_evidence(w, -0.4 + np.array(t, float) + rng.normal(0, 0.1, 3), True) for w, t in zip(wrong, truth)]
-    dark = replace(_evidence((2, 4, 0), np.array([3.5, 5.0, 0.6]), True), dark_luminance=0.06)
+    dark = replace(_evidence((2, 4, 0), np.array([3.0, 3.5, 0.6]), True), dark_luminance=0.06, k_corner_value=0.48,
+                   k_centre_value=0.74)  # as measured there: the ground reads C3.4 M3.9 Y1.0 under the photo's model
     ev.append(dark)
     n = len(ev)
     cells = [(i, 0) for i in range(n)]
@@ -255,3 +257,60 @@ def test_a_dark_tile_with_marks_stays_a_normal_tile_where_the_levels_are_unrelia
                          purity=np.ones(n), unread=[])
     tiles_read, _ = _assign_tiles(bands, ev, CmykVisionConfig())
     assert tiles_read[-1].kind == "normal"
+
+
+def _row_of_tiles(ev: list[rd.TileEvidence]):
+    from vision.cmyk import _BandReading
+
+    n = len(ev)
+    return _BandReading(cells=[(i, 0) for i in range(n)], occupied=list(range(n)), colours=np.zeros((n, 1, 3)),
+                        offsets=np.zeros(5, int), counts=np.zeros((n, 3, 3)), rotation_ll=np.zeros((n, 3)),
+                        rotations=np.ones(n, int), purity=np.ones(n), unread=[])
+
+
+def test_a_k_tile_whose_letter_the_photo_blurs_reads_by_its_dark_corners():
+    """A webcam blurs a K tile's white letter over its black centre: the ground there reads a neutral grey (levels
+    about 2.3, luminance 0.18, like a C2 M2 Y2 or C3 M3 Y3 tile), and its bare bands read as carrying a mark (-7.6:
+    dots and bands blurred alike). The corners of its inner triangle stay black (value 0.15) under a lighter
+    centre (0.5): read as K (photoreal dev webcam dev_1, s100000_00, dev_h2: read C3 M3 Y3 or C2 M2 Y2, a total 3 or 6
+    high). The C3 M3 Y3 tile beside it, as grey but even (corners 0.36 lighter than its centre 0.28), stays
+    itself."""
+    from vision.cmyk import CmykVisionConfig, _assign_tiles
+
+    rng = np.random.default_rng(17)
+    truth = [t for t in _set_levels(30, 6) if t not in ((3, 3, 3), (2, 2, 2))][:22]
+    wrong = [tuple(int((v + rng.integers(1, 6)) % 6) if k != j else v for k, v in enumerate(t))
+             for j, t in zip(rng.integers(0, 3, len(truth)), truth)]
+    ev = [replace(_evidence(w, -0.4 + np.array(t, float) + rng.normal(0, 0.1, 3), True), dark_luminance=0.5,
+                  k_corner_value=0.6, k_centre_value=0.8) for w, t in zip(wrong, truth)]
+    k_marks = np.full((3, 7), -20.0)
+    k_marks[:, 2] = 0.0  # the blurred bands fit two dots best ...
+    k_marks[:, 6] = [0.0, -7.6, 0.0]  # ... and one of them "a mark" rather than none
+    k_tile = rd.TileEvidence(rotation=1, rotation_confidence=1.0, ground_est=np.array([1.9, 1.8, 2.1]),
+                             mark_ll=k_marks, mark_amp=np.ones((3, 6)), dark_luminance=0.18, k_corner_value=0.15,
+                             k_centre_value=0.5)
+    grey = replace(_evidence((3, 3, 3), np.array([2.5, 2.7, 2.8]), False), dark_luminance=0.19, k_corner_value=0.36,
+                   k_centre_value=0.28)
+    tiles_read, _ = _assign_tiles(_row_of_tiles(ev + [k_tile, grey]), ev + [k_tile, grey], CmykVisionConfig())
+    assert tiles_read[-2].kind == "k"
+    assert tiles_read[-1].kind == "normal"
+
+
+def test_k_ground_model_reads_black_corners_not_a_dark_centre():
+    """The K ground model (``cmyk_read.k_ground_loglik``): a sharp K (dark where sampled, black corners) and a
+    blurred one (letter-lit centre over black corners) are K-like; a grey normal tile (even: corners lighter than its
+    centre), a light tile (white corners) and a deep normal tile that a tone curve darkens at its centre but not
+    at its corners are not."""
+    base = rd.TileEvidence(rotation=1, rotation_confidence=1.0, ground_est=np.array([2.3, 2.2, 2.5]),
+                           mark_ll=np.zeros((3, 7)), mark_amp=np.ones((3, 6)))
+
+    def ll(dark: float, corner: float | None, centre: float | None, ground=(2.3, 2.2, 2.5)) -> float:
+        return rd.k_ground_loglik(replace(base, dark_luminance=dark, k_corner_value=corner, k_centre_value=centre,
+                                          ground_est=np.array(ground, float)))
+
+    assert ll(0.025, 0.03, 0.45) > -0.5  # as rendered
+    assert ll(0.18, 0.15, 0.5) > -0.5  # a webcam's
+    assert ll(0.19, 0.36, 0.28, (2.8, 3.1, 3.2)) < -6  # C3 M3 Y3 under a webcam
+    assert ll(0.5, 0.85, 1.1, (0.8, 2.8, 0.1)) < -25  # a light tile
+    assert ll(0.06, 0.48, 0.74, (3.5, 5.0, 0.6)) < -5  # a deep tile darkened by a phone
+    assert ll(0.2, None, None) == pytest.approx(rd.k_ground_loglik(replace(base, dark_luminance=0.2)))

@@ -89,6 +89,12 @@ class CmykVisionConfig:
     #: A K reading whose ground is lighter than the K ground model by more sigmas is doubtful (its confidence
     #: falls as that model's likelihood beyond this bound).
     k_ground_max_sigma: float = 3.0
+    #: Where a K tile's black shows however blurred its white letter (``cmyk_read.letter_values``): the inner
+    #: triangle (this far inside the bands) beyond ``k_letter_radius_mm`` from the centroid (the letter, 14 mm
+    #: tall, stays within 9 mm of it); the letter's own place: within ``k_centre_radius_mm``.
+    k_corner_band_clear_mm: float = 0.5
+    k_letter_radius_mm: float = 9.0
+    k_centre_radius_mm: float = 4.0
     #: Rounds of fitting the ground model and measuring the marks' reliability against it
     #: (:func:`_calibrated_evidence`).
     ground_fit_rounds: int = 2
@@ -274,6 +280,33 @@ def _triangle_samples(edge: float, step: float, band_in: float, band_out: float,
         band_pts[d] = p[sel]
     ground = p[inside & (dmin > band + clear)]
     return band_pts, ground
+
+
+def _letter_samples(edge: float, step: float, band: float, clear: float, letter_radius: float,
+                    centre_radius: float) -> tuple[np.ndarray, np.ndarray]:
+    """Sample points of an up cell relative to its centroid (lattice frame): the inner triangle's corners, beyond
+    the K letter, and the letter's place at the centre.
+
+    Returns
+    -------
+    corner_pts : ndarray (N, 2)
+    centre_pts : ndarray (M, 2)
+    """
+    h = tl.row_height(edge)
+    xs = np.arange(-edge / 2, edge / 2 + 1e-9, step)
+    ys = np.arange(-h / 3, 2 * h / 3 + 1e-9, step)
+    X, Y = np.meshgrid(xs, ys)
+    p = np.stack([X.ravel(), Y.ravel()], axis=1)
+    v = tl.cell_vertices(0, 0, edge) - np.array(tl.cell_centroid(0, 0, edge))
+    inner = np.full(len(p), np.inf)
+    for a, b in ((0, 1), (0, 2), (1, 2)):
+        u = v[b] - v[a]
+        n = np.array([-u[1], u[0]]) / np.linalg.norm(u)
+        if n @ (-v[a]) < 0:
+            n = -n
+        inner = np.minimum(inner, (p - v[a]) @ n)
+    r = np.linalg.norm(p, axis=1)
+    return p[(inner >= band + clear) & (r >= letter_radius)], p[r <= centre_radius]
 
 
 def _mark_lines(edge: float, offsets: tuple, half: float, step: float):
@@ -591,13 +624,20 @@ def _read_marks(image_rgb, mapper, frame, px_per_mm: float, bands: _BandReading,
     ground_lin = rd.srgb_to_linear(cols[:, o[3]:o[4]] / 255.0)
     inks = np.array([[rd.INKS.index(rd.ROTATIONS[r][d]) for d in range(3)] for r in bands.rotations])
     gest, dark_lum = rd.ground_levels_batch(ground_lin, band_lin, inks, black_lin, config.read)
+    corner_t, centre_t = _letter_samples(e, config.sample_step_mm, config.band_mm, config.k_corner_band_clear_mm,
+                                         config.k_letter_radius_mm, config.k_centre_radius_mm)
+    lcols = mapper.sample(image_rgb, frame.to_table(_cell_points(cells, np.concatenate([corner_t, centre_t]), e)))
+    llin = rd.srgb_to_linear(lcols.reshape(len(cells), len(corner_t) + len(centre_t), 3) / 255.0)
+    corner_v, centre_v = rd.letter_values(llin[:, :len(corner_t)], llin[:, len(corner_t):],
+                                          rd.band_gain(band_lin, inks, black_lin, config.read), black_lin, config.read)
     out = []
     for t in range(len(cells)):
         r = int(bands.rotations[t])
         p = rd.posterior(bands.rotation_ll[t])
         out.append(rd.TileEvidence(rotation=r, rotation_confidence=float(p[r]), ground_est=gest[t], mark_ll=mll[t],
                                    mark_amp=mamp[t], dark_luminance=float(dark_lum[t]),
-                                   mark_ll_resolved=mll_resolved[t]))
+                                   mark_ll_resolved=mll_resolved[t], k_corner_value=float(corner_v[t]),
+                                   k_centre_value=float(centre_v[t])))
     return out
 
 
@@ -641,11 +681,12 @@ def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence],
 def _weighed_marks(ev: rd.TileEvidence, weight: float) -> np.ndarray:
     """The mark log-likelihoods (3, 7) the readings use: the levels only as far as the photo resolves them
     (``TileEvidence.mark_ll_resolved``: a blurred dot and dash leave levels 0 and 1 to the ground) and at the marks'
-    reliability here (``weight``: they agree with the ground colours that far; a webcam loses them); whether a band
-    carries a mark at all (the last column, a K tile's "no mark") as measured - the reliability is that of the
-    levels, and a K reading moves a total by 3."""
+    reliability here (``weight``: they agree with the ground colours that far; a webcam loses them), and whether a band
+    carries a mark at all (the last column, a K tile's "no mark") at the same reliability: a photo that blurs the
+    dots into the band also blurs a K tile's bare band into "a mark" (webcam simulation: K tiles read "a mark" at
+    -7 to -18 while their black corners and letter say K, ``cmyk_read.k_ground_loglik``)."""
     levels = (ev.mark_ll if ev.mark_ll_resolved is None else ev.mark_ll_resolved)[:, :6]
-    return np.concatenate([levels * weight, ev.mark_ll[:, 6:]], axis=1)
+    return np.concatenate([levels, ev.mark_ll[:, 6:]], axis=1) * weight
 
 
 def _calibrated_evidence(evidence: list[rd.TileEvidence],
@@ -804,10 +845,8 @@ def _tile_reading(cell, ev: rd.TileEvidence, scores: np.ndarray, col: int, colum
 
 
 def _k_ground_sigmas(ev: rd.TileEvidence, config: CmykVisionConfig) -> float:
-    """How many of the K ground model's sigmas (``ReadConfig.k_max_luminance``, ``k_log_sigma``) the tile's
-    ground is lighter than a K tile's."""
-    r = config.read
-    return max(0.0, float(np.log(max(ev.dark_luminance, 1e-4)) - np.log(r.k_max_luminance))) / r.k_log_sigma
+    """How many sigmas of the K ground model (``cmyk_read.k_ground_loglik``) the tile's ground is from a K tile's."""
+    return float(np.sqrt(-2.0 * rd.k_ground_loglik(ev, config.read)))
 
 
 def _completeness_flags(mapper, frame: tl.TriangleLattice, coarse: _CoarseView, tiles: list[TileReading],

@@ -57,6 +57,31 @@ class ReadConfig:
     k_max_luminance: float = 0.04
     normal_min_luminance: float = 0.09
     k_log_sigma: float = 0.3
+    #: A K tile seen without its letter resolved (``TileEvidence.k_corner_value``, ``k_centre_value``): its ground
+    #: is black at the corners of its inner triangle, where the white letter never reaches, and lighter at the
+    #: centre where the blurred letter lies; a grey normal tile ((2, 2, 2), (3, 3, 3)) is even, its corners lighter
+    #: than its centre (the bands' inks bleed in). The corners' value (brightest channel, albedo) is expected at
+    #: most ``k_corner_value`` (log-normal spread ``k_corner_log_sigma`` above it), the centre over the corners at
+    #: least ``k_letter_ratio`` (``k_letter_log_sigma`` below it), and the ground's levels no further apart than
+    #: ``k_neutral_spread`` (spread ``k_neutral_sigma``): a black tile reads neutral. Photoreal dev set under the
+    #: webcam simulation: K corners 0.10-0.40 and centre/corners 1.3-5; (3, 3, 3) corners 0.30-0.50, centre/corners
+    #: 0.4-0.9.
+    k_corner_value: float = 0.2
+    #: ... and where the photo resolves the letter (as rendered: K corners 0.01-0.1), at most this.
+    k_sharp_corner_value: float = 0.1
+    k_corner_log_sigma: float = 0.2
+    #: ... and its centre and its ground's dark part (``dark_luminance``) no lighter than a letter over black can
+    #: make them (K under the webcam simulation: centre 0.33-0.67, dark luminance 0.05-0.32; light normal tiles:
+    #: centre ~1, dark luminance 0.4-0.75), log-normal spreads ``k_centre_log_sigma``, ``k_log_sigma``.
+    k_centre_value: float = 0.7
+    k_centre_log_sigma: float = 0.1
+    k_blurred_luminance: float = 0.3
+    k_letter_ratio: float = 1.8
+    k_letter_log_sigma: float = 0.3
+    k_neutral_spread: float = 1.0
+    k_neutral_sigma: float = 0.5
+    #: Percentile of the corner samples' values taken as the corners' value.
+    k_corner_percentile: float = 30.0
     mark_ll_floor: float = 20.0
     dash_dot_softness: float = 0.25
     dash_dot_sigma_ref: float = 1.0
@@ -365,6 +390,66 @@ def ground_levels(ground_lin: np.ndarray, band_lin: np.ndarray, band_inks: np.nd
     return levels[0], float(dark[0])
 
 
+def band_gain(band_lin: np.ndarray, band_inks: np.ndarray, black_lin: np.ndarray,
+              config: ReadConfig = ReadConfig()) -> np.ndarray:
+    """Per tile and channel: the light falling on the tile, from its own ink bands (observed over printed).
+
+    Parameters
+    ----------
+    band_lin : ndarray, shape (T, 3, 3)
+        Median linear RGB of each band (rows follow ``band_inks``).
+    band_inks : ndarray, shape (T, 3), int
+    black_lin : ndarray, shape (3,)
+    config : ReadConfig
+        ``ground_band_min_expected``: channels of a band's ink used.
+
+    Returns
+    -------
+    ndarray, shape (T, 3)
+        Linear gain per channel (a channel no band shows takes the tile's pooled gain).
+    """
+    expected = srgb_to_linear(INK_RGB[band_inks] / 255.0)  # (T, 3 bands, 3 channels)
+    obs = band_lin - black_lin
+    use = expected > config.ground_band_min_expected
+    ratio = np.where(use, obs / np.maximum(expected, 1e-6), np.nan)
+    with np.errstate(all="ignore"):
+        pooled = np.nanmedian(ratio.reshape(len(ratio), -1), axis=1)
+        gain = np.nanmedian(ratio, axis=1)  # (T, 3 channels)
+    pooled = np.where(np.isfinite(pooled), pooled, 1.0)
+    return np.where(np.isfinite(gain) & (gain > 1e-4), gain, pooled[:, None])
+
+
+def letter_values(corner_lin: np.ndarray, centre_lin: np.ndarray, gain: np.ndarray, black_lin: np.ndarray,
+                  config: ReadConfig = ReadConfig()) -> tuple[np.ndarray, np.ndarray]:
+    """Per tile: the value (brightest channel's albedo) at the corners of its inner triangle and at its centre.
+
+    A K tile's white letter lies within the centre; the corners show its black ground even when the photo
+    blurs the letter into the rest (:attr:`ReadConfig.k_corner_value`).
+
+    Parameters
+    ----------
+    corner_lin : ndarray, shape (T, N, 3)
+        Linear RGB at the inner triangle's corners.
+    centre_lin : ndarray, shape (T, M, 3)
+        Linear RGB around the centroid.
+    gain : ndarray, shape (T, 3)
+        :func:`band_gain`.
+    black_lin : ndarray, shape (3,)
+    config : ReadConfig
+
+    Returns
+    -------
+    corner_value : ndarray, shape (T,)
+        The corners' value at ``k_corner_percentile``.
+    centre_value : ndarray, shape (T,)
+        The centre's median value.
+    """
+    g = np.maximum(gain, 1e-4)[:, None]
+    corner = np.clip((np.asarray(corner_lin) - black_lin) / g, 0.0, config.ground_albedo_max).max(axis=2)
+    centre = np.clip((np.asarray(centre_lin) - black_lin) / g, 0.0, config.ground_albedo_max).max(axis=2)
+    return np.percentile(corner, config.k_corner_percentile, axis=1), np.median(centre, axis=1)
+
+
 def ground_levels_batch(ground_lin: np.ndarray, band_lin: np.ndarray, band_inks: np.ndarray,
                         black_lin: np.ndarray, config: ReadConfig = ReadConfig()) -> tuple[np.ndarray, np.ndarray]:
     """:func:`ground_levels` for T tiles at once.
@@ -382,15 +467,7 @@ def ground_levels_batch(ground_lin: np.ndarray, band_lin: np.ndarray, band_inks:
     levels : ndarray, shape (T, 3)
     dark_luminance : ndarray, shape (T,)
     """
-    expected = srgb_to_linear(INK_RGB[band_inks] / 255.0)  # (T, 3 bands, 3 channels)
-    obs = band_lin - black_lin
-    use = expected > config.ground_band_min_expected
-    ratio = np.where(use, obs / np.maximum(expected, 1e-6), np.nan)
-    with np.errstate(all="ignore"):
-        pooled = np.nanmedian(ratio.reshape(len(ratio), -1), axis=1)
-        gain = np.nanmedian(ratio, axis=1)  # (T, 3 channels)
-    pooled = np.where(np.isfinite(pooled), pooled, 1.0)
-    gain = np.where(np.isfinite(gain) & (gain > 1e-4), gain, pooled[:, None])
+    gain = band_gain(band_lin, band_inks, black_lin, config)
     albedo = np.clip((np.asarray(ground_lin) - black_lin) / np.maximum(gain, 1e-4)[:, None], 0.0,
                      config.ground_albedo_max)
     med = np.median(albedo, axis=1)
@@ -415,6 +492,38 @@ class TileEvidence:
     #: ``mark_ll`` with the evidence between unresolvable level pairs capped (:func:`resolve_level_pairs`); the
     #: readings' confidences use it (None: ``mark_ll`` as it is).
     mark_ll_resolved: np.ndarray | None = None
+    #: The value at the inner triangle's corners and at its centre (:func:`letter_values`); None: not measured.
+    k_corner_value: float | None = None
+    k_centre_value: float | None = None
+
+
+def k_ground_loglik(ev: TileEvidence, config: ReadConfig = ReadConfig()) -> float:
+    """Log-likelihood (up to a constant, at most 0) that the tile's ground is a K tile's black.
+
+    The better of two readings. Sharp: the ground dark where it is sampled (``dark_luminance`` at most
+    ``k_max_luminance``: the white letter resolved and left out by the percentile) and as dark at the inner
+    triangle's corners (at most ``k_sharp_corner_value``). Blurred or coarse: the letter lightens the centre, the
+    corners stay dark (at most ``k_corner_value``) under it, the ground neutral (:attr:`ReadConfig.k_corner_value`).
+    Without the corners measured, the ground where it is sampled alone.
+    """
+    lum = np.log(max(ev.dark_luminance, 1e-4))
+    dark = -max(0.0, lum - np.log(config.k_max_luminance)) ** 2 / (2 * config.k_log_sigma ** 2)
+    if ev.k_corner_value is None or ev.k_centre_value is None:
+        return dark
+    corner = max(ev.k_corner_value, 1e-4)
+    centre = max(ev.k_centre_value, 1e-4)
+    spread = float(np.ptp(ev.ground_est))
+
+    def corners(limit: float) -> float:
+        return -max(0.0, np.log(corner / limit)) ** 2 / (2 * config.k_corner_log_sigma ** 2)
+
+    sharp = dark + corners(config.k_sharp_corner_value)
+    blurred = (corners(config.k_corner_value)
+               - max(0.0, np.log(config.k_letter_ratio * corner / centre)) ** 2 / (2 * config.k_letter_log_sigma ** 2)
+               - max(0.0, np.log(centre / config.k_centre_value)) ** 2 / (2 * config.k_centre_log_sigma ** 2)
+               - max(0.0, lum - np.log(config.k_blurred_luminance)) ** 2 / (2 * config.k_log_sigma ** 2)
+               - max(0.0, spread - config.k_neutral_spread) ** 2 / (2 * config.k_neutral_sigma ** 2))
+    return max(sharp, blurred)
 
 
 @dataclass(frozen=True)
@@ -588,9 +697,8 @@ def score_matrix(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()
         out[r, : len(types)] = ml + gl
         k_ml = float(np.sum(ev.mark_ll[:, 6]))
         lum = np.log(max(ev.dark_luminance, 1e-4))
-        k_gl = -max(0.0, lum - np.log(config.k_max_luminance)) ** 2 / ks2
         out[r, : len(types)] -= max(0.0, np.log(config.normal_min_luminance) - lum) ** 2 / ks2
-        out[r, len(types):] = k_ml + k_gl
+        out[r, len(types):] = k_ml + k_ground_loglik(ev, config)
     return out, types + ["k", "k"]
 
 
