@@ -39,9 +39,14 @@ def _read(photo, config):
     return sorted(chips, key=lambda c: c.xy_mm), unread
 
 
-def test_chips_read_on_patches_are_the_chips_read_on_the_whole_fine_view(photo):
+def _coarse() -> CarrotainVisionConfig:
+    """Chips searched on a 1 mm view, read on patches at the default reading resolution (0.5 mm)."""
     config = CarrotainVisionConfig()
-    assert config.chip_search_mm_per_px > config.chip_mm_per_px  # the default searches coarse, reads fine
+    return replace(config, chip_search_mm_per_px=2.0 * config.chip_mm_per_px)
+
+
+def test_chips_read_on_patches_are_the_chips_read_on_the_whole_fine_view(photo):
+    config = _coarse()
     patched, unread_p = _read(photo, config)
     whole, unread_w = _read(photo, replace(config, chip_search_mm_per_px=config.chip_mm_per_px))
     assert len(patched) == len(whole) and len(unread_p) == len(unread_w)
@@ -54,7 +59,7 @@ def test_chips_read_on_patches_are_the_chips_read_on_the_whole_fine_view(photo):
 def test_chips_read_on_patches_are_the_chips_on_the_table(photo):
     """Every chip of the scene found once, with its kind and colour, its centre within 1.5 mm (chips under the
     acrylic boards included: refraction is corrected later, so they are compared loosely)."""
-    chips, _ = _read(photo, CarrotainVisionConfig())
+    chips, _ = _read(photo, _coarse())
     truth = photo[5]["scene"]["chips"]
     assert len(chips) == len(truth)
     for t in truth:
@@ -65,12 +70,15 @@ def test_chips_read_on_patches_are_the_chips_on_the_table(photo):
 
 
 def test_the_whole_fine_view_is_made_only_when_asked_for(photo):
-    """A first frame reads its chips on patches: the fine top view of the whole mat (the live checks' patches) is
-    made when first asked for, at the reading resolution, and kept with the views."""
+    """Searched coarse, a first frame reads its chips on patches: the fine top view of the whole mat (the live
+    checks' patches) is made when first asked for, at the reading resolution, and kept with the views; searched at
+    the reading resolution (the default), the view searched is that view."""
     image, cal, *_ = photo
-    config = CarrotainVisionConfig()
+    config = _coarse()
     views = carrotain_views(cal, config)
     assert "chips" not in views._kept
     assert views.chips_searched.mm_per_px == config.chip_search_mm_per_px
     fine = views.chips
     assert fine.mm_per_px == config.chip_mm_per_px and views.chips is fine
+    default = carrotain_views(cal, CarrotainVisionConfig())
+    assert default.chips is default.chips_searched and default.chips.mm_per_px == config.chip_mm_per_px
