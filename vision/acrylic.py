@@ -27,6 +27,8 @@ import numpy as np
 from shapely import contains_xy, distance, points
 from shapely.geometry import MultiPoint, Point, Polygon
 
+from vision.morphology import disc_tophat
+
 #: Median absolute deviation -> standard deviation of a normal distribution.
 MAD_TO_SIGMA = 1.4826
 
@@ -496,6 +498,14 @@ class _Sampler:
         v = cv2.remap(self.img, q, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=float("nan"))
         return v.ravel()[:n].reshape(sh)
 
+    def many(self, xy_mm: list[np.ndarray]) -> list[np.ndarray]:
+        """Several point sets (each (..., 2)) sampled in one call, shapes (...) each: the same values as one call
+        per set (each point is sampled on its own), without a call's overhead per set."""
+        flat = [np.asarray(a, dtype=np.float32).reshape(-1, 2) for a in xy_mm]
+        v = self(np.concatenate(flat)) if flat else np.zeros(0, np.float32)
+        ends = np.cumsum([len(f) for f in flat])
+        return [part.reshape(a.shape[:-1]) for part, a in zip(np.split(v, ends[:-1]), xy_mm)]
+
 
 def board_maps(level: np.ndarray, mm_per_px: float,
                config: AcrylicConfig = AcrylicConfig()) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -530,7 +540,7 @@ def board_maps(level: np.ndarray, mm_per_px: float,
     # small bright things (chips, print, specks, glints) stand out of their surroundings; a whole
     # board lit by glare does not (it is wider than the kernel)
     kt = max(int(round(config.bright_kernel_mm / mm_per_px)) | 1, 3)
-    small_bright = cv2.morphologyEx(lv, cv2.MORPH_TOPHAT, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kt, kt)))
+    small_bright = disc_tophat(lv, kt)
     bright = (small_bright > _bright_threshold(small_bright, mat, config)).astype(np.uint8)
     k = max(int(round(2 * config.bright_dilate_mm / mm_per_px)) | 1, 3)
     bright = cv2.dilate(bright, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
@@ -651,13 +661,41 @@ def _local_mode(img: np.ndarray, window_px: int, bin_width: float) -> np.ndarray
     edges = np.arange(lo, hi + bin_width, bin_width)
     nb = len(edges)
     idx = np.clip(((img - lo) / bin_width).astype(int), 0, nb - 1)
+    total = np.bincount(idx.ravel(), minlength=nb)
+    cand = _mode_candidates(total, window_px, img.shape)
     counts = np.zeros((nb,) + img.shape, np.float32)
-    for b in np.flatnonzero(np.bincount(idx.ravel(), minlength=nb)):  # a bin no pixel falls in counts 0 everywhere
+    # a bin no pixel falls in counts 0 everywhere; only the candidates and their neighbours are needed
+    for b in np.flatnonzero((cand | np.roll(cand, 1) | np.roll(cand, -1)) & (total > 0)):
         counts[b] = cv2.boxFilter((idx == b).astype(np.float32), -1, (window_px, window_px), normalize=False,
                                   borderType=cv2.BORDER_REFLECT)
-    counts = counts + 0.5 * (np.roll(counts, 1, axis=0) + np.roll(counts, -1, axis=0))
-    k = np.argmax(counts, axis=0)
+    c = np.flatnonzero(cand)  # the neighbours around the circle of bins, as np.roll takes them
+    smoothed = counts[c] + 0.5 * (counts[(c - 1) % nb] + counts[(c + 1) % nb])
+    k = c[np.argmax(smoothed, axis=0)]
     return (lo + (k + 0.5) * bin_width).astype(np.float32)
+
+
+def _mode_candidates(total: np.ndarray, window_px: int, shape: tuple[int, ...]) -> np.ndarray:
+    """The histogram bins that can be the local mode somewhere (``_local_mode``), shape (nb,) bool: the same mode
+    without counting the bins that cannot be it.
+
+    A window (``window_px`` square, reflected at the borders) holds ``window_px ** 2`` values of the ``U`` bins
+    some pixel falls in, so at every pixel the largest smoothed count is at least ``window_px ** 2 / U``; a
+    bin's smoothed count is at most its whole-image one times the times a window can hold a pixel (4: itself and
+    its reflection along each axis, while the window is narrower than twice the image). A bin whose bound is under
+    that never wins (strictly: it cannot tie either). Every bin is a candidate when the window is too wide for
+    the bound.
+
+    Parameters
+    ----------
+    total : ndarray, shape (nb,), int
+        Pixels per bin over the whole image.
+    """
+    nb = len(total)
+    if window_px // 2 >= min(shape):
+        return np.ones(nb, bool)
+    t = total.astype(np.float64)
+    smoothed = t + 0.5 * (np.roll(t, 1) + np.roll(t, -1))
+    return 4.0 * smoothed >= window_px * window_px / max(np.count_nonzero(total), 1)
 
 
 class _Evidence:
@@ -672,13 +710,25 @@ class _Evidence:
 
     def outline_terms(self, P: np.ndarray, N: np.ndarray, d: float) -> tuple[np.ndarray, np.ndarray]:
         """Mean signed step (outside - inside) and mean line strength along outlines (..., n, 2)."""
-        # outlines wholly off the view give empty means: scored 0
-        c = _nanmean_last(self.r(P + d * N) - self.r(P - d * N))
-        c = np.where(np.isnan(c), 0.0, c)
-        if self.l is None:
-            return c, np.zeros_like(c)
-        ln = _nanmean_last(self.l(P))
-        return c, np.where(np.isnan(ln), 0.0, ln)
+        return self.outline_terms_many([(P, N)], d)[0]
+
+    def outline_terms_many(self, outlines: list[tuple[np.ndarray, np.ndarray]], d: float
+                           ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """``outline_terms`` of several sets of outlines (P, N), each (..., n, 2), the maps sampled once for all."""
+        k = len(outlines)
+        rv = self.r.many([P + d * N for P, N in outlines] + [P - d * N for P, N in outlines])
+        lv = self.l.many([P for P, _ in outlines]) if self.l is not None else [None] * k
+        out = []
+        for outside, inside, on in zip(rv[:k], rv[k:], lv):
+            # outlines wholly off the view give empty means: scored 0
+            c = _nanmean_last(outside - inside)
+            c = np.where(np.isnan(c), 0.0, c)
+            if on is None:
+                out.append((c, np.zeros_like(c)))
+                continue
+            ln = _nanmean_last(on)
+            out.append((c, np.where(np.isnan(ln), 0.0, ln)))
+        return out
 
     def score(self, c: np.ndarray, ln: np.ndarray, sign: float) -> np.ndarray:
         return (np.abs(c) if sign == 0 else sign * c) + self.w * ln
@@ -1128,7 +1178,7 @@ def _fits_at(seeds: list[np.ndarray], ev: _Evidence, ev_coarse: _Evidence, shape
         if any(contains_xy(p, seed[0], seed[1]) for p in explained):
             continue
         cands = _polar_candidates(ev_coarse, seed, shapes, radii, config)
-        ranked = _by_quick_chamfer(ev, shapes, [_polish(ev, shapes[c.shape], c, config) for c in cands], config)
+        ranked = _by_quick_chamfer(ev, shapes, _polished(ev, shapes, cands, config), config)
         for q, c in ranked[: config.refine_top]:
             if q > min(ranked[0][0] + config.refine_chamfer_margin_mm, config.refine_max_chamfer_mm) \
                     or any(_same_pose(c, o, config) for o in done):
@@ -1318,27 +1368,35 @@ def _top_rotations(score: np.ndarray, sc_c: np.ndarray, seed: np.ndarray, config
     return out
 
 
-def _polish(ev: _Evidence, sh: _Shape, c: _Candidate, config: AcrylicConfig) -> _Candidate:
-    """A small grid around a coarse pose on the full-resolution evidence (rotation and position)."""
+def _polished(ev: _Evidence, shapes: list[_Shape], cands: list[_Candidate], config: AcrylicConfig
+              ) -> list[_Candidate]:
+    """Each candidate polished: a small grid around its coarse pose on the full-resolution evidence (rotation and
+    position), the evidence of all sampled at once."""
     dth = 2 * np.pi / config.polar_n_phi
-    th = c.theta + np.linspace(-1.0, 1.0, config.polish_n_theta) * dth
     half = config.polar_offset_step_mm / 2.0
     g = np.linspace(-half, half, config.polish_n_xy)
     dxy = np.array([(x, y) for y in g for x in g])
-    sc, th_b, xy = _grid_best(ev, sh.pts, sh.nrm, th, c.xy + dxy, config.contrast_offset_mm, c.sign)
-    return _Candidate(sc, c.shape, th_b, xy, c.sign)
+    jobs = [(shapes[c.shape].pts, shapes[c.shape].nrm, c.theta + np.linspace(-1.0, 1.0, config.polish_n_theta) * dth,
+             c.xy + dxy, c.sign) for c in cands]
+    best = _grid_best_many(ev, jobs, config.contrast_offset_mm)
+    return [_Candidate(sc, c.shape, th_b, xy, c.sign) for c, (sc, th_b, xy) in zip(cands, best)]
 
 
-def _quick_chamfer(ev: _Evidence, sh: _Shape, c: _Candidate, config: AcrylicConfig) -> float:
-    """The chamfer (``BoardFit.chamfer_mm``) of a candidate pose as it stands, before any least squares: the
+def _quick_chamfers(ev: _Evidence, shapes: list[_Shape], cands: list[_Candidate], config: AcrylicConfig
+                    ) -> list[float]:
+    """The chamfer (``BoardFit.chamfer_mm``) of each candidate pose as it stands, before any least squares: the
     mean distance from the outline samples to the edge found along their normals, capped. It ranks candidates
     far better than their mean outline step, which an outline partly hidden (another board over it, chips, the
-    view's edge) drags down: a wrong shape crossing a board's dimmed area scores a step almost as large."""
-    R = _rot(np.array(c.theta))
-    t = c.xy - R @ sh.cen
-    resid, good = _edge_offsets(ev, sh.fine_pts @ R.T + t, sh.fine_nrm @ R.T, _edge_search_offsets(config), c.sign,
-                                config)
-    return _chamfer(resid, good, config)
+    view's edge) drags down: a wrong shape crossing a board's dimmed area scores a step almost as large. The
+    evidence of all candidates is sampled at once."""
+    jobs = []
+    for c in cands:
+        sh = shapes[c.shape]
+        R = _rot(np.array(c.theta))
+        jobs.append((sh.fine_pts @ R.T + (c.xy - R @ sh.cen), sh.fine_nrm @ R.T, c.sign))
+    offs = _edge_search_offsets(config)
+    return [_chamfer(*_strongest_edges(resp, offs, config), config)
+            for resp in _edge_responses(ev, jobs, offs, config)]
 
 
 def _chamfer(resid: np.ndarray, good: np.ndarray, config: AcrylicConfig) -> float:
@@ -1351,7 +1409,7 @@ def _chamfer(resid: np.ndarray, good: np.ndarray, config: AcrylicConfig) -> floa
 def _by_quick_chamfer(ev: _Evidence, shapes: list[_Shape], cands: list[_Candidate], config: AcrylicConfig
                       ) -> list[tuple[float, _Candidate]]:
     """Candidates with their quick chamfer (``_quick_chamfer``), best (lowest) first."""
-    return sorted(((_quick_chamfer(ev, shapes[c.shape], c, config), c) for c in cands), key=lambda t: t[0])
+    return sorted(zip(_quick_chamfers(ev, shapes, cands, config), cands), key=lambda t: t[0])
 
 
 def _acceptable(f: BoardFit, config: AcrylicConfig) -> bool:
@@ -1471,19 +1529,19 @@ def _blob_seeds(ratio, origin_mm, s, config: AcrylicConfig) -> list[np.ndarray]:
     outer = cv2.GaussianBlur(small, (0, 0), config.blob_surround_sigma_mm / config.blob_mm_per_px)
     dog = inner - outer
     win = max(int(round(config.seed_spacing_mm / config.blob_mm_per_px)) | 1, 3)
-    found: list[tuple[float, np.ndarray, np.ndarray]] = []
+    found: list[tuple[float, np.ndarray, float]] = []
     for sign, resp in ((1.0, dog), (-1.0, -dog)):
         peak = (resp >= config.blob_min_response) & (resp >= cv2.dilate(resp, np.ones((win, win), np.uint8)) - 1e-7)
         ys, xs = np.nonzero(peak)
         for y, x in zip(ys, xs):
-            p_px = np.array([x, y], dtype=np.float64)
-            found.append((float(resp[y, x]), p_px, _mean_shift(sign * small, p_px, config)))
+            found.append((float(resp[y, x]), np.array([x, y], dtype=np.float64), sign))
     to_mm = lambda p_px: np.asarray(origin_mm) + (p_px + 0.5) * config.blob_mm_per_px - 0.5 * s  # noqa: E731
     out: list[np.ndarray] = []
-    for _, p_px, c_px in sorted(found, key=lambda t: -t[0]):
-        p, c = to_mm(p_px), to_mm(c_px)
+    for _, p_px, sign in sorted(found, key=lambda t: -t[0]):
+        p = to_mm(p_px)
         if not all(np.hypot(*(p - q)) >= config.seed_spacing_mm for q in out):
             continue
+        c = to_mm(_mean_shift(sign * small, p_px, config))  # moved only where the peak is kept
         out.append(c)  # the centre of the dimmed area around the peak (a shape's centroid goes there) ...
         if np.hypot(*(p - c)) > config.polar_offset_mm / 2.0:
             out.append(p)  # ... and the peak itself, where the area runs into a neighbour's
@@ -1560,14 +1618,24 @@ def _grid_best(ev: _Evidence, pts: np.ndarray, nrm: np.ndarray, thetas: np.ndarr
     ``pts``/``nrm`` are the shape's samples relative to its reference point; a pose puts that point on
     ``centre`` after rotating by ``theta``.
     """
-    Rs = _rot(thetas)
-    P = _posed(np.einsum("tij,nj->tni", Rs, pts), centres)
-    Nn = np.broadcast_to(np.einsum("tij,nj->tni", Rs, nrm)[:, None], P.shape)
-    c, ln = ev.outline_terms(P, Nn, d)
-    sc = ev.score(c, ln, sign)
-    j = int(np.argmax(sc))
-    ti, di = divmod(j, centres.shape[0])
-    return float(sc[ti, di]), float(thetas[ti]), centres[di].copy()
+    return _grid_best_many(ev, [(pts, nrm, thetas, centres, sign)], d)[0]
+
+
+def _grid_best_many(ev: _Evidence, jobs: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]], d: float
+                    ) -> list[tuple[float, float, np.ndarray]]:
+    """``_grid_best`` of several grids ``(pts, nrm, thetas, centres, sign)``, the evidence sampled once for all."""
+    posed = []
+    for pts, nrm, thetas, centres, _ in jobs:
+        Rs = _rot(thetas)
+        P = _posed(np.einsum("tij,nj->tni", Rs, pts), centres)
+        posed.append((P, np.broadcast_to(np.einsum("tij,nj->tni", Rs, nrm)[:, None], P.shape)))
+    out = []
+    for (_, _, thetas, centres, sign), (c, ln) in zip(jobs, ev.outline_terms_many(posed, d)):
+        sc = ev.score(c, ln, sign)
+        j = int(np.argmax(sc))
+        ti, di = divmod(j, centres.shape[0])
+        out.append((float(sc[ti, di]), float(thetas[ti]), centres[di].copy()))
+    return out
 
 
 def _refine(ev: _Evidence, sh: _Shape, theta, t, sign: float, config: AcrylicConfig,
@@ -1765,9 +1833,14 @@ def _edge_offsets(ev: _Evidence, P: np.ndarray, N: np.ndarray, offs: np.ndarray,
     The response at each offset is the dimming step of the board's polarity plus the weighted
     edge-line strength there.
     """
-    resp = _edge_response(ev, P, N, offs, sign, config)
+    return _strongest_edges(_edge_response(ev, P, N, offs, sign, config), offs, config)
+
+
+def _strongest_edges(resp: np.ndarray, offs: np.ndarray, config: AcrylicConfig) -> tuple[np.ndarray, np.ndarray]:
+    """``_edge_offsets`` from the edge response (n, K) at the offsets ``offs`` (K,): each sample's strongest edge
+    (sub-step, parabola) and whether it is one (strong enough, not at the end of the search)."""
     k = np.argmax(resp, axis=1)
-    ar = np.arange(len(P))
+    ar = np.arange(len(resp))
     peak = resp[ar, k]
     good = (peak > config.min_contrast) & (k > 0) & (k < len(offs) - 1)
     km = np.clip(k, 1, len(offs) - 2)
@@ -1782,11 +1855,25 @@ def _edge_response(ev: _Evidence, P: np.ndarray, N: np.ndarray, offs: np.ndarray
     """Edge response at offsets ``offs`` (K,) along the normals N (n, 2) of points P (n, 2), shape (n, K): the
     dimming step of the board's polarity across ``contrast_offset_mm`` plus the weighted edge-line strength
     (-1 off the map)."""
+    return _edge_responses(ev, [(P, N, sign)], offs, config)[0]
+
+
+def _edge_responses(ev: _Evidence, jobs: list[tuple[np.ndarray, np.ndarray, float]], offs: np.ndarray,
+                    config: AcrylicConfig) -> list[np.ndarray]:
+    """``_edge_response`` of several outlines ``(P, N, sign)``, the evidence sampled once for all."""
     d = config.contrast_offset_mm
-    n_c = _as_xy(N)[:, None]
-    q = _as_xy(P)[:, None] + offs[None, :] * n_c  # (n, K) points as x + iy: the same sums, one per point
-    half = (d * 0.5) * n_c
-    resp = sign * (ev.r(_xy_of(q + half)) - ev.r(_xy_of(q - half)))
-    if ev.l is not None:
-        resp = resp + ev.w * ev.l(_xy_of(q))
-    return np.where(np.isnan(resp), -1.0, resp)
+    qs, halves = [], []
+    for P, N, _ in jobs:
+        n_c = _as_xy(N)[:, None]
+        qs.append(_as_xy(P)[:, None] + offs[None, :] * n_c)  # (n, K) points as x + iy: the same sums, one per point
+        halves.append((d * 0.5) * n_c)
+    k = len(jobs)
+    rv = ev.r.many([_xy_of(q + h) for q, h in zip(qs, halves)] + [_xy_of(q - h) for q, h in zip(qs, halves)])
+    lv = ev.l.many([_xy_of(q) for q in qs]) if ev.l is not None else [None] * k
+    out = []
+    for (_, _, sign), outside, inside, on in zip(jobs, rv[:k], rv[k:], lv):
+        resp = sign * (outside - inside)
+        if on is not None:
+            resp = resp + ev.w * on
+        out.append(np.where(np.isnan(resp), -1.0, resp))
+    return out

@@ -9,6 +9,7 @@ markers when it does not.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -137,6 +138,30 @@ class TopViewMaps:
                         borderValue=0)
         return TopView(out, self.origin_mm, self.mm_per_px, self.z_mm)
 
+    def photo_xy_px(self, step_px: int = 1) -> np.ndarray:
+        """Where every ``step_px``-th view pixel lies in the photo, px, shape (h', w', 2) float64: the fixed-point
+        maps decoded (integer part plus ``cv2.INTER_TAB_SIZE`` fractions)."""
+        xy = self.map_xy[::step_px, ::step_px].astype(np.float64)
+        frac = self.map_frac[::step_px, ::step_px].astype(np.int64)
+        tab = cv2.INTER_TAB_SIZE
+        xy[..., 0] += (frac % tab) / tab
+        xy[..., 1] += (frac // tab) / tab
+        return xy
+
+
+@lru_cache(maxsize=8)
+def _grid_positions(w: int, h: int, grid_step_px: int) -> tuple[np.ndarray, np.ndarray]:
+    """Where every output pixel of a (h, w) view lies on the coarse grid of :func:`top_view_maps` (x / step, y /
+    step), as the fixed-point maps ``cv2.remap`` turns float maps into anyway (the same interpolation, made once
+    per view size: the positions do not depend on the calibration). Read-only arrays, shapes (h, w, 2) int16 and
+    (h, w) uint16."""
+    qx = np.broadcast_to((np.arange(w, dtype=np.float32) / grid_step_px)[None, :], (h, w))
+    qy = np.broadcast_to((np.arange(h, dtype=np.float32) / grid_step_px)[:, None], (h, w))
+    q_xy, q_frac = cv2.convertMaps(np.ascontiguousarray(qx), np.ascontiguousarray(qy), cv2.CV_16SC2)
+    q_xy.setflags(write=False)
+    q_frac.setflags(write=False)
+    return q_xy, q_frac
+
 
 def top_view_maps(cal, region_mm: tuple[float, float, float, float], mm_per_px: float, z_mm: float = 0.0,
                   grid_step_px: int = 8) -> TopViewMaps:
@@ -150,10 +175,9 @@ def top_view_maps(cal, region_mm: tuple[float, float, float, float], mm_per_px: 
     mm = np.stack([GX.ravel() * mm_per_px + x0, GY.ravel() * mm_per_px + y0], axis=1)
     px = mm_to_px(cal, mm, z_mm).reshape(len(gy), len(gx), 2).astype(np.float32)
     # bilinear interpolation of the coarse grid with its nodes on exact output pixels
-    qx = np.broadcast_to((np.arange(w, dtype=np.float32) / grid_step_px)[None, :], (h, w))
-    qy = np.broadcast_to((np.arange(h, dtype=np.float32) / grid_step_px)[:, None], (h, w))
-    mx = cv2.remap(px[..., 0], qx, qy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    my = cv2.remap(px[..., 1], qx, qy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    q_xy, q_frac = _grid_positions(w, h, grid_step_px)
+    mx = cv2.remap(np.ascontiguousarray(px[..., 0]), q_xy, q_frac, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    my = cv2.remap(np.ascontiguousarray(px[..., 1]), q_xy, q_frac, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     map_xy, map_frac = cv2.convertMaps(mx, my, cv2.CV_16SC2)
     return TopViewMaps(map_xy, map_frac, (float(x0), float(y0)), float(mm_per_px), float(z_mm))
 

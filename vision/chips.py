@@ -8,12 +8,14 @@ rim (sub-pixel crossings along rays) and checked against the centre dot/hole.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
 from vision.colour import ColourConfig, classify, rgb_to_lab
+from vision.morphology import disc_close, disc_open
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,9 @@ class ChipConfig:
         The rim fit stops early once the centre moves less than this.
     patch_mm : float
         Half size of the patch read for the colours.
+    read_patch_mm : float
+        Half size of the view read around each candidate when the chips are searched on a coarser view
+        (``find_chips``' ``patches``): the rays reach ``ray_range_mm`` from a centre that may move a few mm.
     face_annulus_mm : (float, float)
         Radii sampled for the face colour.
     centre_radius_mm : float
@@ -130,6 +135,7 @@ class ChipConfig:
     rim_sigma_factor: float = 2.0
     rim_converged_mm: float = 0.02
     patch_mm: float = 12.0
+    read_patch_mm: float = 28.0
     face_annulus_mm: tuple[float, float] = (5.5, 10.0)
     centre_radius_mm: float = 2.0
     radius_tolerance: float = 0.2
@@ -139,6 +145,11 @@ class ChipConfig:
     fallback_presence: float = 0.3
     dot_lightness_weight: float = 1.5
     dot_chroma_range: tuple[float, float] = (0.25, 1.4)
+
+
+#: Reads the chip faces' view around a table point: ``(centre_mm, half_mm) -> (rgb_norm (h, w, 3) float32, origin_mm,
+#: mm_per_px)``, the square ``half_mm`` either side of the centre, colours normalised by the frame's reference.
+PatchReader = Callable[[tuple[float, float], float], tuple[np.ndarray, tuple[float, float], float]]
 
 
 @dataclass(frozen=True)
@@ -256,6 +267,7 @@ def find_chips(
     config: ChipConfig = ChipConfig(),
     colour_config: ColourConfig = ColourConfig(lightness_weight=0.8),
     in_play: frozenset[str] = frozenset(),
+    patches: PatchReader | None = None,
 ) -> ChipFinding:
     """Find the chips in a normalised top view of the chip-face plane.
 
@@ -283,35 +295,43 @@ def find_chips(
         The dot colours in play (the players' colours), when known: a dot is named by the nearest of these
         unless a colour not in play is clearly nearer (``ChipConfig.out_of_play_margin_de``). Empty: every
         colour of ``palette`` alike.
+    patches : PatchReader, optional
+        Where the chips are read: the normalised view around a table point at a finer resolution (``rgb_norm``
+        is then only searched: its bright blobs give the candidates, each fitted and read on its patch). None:
+        fitted and read on ``rgb_norm`` itself.
 
     Returns
     -------
     ChipFinding
     """
     s = mm_per_px
-    img = rgb_norm.astype(np.float32)
-    level = cv2.transform(img, np.full((1, 3), 1.0 / 3.0, np.float32)).reshape(img.shape[:2])  # the mean of RGB
-    mask = _bright_mask(level, origin_mm, s, exclude_mm, config)
+    whole = _view(rgb_norm, origin_mm, s, config)
+    mask = _bright_mask(whole.level, origin_mm, s, exclude_mm, config)
     dist = cv2.distanceTransform(mask, cv2.DIST_L2, 5) * s  # mm
     components: list = []  # the mask's connected components (labels, stats), computed when first needed
-    smooth = cv2.GaussianBlur(level, (0, 0), config.rim_smooth_mm / s)
     found: list[tuple[float, ChipDetection]] = []
-    fitted: list[np.ndarray] = []
+    fitted: list[np.ndarray] = []  # rim centres fitted, px of the view searched
     failed: list[np.ndarray] = []
     for c in _candidates(dist, s, config):
         if any(np.hypot(*(c - q)) * s < config.skip_near_fit_mm for q in fitted):
             continue
-        rim = _fit_rim(smooth, c, s, config)
+        view = whole if patches is None else _patch(patches, whole.mm(c), config)
+        rim = _fit_rim(view.smooth, c if view is whole else view.px(whole.mm(c)), view.s, config)
         if rim is None:
             if not components:
                 components.extend(cv2.connectedComponentsWithStats(mask, connectivity=8)[1:3])
             rim = _blob_centre(mask, dist, components[0], components[1], c, s, config)
+            if rim is not None and patches is not None:  # read on a patch around the blob's centre
+                centre_mm = whole.mm(rim.centre_px)
+                view = _patch(patches, centre_mm, config)
+                rim = replace(rim, centre_px=view.px(centre_mm), radius_px=rim.radius_px * s / view.s)
         if rim is None:
             failed.append(c)
             continue
-        det = _read_chip(img, rim, origin_mm, s, palette, face_palette, hole_rgb, config, colour_config, in_play)
+        det = _read_chip(view.img, rim, view.origin_mm, view.s, palette, face_palette, hole_rgb, config,
+                         colour_config, in_play)
         if not rim.fallback:
-            fitted.append(rim.centre_px)
+            fitted.append(whole.px(view.mm(rim.centre_px)) if view is not whole else rim.centre_px)
         found.append((-1.0 if rim.fallback else rim.n_good / config.n_rays - rim.rms_mm, det))
     chips = _one_per_place(found, config)
     unread = []
@@ -323,6 +343,51 @@ def find_chips(
     return ChipFinding(chips, [(float(u[0]), float(u[1])) for u in unread])
 
 
+@dataclass(frozen=True)
+class _View:
+    """A normalised top view of the chip faces (the whole view searched, or a patch read), its level and where it
+    lies.
+
+    Attributes
+    ----------
+    img : ndarray, shape (h, w, 3), float32
+        Colours normalised by the frame's colour reference.
+    level, smooth : ndarray, shape (h, w), float32
+        Mean of the channels; smoothed by ``ChipConfig.rim_smooth_mm`` (what the rim fit samples).
+    origin_mm : ndarray, shape (2,)
+        Table position of pixel (0, 0).
+    s : float
+        mm per px.
+    """
+
+    img: np.ndarray
+    level: np.ndarray
+    smooth: np.ndarray
+    origin_mm: np.ndarray
+    s: float
+
+    def mm(self, xy_px: np.ndarray) -> np.ndarray:
+        """View px (2,) -> table mm (2,)."""
+        return self.origin_mm + np.asarray(xy_px, dtype=np.float64) * self.s
+
+    def px(self, xy_mm: np.ndarray) -> np.ndarray:
+        """Table mm (2,) -> view px (2,)."""
+        return (np.asarray(xy_mm, dtype=np.float64) - self.origin_mm) / self.s
+
+
+def _view(rgb_norm: np.ndarray, origin_mm, s: float, config: ChipConfig) -> _View:
+    img = np.asarray(rgb_norm, dtype=np.float32)  # read only: no copy when it is float32 already
+    level = cv2.transform(img, np.full((1, 3), 1.0 / 3.0, np.float32)).reshape(img.shape[:2])  # the mean of RGB
+    return _View(img, level, cv2.GaussianBlur(level, (0, 0), config.rim_smooth_mm / s),
+                 np.asarray(origin_mm, dtype=np.float64), float(s))
+
+
+def _patch(patches: PatchReader, centre_mm: np.ndarray, config: ChipConfig) -> _View:
+    """The view read around a candidate (``ChipConfig.read_patch_mm`` either side of it)."""
+    img, origin_mm, s = patches((float(centre_mm[0]), float(centre_mm[1])), config.read_patch_mm)
+    return _view(img, origin_mm, s, config)
+
+
 def _bright_mask(level: np.ndarray, origin_mm, s: float, exclude_mm, config: ChipConfig) -> np.ndarray:
     """Chip-bright pixels (brighter than a grey opening wider than a chip, on a coarse grid: chips stand
     out on the dark mat, under dimming acrylic and under a board lit by glare alike), holes filled,
@@ -331,8 +396,7 @@ def _bright_mask(level: np.ndarray, origin_mm, s: float, exclude_mm, config: Chi
     f = s / config.background_mm_per_px
     small = cv2.resize(level, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
     kb = max(int(round(config.background_kernel_mm / config.background_mm_per_px)) | 1, 3)
-    ker_b = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kb, kb))
-    bg = cv2.dilate(cv2.erode(small, ker_b), ker_b)
+    bg = disc_open(small, kb)
     bg = cv2.resize(cv2.blur(bg, (3, 3)), (level.shape[1], level.shape[0]), interpolation=cv2.INTER_LINEAR)
     mask = (level - bg > config.bright_fraction * (1.0 - mat_level)).astype(np.uint8)
     for x0, y0, x1, y1 in exclude_mm or []:
@@ -341,14 +405,14 @@ def _bright_mask(level: np.ndarray, origin_mm, s: float, exclude_mm, config: Chi
         mask[max(r0, 0):max(r1, 0), max(c0, 0):max(c1, 0)] = 0
     # fill holes (colourless / first-star chips) and shading gaps first, then drop thin bright print
     hk = max(int(round(config.close_mm / s)) | 1, 3)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (hk, hk)))
+    mask = disc_close(mask, hk)
     contours, hier = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     max_hole_px = np.pi * (config.max_hole_fill_mm / 2.0) ** 2 / s ** 2
     if hier is not None:
         holes = [c for c, h in zip(contours, hier[0]) if h[3] >= 0 and cv2.contourArea(c) < max_hole_px]
         cv2.drawContours(mask, holes, -1, 1, -1)
     k = max(int(round(config.open_mm / s)) | 1, 3)
-    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    return disc_open(mask, k)
 
 
 def _median(values: np.ndarray, sample_step: int = 61, band: float = 0.05) -> float:
