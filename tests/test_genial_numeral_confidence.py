@@ -1,14 +1,18 @@
 """Genial Spezial numerals read with a confidence that holds on photos the templates do not model (issue 15): the
 margin a sure read needs rises with how badly the photo's numerals fit (``vision.genial_numeral.with_fit_residual``),
 and a numeral neither photo of a pair reads surely alone is read from the two together
-(``vision.genial_tokens``, step 1a). A tune pair (gen_tune3 s470000_01, tests/data/photoreal_genial_webcam) as a
-dim webcam delivers it (``tools/device_sim.py``): before this, a dark 2 there was read a sure 3."""
+(``vision.genial_tokens``, step 1a). Tune pairs (tests/data/photoreal_genial_webcam) as a dim webcam delivers them
+(``tools/device_sim.py``): before this, on gen_tune3 s470000_01 a dark 2 was read a sure 3, and gen_tune4
+s480000_15 (hard shadows) stopped the judge with an internal error (the after photo's board search, held near the
+before photo's pose, found no lattice node within half a pitch of it: ``vision.genial.locate`` now keeps the
+nearest)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from geometry.hexgrid import HexBoardPose
@@ -73,11 +77,15 @@ def test_a_photo_whose_numerals_fit_badly_needs_as_much_more_together():
     assert all("numeral" in x.doubt for ph in got for x in ph.towers)
 
 
-@pytest.mark.parametrize("item", list(photoreal_items(WEBCAM_SET)), ids=lambda it: it[0])
+@pytest.mark.parametrize("item", list(photoreal_items(WEBCAM_SET, device="webcam")), ids=lambda it: it[0])
 def test_under_a_dim_webcam_no_numeral_is_misread_surely(item):
-    name, doc, photos = item
-    webcam = [simulate(p, "webcam", seed_for(n, "webcam", 0)) for p, n in zip(photos, doc["images"], strict=True)]
+    name, doc, webcam = item
+    (as_rendered,) = (photos for n, _, photos in photoreal_items(WEBCAM_SET) if n == name)
+    want = [simulate(p, "webcam", seed_for(n, "webcam", 0)) for p, n in zip(as_rendered, doc["images"], strict=True)]
+    assert all(np.array_equal(a, b) for a, b in zip(webcam, want, strict=True))   # as eval_photoreal delivers it
     row = judge_pair(name, doc, webcam, "none")
-    assert row["outcome"] != "WRONG", row
+    assert row["outcome"] not in ("WRONG", "error"), row
+    if row["outcome"] == "cannot":
+        return
     for photo in ("before", "after"):
         assert row[photo]["value_wrong"] == 0, row[photo]

@@ -3,6 +3,7 @@
     .venv/bin/python tools/eval_genial.py --set SET [--values setup|values|none|all] [--name SUBSTR] [-v]
     .venv/bin/python tools/eval_genial.py --synth 0:20 [--hard] [--values ...] [-v]
     .venv/bin/python tools/eval_genial.py --set SET --report OUT.json
+    .venv/bin/python tools/eval_genial.py --set SET --device webcam [--seed N]
 
 Each pair (before, after) is judged in this process by the same pipeline as ``cli.py judge`` (the context as the
 truth file gives it), once per ``--values`` mode:
@@ -218,8 +219,14 @@ def summarise(rows: list[dict]) -> dict:
     return out
 
 
-def photoreal_items(set_dir: Path, name_part: str = "") -> Iterator[tuple[str, dict, list]]:
+def photoreal_items(set_dir: Path, name_part: str = "", device: str = "none",
+                    seed: int = 0) -> Iterator[tuple[str, dict, list]]:
+    """The pairs of a photoreal set with truth: (name, truth document, [before, after] RGB), each photo as
+    ``device`` delivers it (``tools/device_sim.py``, seeded by the photo's name, the device and ``seed``; ``none``:
+    as rendered)."""
     import cv2
+
+    from tools.device_sim import seed_for, simulate
 
     for tp in sorted((set_dir / "truth" / "genial").glob("*.json")):
         if name_part and name_part not in tp.stem:
@@ -228,7 +235,10 @@ def photoreal_items(set_dir: Path, name_part: str = "") -> Iterator[tuple[str, d
         imgs = [set_dir / "images" / "genial" / n for n in doc["images"]]
         if not all(p.exists() for p in imgs):
             continue
-        yield tp.stem, doc, [cv2.cvtColor(cv2.imread(str(p)), cv2.COLOR_BGR2RGB) for p in imgs]
+        photos = [cv2.cvtColor(cv2.imread(str(p)), cv2.COLOR_BGR2RGB) for p in imgs]
+        if device != "none":
+            photos = [simulate(ph, device, seed_for(p.name, device, seed)) for ph, p in zip(photos, imgs, strict=True)]
+        yield tp.stem, doc, photos
 
 
 def synth_items(lo: int, hi: int, hard: bool) -> Iterator[tuple[str, dict, list]]:
@@ -259,13 +269,16 @@ def main(argv: list[str] | None = None) -> int:
                     help="the tokens' set-up given as the players would (setup: values and symbols; values: values "
                          "only), read from the photos (none), or all three")
     ap.add_argument("--name", default="", help="only items whose name contains this")
+    ap.add_argument("--device", default="none", choices=("none", "phone", "webcam", "browser"),
+                    help="photoreal photos as this device delivers them (tools/device_sim.py)")
+    ap.add_argument("--seed", type=int, default=0, help="base seed of the device simulation")
     ap.add_argument("--report", type=Path, help="write every row and the summary as JSON here")
     ap.add_argument("-v", "--verbose", action="store_true", help="print the flags and misses of every row")
     a = ap.parse_args(argv)
     from judge.one_core import one_core
 
     if a.set:
-        items = photoreal_items(a.set, a.name)
+        items = photoreal_items(a.set, a.name, a.device, a.seed)
     elif a.synth:
         lo, hi = (int(x) for x in a.synth.split(":"))
         items = synth_items(lo, hi, a.hard)

@@ -522,8 +522,8 @@ def locate(view: TableView, board: GenialBoard, config: GenialVisionConfig = Gen
     k = config.centre_search_cells
     offsets = _search_nodes(k + 1)[0]
     search = k + 0.5 if prior is None else 0.5   # a prior pose: only its own node (and the six turns)
-    near = np.linalg.norm(base.cell_centres_mm(offsets.astype(np.float64)) - np.asarray(hint), axis=1) \
-        <= search * config.pitch_mm
+    dist_mm = np.linalg.norm(base.cell_centres_mm(offsets.astype(np.float64)) - np.asarray(hint), axis=1)
+    near = dist_mm <= max(search * config.pitch_mm, float(dist_mm.min()))   # at least the node nearest the hint
     found = _outline_scores(grid, reach, np.stack(turns), sign, offsets[near])   # (K, 6)
     k_best, t_best = np.unravel_index(int(np.argmax(found)), found.shape)
     twin = np.zeros(found.shape, dtype=bool)
