@@ -143,3 +143,38 @@ def test_white_tiles_in_the_tables_cast_are_told_from_empty_holes_by_standing_ab
     assert names[:3] == ["white"] * 3, (names, conf)
     assert names[3:7] == ["empty"] * 4, (names, conf)
     assert names[7:] == ["red", "blue"]
+
+
+def _lit(lab: np.ndarray, gain: float) -> np.ndarray:
+    """Colours under ``gain`` times more light, in linear light."""
+    return rgb_to_lab(linear_to_srgb(gain * lab_to_linear(np.asarray(lab, dtype=np.float64).reshape(-1, 3))))
+
+
+def test_empty_holes_under_a_light_patch_are_no_white_witnesses():
+    # a light grey table; a patch of light over one end of the board lifts the table seen through its empty
+    # holes well above the bare table beside the board (which the patch misses), as high as a white tile can
+    # stand above it; the coloured tiles under the patch are lifted alike, so those holes witness the light,
+    # not the white tile: the white tile is learnt from the two white tiles outside the patch, and the lit
+    # holes stay empty
+    table_lab = np.array([70.0, 1.0, 4.0])
+    white = np.array([100.0, -0.5, 2.0])
+    colours = [_palette_lab(n) for n in ("red", "blue", "yellow", "green", "purple")]
+    cols, rows = 6, 4
+    xy = np.array([[35.0 * c - 87.5, 35.0 * r - 52.5] for r in range(rows) for c in range(cols)])
+    lab = np.array([colours[i % len(colours)] for i in range(len(xy))])
+    lit = xy[:, 0] > 40.0  # the two columns at the right end
+    holes_lit = np.flatnonzero(lit)[[0, 3, 5, 6]]
+    whites = np.flatnonzero(~lit)[[2, 9]]
+    lab[holes_lit] = table_lab
+    lab[whites] = white
+    gain = 1.5
+    lab[lit] = _lit(lab[lit], gain)
+    assert np.all(lab[holes_lit, 0] - table_lab[0] >= CellConfig().neutral_above_table_de)
+    ang = np.linspace(0, 2 * np.pi, 12, endpoint=False)
+    table = _features(np.tile(table_lab, (12, 1)), np.column_stack([250 * np.cos(ang), 250 * np.sin(ang)]),
+                      texture=0.5)
+    names, conf = classify_cells(_features(lab, xy, texture=1.2), table, PALETTE, CellConfig())
+    assert [names[i] for i in holes_lit] == ["empty"] * 4, (names, conf)
+    assert [names[i] for i in whites] == ["white"] * 2, (names, conf)
+    others = np.setdiff1d(np.arange(len(xy)), np.r_[holes_lit, whites])
+    assert [names[i] for i in others] == [("red", "blue", "yellow", "green", "purple")[i % 5] for i in others]

@@ -69,6 +69,12 @@ class CellConfig:
         through its empty holes above the bare table beside it, onto the printed white), a colour cast
         gives white tiles the table's own chroma: the photo's own clearly-lighter white tiles, not the
         printed colour, tell them apart.
+    neutral_light_neighbours : int
+        A witness must stand ``neutral_above_table_de`` above its table as lit where the hole is: light
+        scales L* (nearly), so the nearby table's L* is scaled by how much lighter than their colour's median
+        the ``neutral_light_neighbours`` coloured (non-neutral) tiles nearest to the hole are (never below
+        1). A light patch or glare on the board lifts the table seen through an empty hole as it lifts the
+        tiles around it; a white tile stands above its lit neighbours' table. 0 turns this off.
     neutral_lifted_rate : float
         Where at least two such holes exist, the neutral colour moves this fraction towards their median
         (only theirs; at most ``adapt_max_de``).
@@ -101,6 +107,7 @@ class CellConfig:
     adapt_max_de: float = 20.0
     adapt_min_conf: float = 0.4
     neutral_above_table_de: float = 10.0
+    neutral_light_neighbours: int = 6
     neutral_lifted_rate: float = 1.0
     scale_de: float = 6.0
     max_de: float = 45.0
@@ -270,6 +277,34 @@ def _empty_distance(cells: CellFeatures, table: CellFeatures, config: CellConfig
     return np.partition(d, r, axis=1)[:, r], t_lab[near]
 
 
+def _local_light_gain(
+    cells: CellFeatures, idx: np.ndarray, conf: np.ndarray, neutral: int, n_colours: int, config: CellConfig
+) -> np.ndarray:
+    """How much more light falls on each hole than on the board at large.
+
+    Each coloured (non-neutral) tile read with at least ``adapt_min_conf`` confidence is compared with the
+    median L* of the tiles read as its colour (its L* over that median); a hole's gain is the median of
+    those ratios over the ``neutral_light_neighbours`` such tiles nearest to it, never below 1.
+
+    Returns
+    -------
+    gain : ndarray, shape (T,)
+        L* ratio; 1 where fewer than ``neutral_light_neighbours`` coloured tiles were read.
+    """
+    gain = np.ones(len(idx))
+    coloured = (idx != neutral) & (idx < n_colours) & (conf >= config.adapt_min_conf)
+    k = config.neutral_light_neighbours
+    if k <= 0 or coloured.sum() < k:
+        return gain
+    ratio = np.ones(len(idx))
+    for c in np.unique(idx[coloured]):
+        same = coloured & (idx == c)
+        ratio[same] = cells.lab[same, 0] / max(float(np.median(cells.lab[same, 0])), 1.0)
+    xy = cells.xy_mm[coloured]
+    near = np.argsort(np.linalg.norm(cells.xy_mm[:, None] - xy[None], axis=2), axis=1)[:, :k]  # (T, k)
+    return np.maximum(np.median(ratio[coloured][near], axis=1), 1.0)
+
+
 def _decide(dist: np.ndarray, config: CellConfig) -> tuple[np.ndarray, np.ndarray]:
     order = np.argsort(dist, axis=1)
     rows = np.arange(len(dist))
@@ -323,8 +358,7 @@ def read_cells(
     refs = rgb_to_lab(np.array([palette_rgb[n] for n in names], dtype=np.float64) / 255.0)
     d_empty, local_table = _empty_distance(cells, table, config)
     neutral = names.index(config.neutral) if config.neutral in names else None
-    above_table = cells.lab[:, 0] - np.median(local_table[..., 0], axis=1)  # (T,), NaN without a table
-    lifted = np.nan_to_num(above_table, nan=-np.inf) >= config.neutral_above_table_de
+    table_l = np.nan_to_num(np.median(local_table[..., 0], axis=1), nan=np.inf)  # (T,), nearby table's L*
     idx, conf = None, None
     for _ in range(2):
         tile = np.minimum(_palette_distance(cells.lab, cells.texture, refs, config),
@@ -332,6 +366,8 @@ def read_cells(
         dist = np.concatenate([tile, d_empty[:, None]], axis=1)
         idx, conf = _decide(dist, config)
         new = refs.copy()
+        gain = _local_light_gain(cells, idx, conf, -1 if neutral is None else neutral, len(names), config)
+        lifted = cells.lab[:, 0] - gain * table_l >= config.neutral_above_table_de
         for k in range(len(names)):
             sel, rate = (idx == k) & (conf >= config.adapt_min_conf), config.adapt_rate
             witness = lifted & np.isin(idx, [k, len(names)])
