@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 from vision.morphology import (
-    disc_blackhat,
     disc_close,
     disc_dilate,
     disc_erode,
@@ -20,7 +19,6 @@ OPS = [
     (disc_open, lambda a, e: cv2.morphologyEx(a, cv2.MORPH_OPEN, e)),
     (disc_close, lambda a, e: cv2.morphologyEx(a, cv2.MORPH_CLOSE, e)),
     (disc_tophat, lambda a, e: cv2.morphologyEx(a, cv2.MORPH_TOPHAT, e)),
-    (disc_blackhat, lambda a, e: cv2.morphologyEx(a, cv2.MORPH_BLACKHAT, e)),
 ]
 
 

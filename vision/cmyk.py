@@ -553,24 +553,26 @@ def _register_bands(image_rgb, mapper, frame: tl.TriangleLattice, cands: list, i
         return float(np.sum(b.purity))
 
     best, best_bands = frame, bands
-    moves = [("turn", d) for d in config.register_turns_deg] + [("x", d) for d in config.register_shifts_mm] + \
-            [("y", d) for d in config.register_shifts_mm]
-    for kind in ("turn", "x", "y"):
+    for kind, deltas in (("turn", config.register_turns_deg), ("x", config.register_shifts_mm),
+                         ("y", config.register_shifts_mm)):
         base = best
-        for k, d in moves:
-            if k != kind:
-                continue
-            if kind == "turn":
-                a = np.deg2rad(d)
-                rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
-                f = tl.TriangleLattice.from_axis(base.vertex_mm, rot @ base.right, base.edge_mm, base.residual_mm)
-            else:
-                step = np.array([d, 0.0] if kind == "x" else [0.0, d])
-                f = tl.TriangleLattice.from_axis(base.vertex_mm + step, base.right, base.edge_mm, base.residual_mm)
+        for d in deltas:
+            f = _moved_lattice(base, kind, d)
             b = _read_bands(image_rgb, mapper, f, cands, inks, config)
             if b.cells and score(b) > score(best_bands) * (1 + config.register_min_gain):
                 best, best_bands = f, b
     return best, best_bands
+
+
+def _moved_lattice(lattice: tl.TriangleLattice, kind: str, d: float) -> tl.TriangleLattice:
+    """The lattice turned by ``d`` degrees about its vertex (``kind`` "turn") or shifted ``d`` mm along table x / y."""
+    if kind == "turn":
+        a = np.deg2rad(d)
+        rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+        return tl.TriangleLattice.from_axis(lattice.vertex_mm, rot @ lattice.right, lattice.edge_mm,
+                                            lattice.residual_mm)
+    step = np.array([d, 0.0] if kind == "x" else [0.0, d])
+    return tl.TriangleLattice.from_axis(lattice.vertex_mm + step, lattice.right, lattice.edge_mm, lattice.residual_mm)
 
 
 def _band_counts(labs: np.ndarray, offsets: np.ndarray, nb: list) -> np.ndarray:
@@ -739,8 +741,15 @@ def _weighed_marks(ev: rd.TileEvidence, weight: float | np.ndarray, pooled: floa
     into the band also blurs a K tile's bare band into "a mark" (webcam simulation: K tiles read "a mark" at -7 to
     -18 while their black corners and letter say K, ``cmyk_read.k_ground_loglik``)."""
     levels = (ev.mark_ll if ev.mark_ll_resolved is None else ev.mark_ll_resolved)[:, :6]
-    marks = ev.mark_ll[:, 6:] * (_band_weights(ev, weight) if pooled is None else pooled)
-    return np.concatenate([levels * _band_weights(ev, weight), marks], axis=1)
+    band_w = _band_weights(ev, weight)
+    marks = ev.mark_ll[:, 6:] * (band_w if pooled is None else pooled)
+    return np.concatenate([levels * band_w, marks], axis=1)
+
+
+def _marks_weighed_by_band(ev: rd.TileEvidence, band_w: np.ndarray) -> rd.TileEvidence:
+    """The tile's mark log-likelihoods (as measured and as resolved) times each band's reliability (3, 1)."""
+    resolved = None if ev.mark_ll_resolved is None else ev.mark_ll_resolved * band_w
+    return replace(ev, mark_ll=ev.mark_ll * band_w, mark_ll_resolved=resolved)
 
 
 def _band_weights(ev: rd.TileEvidence, weight: float | np.ndarray) -> np.ndarray:
@@ -812,10 +821,7 @@ def _confidence_scores(evidence: list[rd.TileEvidence], weight: np.ndarray, scor
         Log-probabilities over the score-matrix columns (82 normal tiles, 2 K).
     """
     if np.any(np.asarray(weight) < 1.0):
-        evidence = [replace(ev, mark_ll=ev.mark_ll * _band_weights(ev, weight),
-                            mark_ll_resolved=None if ev.mark_ll_resolved is None
-                            else ev.mark_ll_resolved * _band_weights(ev, weight))
-                    for ev in evidence]
+        evidence = [_marks_weighed_by_band(ev, _band_weights(ev, weight)) for ev in evidence]
     n_normal = len(rd.tile_types())
     types = np.array(rd.tile_types())
     robust = rd.robust_level_loglik(evidence, gsigma, config.evidence_outlier)  # (T, 3, 6)

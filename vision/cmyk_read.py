@@ -449,9 +449,11 @@ def letter_values(corner_lin: np.ndarray, centre_lin: np.ndarray, gain: np.ndarr
         The centre's median value.
     """
     g = np.maximum(gain, 1e-4)[:, None]
-    corner = np.clip((np.asarray(corner_lin) - black_lin) / g, 0.0, config.ground_albedo_max).max(axis=2)
-    centre = np.clip((np.asarray(centre_lin) - black_lin) / g, 0.0, config.ground_albedo_max).max(axis=2)
-    return np.percentile(corner, config.k_corner_percentile, axis=1), np.median(centre, axis=1)
+
+    def value(lin: np.ndarray) -> np.ndarray:  # (T, n, 3) -> (T, n): the brightest channel's albedo
+        return np.clip((np.asarray(lin) - black_lin) / g, 0.0, config.ground_albedo_max).max(axis=2)
+
+    return np.percentile(value(corner_lin), config.k_corner_percentile, axis=1), np.median(value(centre_lin), axis=1)
 
 
 def ground_levels_batch(ground_lin: np.ndarray, band_lin: np.ndarray, band_inks: np.ndarray,

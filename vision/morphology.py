@@ -32,10 +32,9 @@ def disc_rectangles(k: int) -> tuple[tuple[int, int, int, int], ...]:
         cols = np.flatnonzero(kernel[r])
         if len(cols) == 0:
             continue
-        rows = np.flatnonzero(kernel[:, cols[0]:cols[-1] + 1].all(axis=1))
         span = (int(cols[0]), int(cols[-1]))
         # the rows around r that hold this whole interval (the disc is convex: a contiguous run containing r)
-        run = rows[(rows <= r) | (rows >= r)]
+        run = set(np.flatnonzero(kernel[:, cols[0]:cols[-1] + 1].all(axis=1)).tolist())
         lo, hi = r, r
         while lo - 1 in run:
             lo -= 1
@@ -83,8 +82,3 @@ def disc_tophat(img: np.ndarray, k: int) -> np.ndarray:
     """``cv2.morphologyEx(img, cv2.MORPH_TOPHAT, <k x k ellipse>)`` (the image minus its opening), the same array."""
     return cv2.subtract(img, disc_open(img, k))
 
-
-def disc_blackhat(img: np.ndarray, k: int) -> np.ndarray:
-    """``cv2.morphologyEx(img, cv2.MORPH_BLACKHAT, <k x k ellipse>)`` (the closing minus the image), the same
-    array."""
-    return cv2.subtract(disc_close(img, k), img)
