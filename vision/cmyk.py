@@ -21,7 +21,7 @@ from scoring.cmyk_state import EdgeReading, MosaicState, TileReading
 from scoring.flags import Flag
 from vision import cmyk_read as rd
 from vision.cmyk_lattice import LatticeFitConfig, choose_frame, fit_lattice
-from vision.cmyk_sharpness import SharpnessConfig, marker_blur_px
+from vision.cmyk_sharpness import MarkerBlur, SharpnessConfig, marker_blur
 from vision.view import HeightMapping, sample
 
 
@@ -50,7 +50,7 @@ class CmykVisionConfig:
     mark_half_length_mm: float = 15.0
     mark_rows_averaged: int = 3
     #: The photo's blur (Gaussian sigma, px) the mark templates assume where the markers cannot measure it
-    #: (``vision.cmyk_sharpness.marker_blur_px``; photos without markers).
+    #: (``vision.cmyk_sharpness.marker_blur``; photos without markers).
     mark_blur_px: float = 1.0
     contact_iterations: int = 2
     purity_good: float = 0.85
@@ -67,6 +67,10 @@ class CmykVisionConfig:
     occupancy_min_ink: float = 0.5
     occupancy_min_order_share: float = 0.5
     min_tile_confidence: float = 0.6
+    #: The most misread tiles a mosaic's unflagged readings may be expected to hold (the sum of one minus their
+    #: confidences): beyond it the least sure are flagged ``tile_doubtful`` too (:func:`_risk_flags`), so that
+    #: thirty tiles each read at 0.8 are not presented as sure.
+    unflagged_misread_budget: float = 0.5
     min_edge_confidence: float = 0.7
     ground_disagree_levels: float = 1.3
     ground_summary_share: float = 0.4
@@ -424,13 +428,15 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
             frame, bands = _register_bands(image_rgb, mapper, frame, cands, inks, bands, config)
     with timer.stage("marks"):
         px_per_mm = _px_per_mm(mapper, centre, config)
-        blur_px = marker_blur_px(image_rgb, calibration, config.sharpness)
-        evidence = _read_marks(image_rgb, mapper, frame, px_per_mm, bands, black, config,
-                               config.mark_blur_px if blur_px is None else blur_px)
+        blur = marker_blur(image_rgb, calibration, config.sharpness)
+        if blur is None:  # no markers to measure: the assumed blur, as likely along any direction
+            blur = MarkerBlur(config.mark_blur_px, float(np.hypot(config.mark_blur_px, config.mark_blur_px)))
+        evidence = _read_marks(image_rgb, mapper, frame, px_per_mm, bands, black, config, blur)
         flags.extend(_resolution_flags(px_per_mm, bands.cells, config))
     with timer.stage("assign"):
         tiles, tile_flags = _assign_tiles(bands, evidence, config)
         tile_flags.extend(_contact_flags(tiles, config))
+        tile_flags.extend(_risk_flags(tiles, tile_flags, config))
         flags.extend(tile_flags)
         flags.extend(_unreliable_flags(tiles, tile_flags, config))
     with timer.stage("complete"):
@@ -646,9 +652,10 @@ def _resolution_flags(px_per_mm: float, cells: list, config: CmykVisionConfig) -
 
 
 def _read_marks(image_rgb, mapper, frame, px_per_mm: float, bands: _BandReading, black,
-                config, blur_px: float) -> list[rd.TileEvidence]:
-    """Per tile: mark log-likelihoods along each band (templates blurred by the photo's ``blur_px``, a Gaussian
-    sigma in image pixels) and the ground colour's levels."""
+                config, blur: MarkerBlur) -> list[rd.TileEvidence]:
+    """Per tile: mark log-likelihoods along each band (templates blurred by the photo's blur, ``blur.sigma_px``, a
+    Gaussian sigma in image pixels; the levels the marks tell apart at the most blur along any direction,
+    ``blur.worst_px``: ``TileEvidence.mark_ll_resolved``) and the ground colour's levels."""
     e = config.edge_mm
     lines, s = _mark_lines(e, config.mark_offsets_mm, config.mark_half_length_mm, config.mark_step_mm)
     cells = bands.cells
@@ -664,9 +671,11 @@ def _read_marks(image_rgb, mapper, frame, px_per_mm: float, bands: _BandReading,
     start = np.argmax(csum, axis=2)  # (T, 3)
     idx = start[..., None] + np.arange(win)
     dark = np.take_along_axis(dark_o, idx[..., None], axis=2).mean(axis=2)  # (T, 3, L)
-    templates, _ = rd.mark_templates(s, blur_px / max(px_per_mm, config.min_px_per_mm), config.read)
+    templates, _ = rd.mark_templates(s, blur.sigma_px / max(px_per_mm, config.min_px_per_mm), config.read)
     mll, mamp, noise_var = rd.mark_fit(dark.reshape(-1, len(s)), templates, config.read)
-    mll_resolved = rd.resolve_level_pairs(mll, mamp, templates, noise_var, config.read)
+    # what the marks can tell apart, at the most blur the photo may have along a band (a motion blur's direction)
+    worst, _ = rd.mark_templates(s, blur.worst_px / max(px_per_mm, config.min_px_per_mm), config.read)
+    mll_resolved = rd.resolve_level_pairs(mll, mamp, worst, noise_var, config.read)
     mll = mll.reshape(len(cells), 3, 7)
     mll_resolved = mll_resolved.reshape(len(cells), 3, 7)
     mamp = mamp.reshape(len(cells), 3, 6)
@@ -820,11 +829,12 @@ def _confidence_scores(evidence: list[rd.TileEvidence], weight: np.ndarray, scor
     ndarray, shape (T, 84)
         Log-probabilities over the score-matrix columns (82 normal tiles, 2 K).
     """
+    weight, errors = rd.mark_error_model(evidence, config.read)
     if np.any(np.asarray(weight) < 1.0):
         evidence = [_marks_weighed_by_band(ev, _band_weights(ev, weight)) for ev in evidence]
     n_normal = len(rd.tile_types())
     types = np.array(rd.tile_types())
-    robust = rd.robust_level_loglik(evidence, gsigma, config.evidence_outlier)  # (T, 3, 6)
+    robust = rd.robust_level_loglik(evidence, gsigma, config.evidence_outlier, errors)  # (T, 3, 6)
     # each tile's own level probabilities; a tile read as K (or left unassigned: column -1, the last K column)
     # witnesses no level
     own = np.exp(robust - robust.max(axis=2, keepdims=True))
@@ -851,6 +861,27 @@ def _unreliable_flags(tiles: list[TileReading], flags: list[Flag], config: CmykV
     return [Flag("readings_unreliable", f"{len(doubted)} of {len(tiles)} tiles are read with doubt: the photo does not "
                  "show the marks well enough (blur, noise or resolution), so every tile's levels are in doubt",
                  {"cells": [list(t.cell) for t in tiles]})]
+
+
+def _risk_flags(tiles: list[TileReading], flags: list[Flag], config: CmykVisionConfig) -> list[Flag]:
+    """``tile_doubtful`` for the least sure of the tiles no doubt names yet, as many as it takes for the rest to be
+    expected to hold at most ``unflagged_misread_budget`` misreads (the sum of one minus their confidences).
+
+    Each tile's confidence is its reading's probability; a tile at 0.8 is misread one time in five, and a mosaic of
+    such tiles would hide several misreads behind readings none of which is below ``min_tile_confidence``.
+    """
+    doubted = {tuple(c) for f in flags if f.code in _TILE_DOUBT_CODES for c in f.data.get("cells", [])}
+    sure = sorted((t for t in tiles if t.cell not in doubted), key=lambda t: t.confidence)
+    risk = sum(1.0 - t.confidence for t in sure)
+    out = []
+    for t in sure:
+        if risk <= config.unflagged_misread_budget:
+            break
+        out.append(Flag("tile_doubtful", f"tile at {list(t.cell)} read with confidence {t.confidence:.2f}: the "
+                        f"mosaic's other readings together are expected to hold {risk:.1f} misread tiles, more than "
+                        f"{config.unflagged_misread_budget:.1f}", {"cells": [list(t.cell)]}))
+        risk -= 1.0 - t.confidence
+    return out
 
 
 #: Per-tile doubts that count towards ``readings_unreliable``: the reader's own, and the disagreements that

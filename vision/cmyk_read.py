@@ -103,11 +103,16 @@ class ReadConfig:
     weight_min_ink_witnesses: int = 4
     #: ... and the weights tried (a likelihood temperature on the marks, 1 = as modelled).
     weight_grid: tuple[float, ...] = (1.0, 0.7, 0.5, 0.35, 0.25, 0.18, 0.12, 0.08, 0.05)
-    #: Level pairs whose marks differ in shape only slightly (a single dot and the dash: 2.5 vs 5 mm long), checked
-    #: for whether this photo resolves them (:func:`resolve_level_pairs`) ...
-    resolve_pairs: tuple[tuple[int, int], ...] = ((0, 1),)
+    #: Mark error rates (:func:`mark_error_model`): the off-by-one and any-level rates tried (each), and their
+    #: largest sum.
+    error_grid: tuple[float, ...] = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
+    error_max_total: float = 0.8
+    #: Level pairs whose marks differ in shape only slightly (a single dot and the dash: 2.5 vs 5 mm long; n and n + 1
+    #: dots, merged by a motion blur along the band), checked for whether this photo resolves them at the most blur it
+    #: may have along a band (:func:`resolve_level_pairs`) ...
+    resolve_pairs: tuple[tuple[int, int], ...] = ((0, 1), (1, 2), (2, 3), (3, 4), (4, 5))
     #: ... a band's mark evidence between such a pair is at most the log-likelihood margin the two templates'
-    #: difference (at the photo's measured blur) can give against the band's own noise, and nothing below this.
+    #: difference can give against the band's own noise, and nothing below this.
     resolve_min_ll: float = 2.0
     #: The ground model (:func:`calibrate_ground_levels`): a ground of level ``L`` reads ``offset + slope * L`` (raw
     #: level estimate), each per ink and photo. Priors (mean, sd) from the photoreal dev set (tune) as rendered and as
@@ -332,7 +337,8 @@ def resolve_level_pairs(ll: np.ndarray, amplitude: np.ndarray, templates: np.nda
     amplitude, against its noise: ``amplitude^2 * separation / (2 * noise_var)`` in log-likelihood. The
     observed margin between the pair is clipped to that, and dropped entirely where that is below
     ``config.resolve_min_ll``: the level then comes from the ground colour (and is doubtful if that cannot
-    separate the pair either).
+    separate the pair either). Pairs are capped in turn, each raising its weaker level (never lowering what an
+    earlier pair raised).
 
     Parameters
     ----------
@@ -358,8 +364,8 @@ def resolve_level_pairs(ll: np.ndarray, amplitude: np.ndarray, templates: np.nda
         cap = np.clip(amp, 0.0, None) ** 2 * sep / (2 * noise_var)
         cap = np.where(cap < config.resolve_min_ll, 0.0, cap)
         top = np.maximum(ll[:, a], ll[:, b])
-        out[:, a] = np.maximum(ll[:, a], top - cap)
-        out[:, b] = np.maximum(ll[:, b], top - cap)
+        out[:, a] = np.maximum(out[:, a], top - cap)
+        out[:, b] = np.maximum(out[:, b], top - cap)
     return out
 
 
@@ -736,10 +742,16 @@ def score_matrix(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()
     return out, types + ["k", "k"]
 
 
-def robust_level_loglik(evidence: list[TileEvidence], ground_sigma: float | np.ndarray, outlier: float) -> np.ndarray:
+def robust_level_loglik(evidence: list[TileEvidence], ground_sigma: float | np.ndarray, outlier: float,
+                        mark_errors: np.ndarray | None = None) -> np.ndarray:
     """Per tile, ink and level: the log-likelihood of that level when the marks and the ground colour may each be
     wrong (with probability ``outlier``): ``log(e + (1 - e) p_marks) + log(e + (1 - e) p_ground)``, each p a
     distribution over the six levels. Where marks and ground contradict each other, no level is sure.
+
+    ``mark_errors`` (per ink, :func:`mark_error_model`): how often this photo's marks read a level off by one, or
+    any level, measured against its ground colours; ``p_marks`` is then the marks' own distribution mixed with
+    those errors (:func:`marks_with_errors`), so that marks a photo often misreads by a level cannot make a level
+    sure against the ground.
 
     Returns
     -------
@@ -748,14 +760,112 @@ def robust_level_loglik(evidence: list[TileEvidence], ground_sigma: float | np.n
     out = np.zeros((len(evidence), 3, 6))
     lv = np.arange(6, dtype=np.float64)
     sigma = np.broadcast_to(np.asarray(ground_sigma, np.float64), (3,))  # per ink
+    errors = np.zeros((3, 2)) if mark_errors is None else np.asarray(mark_errors, np.float64)
     for t, ev in enumerate(evidence):
         rot = ROTATIONS[ev.rotation]
         for d in range(3):
             ink = INKS.index(rot[d])
             pm = posterior((ev.mark_ll if ev.mark_ll_resolved is None else ev.mark_ll_resolved)[d, :6])
+            pm = marks_with_errors(pm, *errors[ink])
             pg = posterior(-(ev.ground_est[ink] - lv) ** 2 / (2 * float(sigma[ink]) ** 2))
             out[t, ink] = np.log(outlier + (1 - outlier) * pm) + np.log(outlier + (1 - outlier) * pg)
     return out
+
+
+def neighbour_levels(p: np.ndarray) -> np.ndarray:
+    """Each level's probability moved to the levels next to it (split equally; level 0's all to 1, 5's to 4).
+
+    Parameters
+    ----------
+    p : ndarray, shape (..., 6)
+
+    Returns
+    -------
+    ndarray, shape (..., 6)
+    """
+    p = np.asarray(p, np.float64)
+    out = np.zeros_like(p)
+    out[..., 1] += p[..., 0]
+    out[..., 4] += p[..., 5]
+    out[..., :4] += 0.5 * p[..., 1:5]
+    out[..., 2:] += 0.5 * p[..., 1:5]
+    return out
+
+
+def marks_with_errors(pm: np.ndarray, near: float, far: float) -> np.ndarray:
+    """The marks' level distribution (..., 6) when they read a level off by one with probability ``near`` and any
+    level with probability ``far``: ``(1 - near - far) pm + near neighbour_levels(pm) + far / 6``."""
+    return (1.0 - near - far) * pm + near * neighbour_levels(pm) + far / 6.0
+
+
+def mark_error_model(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()) -> tuple[np.ndarray, np.ndarray]:
+    """How far this photo's marks can be trusted, per ink: a weight (a temperature on their log-likelihoods, as
+    :func:`mark_weight`) and how often they misread a level off by one (``near``) or as anything (``far``).
+
+    A webcam's motion blur merges a level's dots (two read as the dash, three as two) and its noise and JPEG invent
+    or hide a dot: the marks then read a neighbouring level, often sure of it, which no temperature alone describes
+    (a temperature low enough for those leaves every mark vague). Every band whose ground (as levels,
+    :meth:`GroundModel.levels`) lies within ``weight_ground_tolerance`` of a whole level witnesses that level (a
+    witness itself wrong with probability ``weight_witness_outlier``); the weight from ``weight_grid`` and
+    ``(near, far)`` from ``error_grid`` maximise the witnesses' likelihood under :func:`marks_with_errors` of the
+    bands' weighted mark posteriors. An ink with fewer than ``weight_min_ink_witnesses`` witnesses takes the model
+    of all inks together; with fewer than ``weight_min_witnesses`` in all: weight 1, no errors.
+
+    Parameters
+    ----------
+    evidence : list of TileEvidence
+        Ground estimates as levels; marks as measured (``mark_ll_resolved`` where given).
+
+    Returns
+    -------
+    weights : ndarray, shape (3,)
+        Per ink, C M Y.
+    errors : ndarray, shape (3 inks, 2)
+        ``(near, far)`` per ink.
+    """
+    marks, levels, inks = [], [], []
+    for ev in evidence:
+        if ev.dark_luminance < config.normal_min_luminance:
+            continue
+        rot = ROTATIONS[ev.rotation]
+        ll = ev.mark_ll if ev.mark_ll_resolved is None else ev.mark_ll_resolved
+        for d in range(3):
+            ink = INKS.index(rot[d])
+            g = float(ev.ground_est[ink])
+            lv = int(round(g))
+            if 0 <= lv <= 5 and abs(g - lv) <= config.weight_ground_tolerance:
+                marks.append(ll[d, :6])
+                levels.append(lv)
+                inks.append(ink)
+    weights, errors = np.ones(3), np.zeros((3, 2))
+    if len(levels) < config.weight_min_witnesses:
+        return weights, errors
+    m, lv, ink_of = np.array(marks), np.array(levels), np.array(inks)
+    rows = np.arange(len(lv))
+    eps = config.weight_witness_outlier
+    errs = np.array([(n, f) for n in config.error_grid for f in config.error_grid if n + f <= config.error_max_total])
+    # per weight: each witness's own-level and neighbour-level probability under the marks at that weight
+    table = []
+    for w in config.weight_grid:
+        z = w * m
+        p = np.exp(z - z.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        table.append((p[rows, lv], neighbour_levels(p)[rows, lv]))
+
+    def best(sel: np.ndarray) -> tuple[float, np.ndarray]:
+        scores = []
+        for own, near in table:
+            p = (1.0 - errs.sum(axis=1))[:, None] * own[sel] + errs[:, :1] * near[sel] + errs[:, 1:] / 6.0
+            scores.append(np.sum(np.log(eps / 6.0 + (1.0 - eps) * p), axis=1))
+        s = np.array(scores)  # (weights, error pairs)
+        wi, ei = np.unravel_index(int(np.argmax(s)), s.shape)
+        return config.weight_grid[wi], errs[ei]
+
+    pooled = best(np.ones(len(lv), bool))
+    for k in range(3):
+        sel = ink_of == k
+        weights[k], errors[k] = best(sel) if sel.sum() >= config.weight_min_ink_witnesses else pooled
+    return weights, errors
 
 
 def contact_bonus(cells: list[tuple[int, int]], rotations: list[int], chosen: np.ndarray, columns: list,
