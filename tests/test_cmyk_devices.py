@@ -439,3 +439,43 @@ def test_risk_flags_keep_the_unflagged_tiles_expected_misreads_within_budget():
     assert _risk_flags(tiles([0.995] * 30), [], cfg) == []
     already = [Flag("tile_doubtful", "", {"cells": [[i, 0] for i in range(29)]})]
     assert _risk_flags(tiles([0.8] * 30), already, cfg) == []
+
+
+def test_level_logliks_of_many_tiles_are_each_tiles_own():
+    """The batched level log-likelihoods (every tile, ink and level at once) equal each tile's own formula:
+    ``log(e + (1 - e) p_marks) + log(e + (1 - e) p_ground)``, p_marks in ink order whatever the tile's rotation."""
+    rng = np.random.default_rng(2)
+    ev = [rd.TileEvidence(rotation=int(rng.integers(3)), rotation_confidence=1.0, ground_est=rng.normal(2, 1.5, 3),
+                          mark_ll=-rng.random((3, 7)) * 20, mark_amp=np.ones((3, 6)),
+                          mark_ll_resolved=-rng.random((3, 7)) * 15 if k % 2 else None) for k in range(9)]
+    sigma, e = np.array([0.3, 0.4, 0.5]), 0.05
+    errors = np.array([[0.1, 0.05], [0.0, 0.0], [0.3, 0.1]])
+    got = rd.robust_level_loglik(ev, sigma, e, errors)
+    lv = np.arange(6.0)
+    for t, x in enumerate(ev):
+        marks = x.mark_ll if x.mark_ll_resolved is None else x.mark_ll_resolved
+        for d, ink in enumerate(rd.ROTATIONS[x.rotation]):
+            k = rd.INKS.index(ink)
+            pm = rd.marks_with_errors(rd.posterior(marks[d, :6]), *errors[k])
+            pg = rd.posterior(-(x.ground_est[k] - lv) ** 2 / (2 * sigma[k] ** 2))
+            np.testing.assert_allclose(got[t, k], np.log(e + (1 - e) * pm) + np.log(e + (1 - e) * pg), rtol=1e-12)
+
+
+def test_mark_templates_are_the_printed_marks_blurred():
+    """Level 0 a dash (an erf step pair at its amplitude ratio), level k k dots a pitch apart centred, each shift the
+    same mark moved (the batched templates against the marks written out one by one)."""
+    from math import erf
+
+    cfg = rd.ReadConfig()
+    s = np.arange(-15, 15.001, 0.25)
+    templates, shifts = rd.mark_templates(s, 1.2, cfg)
+    sig = np.hypot(cfg.dot_diameter_mm / cfg.dot_diameter_sigmas, 1.2)
+    for si in (0, len(shifts) // 2, len(shifts) - 1):
+        x = s - shifts[si]
+        half = cfg.dash_length_mm / 2
+        dash = [0.5 * (erf((v + half) / (np.sqrt(2) * sig)) - erf((v - half) / (np.sqrt(2) * sig))) for v in x]
+        np.testing.assert_allclose(templates[0, si], np.array(dash) * cfg.dash_amplitude_ratio, atol=1e-12)
+        for k in range(1, 6):
+            pos = (np.arange(k) - (k - 1) / 2) * cfg.dot_pitch_mm
+            want = np.exp(-0.5 * ((x[:, None] - pos[None]) / sig) ** 2).sum(axis=1)
+            np.testing.assert_allclose(templates[k, si], want, atol=1e-12)

@@ -501,13 +501,18 @@ def _candidate_cells(frame: tl.TriangleLattice, region: tuple, config: CmykVisio
     return [cell for cell, ok in zip(cells, inside) if ok]
 
 
-def _cell_points(cells, local_up: np.ndarray, edge_mm: float) -> np.ndarray:
-    """``local_up`` points (relative to an up cell's centroid) placed in every cell, shape (C * N, 2)."""
+def _cell_points(frame: tl.TriangleLattice, cells, local_up: np.ndarray, edge_mm: float) -> np.ndarray:
+    """``local_up`` points (relative to an up cell's centroid, lattice frame) placed in every cell, in table mm,
+    shape (C * N, 2): each cell's centroid and the layout turned into the table once, then one broadcast sum (a
+    down cell is an up cell turned half a turn about its centroid)."""
     ij = np.asarray(cells, np.int64).reshape(-1, 2)
     centroid = np.stack([ij[:, 0] * edge_mm / 2, (ij[:, 1] + np.where((ij[:, 0] + ij[:, 1]) % 2 == 0, 1 / 3, 2 / 3))
                          * tl.row_height(edge_mm)], axis=1)
     sign = np.where((ij[:, 0] + ij[:, 1]) % 2 == 0, 1.0, -1.0)
-    return (centroid[:, None, :] + sign[:, None, None] * local_up[None]).reshape(-1, 2)
+    axes = np.stack([np.asarray(frame.right, np.float64), np.asarray(frame.up, np.float64)])  # lattice x, y in mm
+    centre_mm = centroid @ axes + np.asarray(frame.origin_mm, np.float64)
+    local_mm = np.asarray(local_up, np.float64) @ axes
+    return (centre_mm[:, None, :] + sign[:, None, None] * local_mm[None]).reshape(-1, 2)
 
 
 def _read_bands(image_rgb, mapper, frame, cands, inks: _InkTables, config) -> _BandReading:
@@ -517,7 +522,7 @@ def _read_bands(image_rgb, mapper, frame, cands, inks: _InkTables, config) -> _B
                                          config.band_mm, config.ground_clear_mm, config.band_corner_clear_mm)
     nb = [len(band_t[d]) for d in "HPN"]
     local_up = np.concatenate([band_t["H"], band_t["P"], band_t["N"], ground_t])
-    cols = mapper.sample(image_rgb, frame.to_table(_cell_points(cands, local_up, e)))
+    cols = mapper.sample(image_rgb, _cell_points(frame, cands, local_up, e))
     cols = cols.reshape(len(cands), len(local_up), 3)
     labs = rd.classify_table(cols, inks.strict)
     o = np.cumsum([0] + nb + [len(ground_t)])
@@ -659,7 +664,7 @@ def _read_marks(image_rgb, mapper, frame, px_per_mm: float, bands: _BandReading,
     e = config.edge_mm
     lines, s = _mark_lines(e, config.mark_offsets_mm, config.mark_half_length_mm, config.mark_step_mm)
     cells = bands.cells
-    mcols = mapper.sample(image_rgb, frame.to_table(_cell_points(cells, lines.reshape(-1, 2), e)))
+    mcols = mapper.sample(image_rgb, _cell_points(frame, cells, lines.reshape(-1, 2), e))
     mcols = mcols.reshape(len(cells), 3, len(config.mark_offsets_mm), len(s), 3)
     lum_o = mcols.mean(axis=4)  # (T, 3, O, L): one profile per offset across the band
     band_lum = np.percentile(lum_o, config.band_luminance_percentile, axis=(2, 3), keepdims=True)
@@ -689,7 +694,7 @@ def _read_marks(image_rgb, mapper, frame, px_per_mm: float, bands: _BandReading,
     gest, dark_lum = rd.ground_levels_batch(ground_lin, band_lin, inks, black_lin, config.read)
     corner_t, centre_t = _letter_samples(e, config.sample_step_mm, config.band_mm, config.k_corner_band_clear_mm,
                                          config.k_letter_radius_mm, config.k_centre_radius_mm)
-    lcols = mapper.sample(image_rgb, frame.to_table(_cell_points(cells, np.concatenate([corner_t, centre_t]), e)))
+    lcols = mapper.sample(image_rgb, _cell_points(frame, cells, np.concatenate([corner_t, centre_t]), e))
     llin = rd.srgb_to_linear(lcols.reshape(len(cells), len(corner_t) + len(centre_t), 3) / 255.0)
     corner_v, centre_v = rd.letter_values(llin[:, :len(corner_t)], llin[:, len(corner_t):],
                                           rd.band_gain(band_lin, inks, black_lin, config.read), black_lin, config.read)
@@ -843,9 +848,9 @@ def _confidence_scores(evidence: list[rd.TileEvidence], weight: np.ndarray, scor
                                            config.contact_weight, lambda c, d: tl.neighbour(*c, d))
     normal = sum(robust[:, ink, types[:, ink]] for ink in range(3)) + witnessed[:, :n_normal]
     # the K-or-normal split as modelled, the levels of a normal tile as robustly as the evidence allows
-    p_k = np.array([rd.posterior(row)[n_normal:].sum() for row in scores])
-    p_normal = np.array([rd.posterior(row) for row in normal]) * (1 - p_k)[:, None]
-    k_cols = np.array([rd.posterior(row)[n_normal:] for row in scores])
+    k_cols = rd.posteriors(scores)[:, n_normal:]
+    p_k = k_cols.sum(axis=1)
+    p_normal = rd.posteriors(normal) * (1 - p_k)[:, None]
     return np.log(np.maximum(np.concatenate([p_normal, k_cols], axis=1), 1e-300))
 
 

@@ -8,21 +8,12 @@ reported instead of silently resolved.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
 from vision.colour import linear_to_srgb, srgb_to_linear  # the project's one sRGB <-> linear conversion
-
-_erf = np.frompyfunc(math.erf, 1, 1)
-
-
-def erf(x: np.ndarray) -> np.ndarray:
-    """The error function, element-wise (``math.erf``: no SciPy import at start-up)."""
-    return _erf(np.asarray(x, dtype=np.float64)).astype(np.float64)
-
 
 INKS = ("cyan", "magenta", "yellow")
 INK_RGB = np.array([[0, 170, 235], [230, 0, 135], [250, 225, 0]], dtype=np.float64)
@@ -180,6 +171,7 @@ def classify_inks(norm: np.ndarray, config: ReadConfig = ReadConfig()) -> np.nda
 
 #: Levels per channel of the colour look-up tables (:func:`ink_table`).
 LUT_LEVELS = 32
+_LUT_BITS = LUT_LEVELS.bit_length() - 1
 
 
 def ink_tables(black_rgb: np.ndarray, white_rgb: np.ndarray, config: ReadConfig = ReadConfig(),
@@ -209,8 +201,11 @@ def classify_table(rgb: np.ndarray, table: np.ndarray) -> np.ndarray:
     -------
     ndarray, shape ``rgb.shape[:-1]``, int8
     """
-    q = (np.clip(np.asarray(rgb), 0, 255).astype(np.uint8) >> int(np.log2(256 // LUT_LEVELS))).astype(np.intp)
-    return table[q[..., 0], q[..., 1], q[..., 2]]
+    a = np.asarray(rgb)
+    q = (a if a.dtype == np.uint8 else np.clip(a, 0, 255).astype(np.uint8)) >> (8 - _LUT_BITS)
+    # one flat index (r, g, b bins) into the table: a single gather instead of three
+    return table.reshape(-1)[(q[..., 0].astype(np.intp) << (2 * _LUT_BITS)) | (q[..., 1].astype(np.intp) << _LUT_BITS)
+                             | q[..., 2]]
 
 
 def rotation_loglik(ink_counts: np.ndarray, config: ReadConfig = ReadConfig()) -> np.ndarray:
@@ -242,17 +237,18 @@ def mark_templates(s_mm: np.ndarray, blur_mm: float,
         Level, shift, position.
     shifts_mm : ndarray, shape (S,)
     """
+    from scipy.special import erf as erf_fast  # noqa: PLC0415  (SciPy only when reading marks: CLI start-up)
+
     shifts = np.arange(-config.mark_shift_max_mm, config.mark_shift_max_mm + 1e-9, config.mark_shift_step_mm)
     sig = np.hypot(config.dot_diameter_mm / config.dot_diameter_sigmas, blur_mm)
     out = np.zeros((6, len(shifts), len(s_mm)))
-    for si, sh in enumerate(shifts):
-        x = s_mm - sh
-        half = config.dash_length_mm / 2
-        dash = 0.5 * (erf((x + half) / (np.sqrt(2) * sig)) - erf((x - half) / (np.sqrt(2) * sig)))
-        out[0, si] = dash * config.dash_amplitude_ratio
-        for k in range(1, 6):
-            pos = (np.arange(k) - (k - 1) / 2) * config.dot_pitch_mm
-            out[k, si] = np.exp(-0.5 * ((x[:, None] - pos[None]) / sig) ** 2).sum(axis=1)
+    x = np.asarray(s_mm, np.float64)[None, :] - shifts[:, None]  # (S, L)
+    half = config.dash_length_mm / 2
+    dash = 0.5 * (erf_fast((x + half) / (np.sqrt(2) * sig)) - erf_fast((x - half) / (np.sqrt(2) * sig)))
+    out[0] = dash * config.dash_amplitude_ratio
+    dots = np.exp(-0.5 * ((x[..., None] - config.dot_pitch_mm * np.arange(-2.0, 2.001, 0.5)) / sig) ** 2)  # (S, L, 9)
+    for k in range(1, 6):  # k dots centred: at (j - (k - 1) / 2) pitches, on the half-pitch grid of ``dots``
+        out[k] = dots[..., (np.arange(k) * 2 - (k - 1)) + 4].sum(axis=2)
     return out, shifts
 
 
@@ -675,13 +671,12 @@ def mark_weight(evidence: list[TileEvidence], config: ReadConfig = ReadConfig(),
     idx = np.arange(len(levels)), np.array(levels)
     eps = config.weight_witness_outlier
 
-    def witness_loglik(w: float) -> float:
-        z = w * ll
-        z = z - z.max(axis=1, keepdims=True)
-        p = np.exp(z[idx] - np.log(np.exp(z).sum(axis=1)))
-        return float(np.sum(np.log(eps / 6 + (1 - eps) * p)))
-
-    return max(config.weight_grid, key=witness_loglik), len(levels)
+    # every weight of the grid at once: (W, N, 6)
+    z = np.asarray(config.weight_grid, np.float64)[:, None, None] * ll[None]
+    z = z - z.max(axis=2, keepdims=True)
+    p = np.exp(z[:, idx[0], idx[1]] - np.log(np.exp(z).sum(axis=2)))
+    witness_loglik = np.sum(np.log(eps / 6 + (1 - eps) * p), axis=1)
+    return config.weight_grid[int(np.argmax(witness_loglik))], len(levels)
 
 
 def ink_mark_weights(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()) -> np.ndarray:
@@ -757,19 +752,26 @@ def robust_level_loglik(evidence: list[TileEvidence], ground_sigma: float | np.n
     -------
     ndarray, shape (T, 3 inks, 6 levels)
     """
-    out = np.zeros((len(evidence), 3, 6))
+    if not evidence:
+        return np.zeros((0, 3, 6))
     lv = np.arange(6, dtype=np.float64)
     sigma = np.broadcast_to(np.asarray(ground_sigma, np.float64), (3,))  # per ink
     errors = np.zeros((3, 2)) if mark_errors is None else np.asarray(mark_errors, np.float64)
-    for t, ev in enumerate(evidence):
-        rot = ROTATIONS[ev.rotation]
-        for d in range(3):
-            ink = INKS.index(rot[d])
-            pm = posterior((ev.mark_ll if ev.mark_ll_resolved is None else ev.mark_ll_resolved)[d, :6])
-            pm = marks_with_errors(pm, *errors[ink])
-            pg = posterior(-(ev.ground_est[ink] - lv) ** 2 / (2 * float(sigma[ink]) ** 2))
-            out[t, ink] = np.log(outlier + (1 - outlier) * pm) + np.log(outlier + (1 - outlier) * pg)
-    return out
+    # every band's marks, in ink order (C M Y) per tile
+    ink_of_band = np.array([[INKS.index(ink) for ink in ROTATIONS[ev.rotation]] for ev in evidence])  # (T, 3)
+    band_of_ink = np.argsort(ink_of_band, axis=1)
+    marks = np.stack([(ev.mark_ll if ev.mark_ll_resolved is None else ev.mark_ll_resolved)[:, :6] for ev in evidence])
+    marks = np.take_along_axis(marks, band_of_ink[..., None], axis=1)  # (T, 3 inks, 6)
+    pm = marks_with_errors(_softmax(marks), errors[:, :1], errors[:, 1:])
+    ground = np.stack([ev.ground_est for ev in evidence])  # (T, 3 inks)
+    pg = _softmax(-(ground[..., None] - lv) ** 2 / (2 * sigma[None, :, None] ** 2))
+    return np.log(outlier + (1 - outlier) * pm) + np.log(outlier + (1 - outlier) * pg)
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    """:func:`posterior` along the last axis."""
+    p = np.exp(z - z.max(axis=-1, keepdims=True))
+    return p / p.sum(axis=-1, keepdims=True)
 
 
 def neighbour_levels(p: np.ndarray) -> np.ndarray:
@@ -792,9 +794,10 @@ def neighbour_levels(p: np.ndarray) -> np.ndarray:
     return out
 
 
-def marks_with_errors(pm: np.ndarray, near: float, far: float) -> np.ndarray:
+def marks_with_errors(pm: np.ndarray, near: float | np.ndarray, far: float | np.ndarray) -> np.ndarray:
     """The marks' level distribution (..., 6) when they read a level off by one with probability ``near`` and any
-    level with probability ``far``: ``(1 - near - far) pm + near neighbour_levels(pm) + far / 6``."""
+    level with probability ``far`` (each broadcast against ``pm``, e.g. shape (3, 1) per ink):
+    ``(1 - near - far) pm + near neighbour_levels(pm) + far / 6``."""
     return (1.0 - near - far) * pm + near * neighbour_levels(pm) + far / 6.0
 
 
@@ -950,6 +953,11 @@ def assign(scores: np.ndarray) -> np.ndarray:
     out = np.full(scores.shape[0], -1)
     out[rows] = cols
     return out
+
+
+def posteriors(rows: np.ndarray) -> np.ndarray:
+    """:func:`posterior` of every row (softmax along the last axis)."""
+    return _softmax(np.asarray(rows, np.float64))
 
 
 def posterior(row: np.ndarray) -> np.ndarray:
