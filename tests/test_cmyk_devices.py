@@ -479,3 +479,23 @@ def test_mark_templates_are_the_printed_marks_blurred():
             pos = (np.arange(k) - (k - 1) / 2) * cfg.dot_pitch_mm
             want = np.exp(-0.5 * ((x[:, None] - pos[None]) / sig) ** 2).sum(axis=1)
             np.testing.assert_allclose(templates[k, si], want, atol=1e-12)
+
+
+def test_score_matrix_rows_are_each_tiles_own_scores():
+    """The batched score matrix: each normal column is the tile's marks at that type's level of each band's ink (0 and
+    1 softened alike) plus its ground's Gaussian log-likelihood, whatever the tile's rotation."""
+    rng = np.random.default_rng(6)
+    ev = [rd.TileEvidence(rotation=int(rng.integers(3)), rotation_confidence=1.0, ground_est=rng.normal(2, 1.5, 3),
+                          mark_ll=-rng.random((3, 7)) * 20, mark_amp=np.ones((3, 6)), dark_luminance=0.5)
+          for _ in range(7)]
+    sigma = np.array([0.3, 0.5, 0.7])
+    scores, columns = rd.score_matrix(ev, rd.ReadConfig(), sigma)
+    soft = float(np.clip(np.median(sigma) / rd.ReadConfig().dash_dot_sigma_ref, rd.ReadConfig().dash_dot_softness, 1.0))
+    for t, x in enumerate(ev):
+        m = x.mark_ll.copy()
+        top = np.maximum(m[:, 0], m[:, 1])
+        m[:, :2] = top[:, None] + (m[:, :2] - top[:, None]) * soft
+        for c, cmy in enumerate(columns[:-2]):
+            want = sum(m[d, cmy[rd.INKS.index(ink)]] for d, ink in enumerate(rd.ROTATIONS[x.rotation]))
+            want -= np.sum((x.ground_est - np.array(cmy, float)) ** 2 / (2 * sigma ** 2))
+            assert scores[t, c] == pytest.approx(want, abs=1e-9)

@@ -718,18 +718,22 @@ def score_matrix(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()
     # a single dot and the dash differ only in length (2.5 vs 5 mm): at ~1 px/mm the marks tell "0 or 1"
     # well but not which; when this photo's ground colours are reliable, that choice leans on them
     soft = float(np.clip(np.median(sigma) / config.dash_dot_sigma_ref, config.dash_dot_softness, 1.0))
+    if not evidence:
+        return out, types + ["k", "k"]
+    # every tile at once: its bands' marks (0 and 1 softened), each type's level of each band's ink
+    mll = np.stack([ev.mark_ll for ev in evidence])  # (T, 3 bands, 7)
+    m01 = np.maximum(mll[:, :, 0], mll[:, :, 1])
+    mll[:, :, 0] = m01 + (mll[:, :, 0] - m01) * soft
+    mll[:, :, 1] = m01 + (mll[:, :, 1] - m01) * soft
+    ink_of_band = np.array([[INKS.index(ink) for ink in ROTATIONS[ev.rotation]] for ev in evidence])  # (T, 3)
+    type_levels = tarr.astype(int)  # (types, 3 inks)
+    ml = np.zeros((len(evidence), len(types)))
+    for d in range(3):
+        ml += np.take_along_axis(mll[:, d, :], type_levels[:, ink_of_band[:, d]].T, axis=1)
+    ground = np.stack([ev.ground_est for ev in evidence])  # (T, 3)
+    gl = -np.sum((ground[:, None, :] - tarr[None]) ** 2 / s2, axis=2)
+    out[:, : len(types)] = ml + gl
     for r, ev in enumerate(evidence):
-        rot = ROTATIONS[ev.rotation]
-        mll = ev.mark_ll.copy()
-        m01 = np.maximum(mll[:, 0], mll[:, 1])
-        mll[:, 0] = m01 + (mll[:, 0] - m01) * soft
-        mll[:, 1] = m01 + (mll[:, 1] - m01) * soft
-        ml = np.zeros(len(types))
-        for d in range(3):
-            ink = INKS.index(rot[d])
-            ml += mll[d, tarr[:, ink].astype(int)]
-        gl = -np.sum((ev.ground_est[None] - tarr) ** 2 / s2, axis=1)
-        out[r, : len(types)] = ml + gl
         k_ml = float(np.sum(ev.mark_ll[:, 6]))
         lum = np.log(max(ev.dark_luminance, 1e-4))
         out[r, : len(types)] -= max(0.0, np.log(config.normal_min_luminance) - lum) ** 2 / ks2
@@ -826,24 +830,16 @@ def mark_error_model(evidence: list[TileEvidence], config: ReadConfig = ReadConf
     errors : ndarray, shape (3 inks, 2)
         ``(near, far)`` per ink.
     """
-    marks, levels, inks = [], [], []
-    for ev in evidence:
-        if ev.dark_luminance < config.normal_min_luminance:
-            continue
-        rot = ROTATIONS[ev.rotation]
-        ll = ev.mark_ll if ev.mark_ll_resolved is None else ev.mark_ll_resolved
-        for d in range(3):
-            ink = INKS.index(rot[d])
-            g = float(ev.ground_est[ink])
-            lv = int(round(g))
-            if 0 <= lv <= 5 and abs(g - lv) <= config.weight_ground_tolerance:
-                marks.append(ll[d, :6])
-                levels.append(lv)
-                inks.append(ink)
     weights, errors = np.ones(3), np.zeros((3, 2))
-    if len(levels) < config.weight_min_witnesses:
+    normal = [ev for ev in evidence if ev.dark_luminance >= config.normal_min_luminance]
+    if not normal:
         return weights, errors
-    m, lv, ink_of = np.array(marks), np.array(levels), np.array(inks)
+    bands, ink_of_band, ground = _band_grounds(normal)
+    lv_all = np.round(ground)
+    witness = (lv_all >= 0) & (lv_all <= 5) & (np.abs(ground - lv_all) <= config.weight_ground_tolerance)
+    if witness.sum() < config.weight_min_witnesses:
+        return weights, errors
+    m, lv, ink_of = bands[witness], lv_all[witness].astype(int), ink_of_band[witness]
     rows = np.arange(len(lv))
     eps = config.weight_witness_outlier
     errs = np.array([(n, f) for n in config.error_grid for f in config.error_grid if n + f <= config.error_max_total])
@@ -869,6 +865,15 @@ def mark_error_model(evidence: list[TileEvidence], config: ReadConfig = ReadConf
         sel = ink_of == k
         weights[k], errors[k] = best(sel) if sel.sum() >= config.weight_min_ink_witnesses else pooled
     return weights, errors
+
+
+def _band_grounds(evidence: list[TileEvidence]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every band's marks (resolved where given, levels 0..5), its ink and its ink's ground, tile by tile, band by
+    band: shapes (T, 3, 6), (T, 3), (T, 3)."""
+    bands = np.stack([(ev.mark_ll if ev.mark_ll_resolved is None else ev.mark_ll_resolved)[:, :6] for ev in evidence])
+    ink_of_band = np.array([[INKS.index(ink) for ink in ROTATIONS[ev.rotation]] for ev in evidence])
+    ground = np.take_along_axis(np.stack([ev.ground_est for ev in evidence]).astype(np.float64), ink_of_band, axis=1)
+    return bands, ink_of_band, ground
 
 
 def contact_bonus(cells: list[tuple[int, int]], rotations: list[int], chosen: np.ndarray, columns: list,
