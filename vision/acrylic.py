@@ -216,6 +216,13 @@ class AcrylicConfig:
         are the floor (made for sharp photos, finer than 1 mm a pixel).
     edge_scale_quantum_mm : float
         The grown step is rounded up to a multiple of this (frames of one camera share one config).
+    max_dimming_gain : float
+        The dimming ratio is measured on levels whose 0 is the markers' black print. Where the mat is barely above
+        that black (a dim webcam frame: the mat at 14 of 255 with the print's black at 4; a coloured cast on the
+        markers: the black measured above the mat, levels negative), the ratio's gain over the photo's own values
+        (the mat's distance from the photo's 0 over its distance from the black) blows up the noise, or flips the
+        ratio's sign. The 0 is lowered towards the photo's own 0 until that gain is at most this (``board_maps``:
+        ``zero_level``); the photos the judge was tuned on have gains of 1-4.2.
     """
 
     bright_fraction: float = 0.2
@@ -328,6 +335,7 @@ class AcrylicConfig:
     cov_scale: float = 3.5
     edge_px_factor: float = 3.0
     edge_scale_quantum_mm: float = 0.25
+    max_dimming_gain: float = 5.0
 
 
 def for_photo(config: AcrylicConfig, photo_mm_per_px: float) -> AcrylicConfig:
@@ -507,14 +515,17 @@ class _Sampler:
         return [part.reshape(a.shape[:-1]) for part, a in zip(np.split(v, ends[:-1]), xy_mm)]
 
 
-def board_maps(level: np.ndarray, mm_per_px: float,
-               config: AcrylicConfig = AcrylicConfig()) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def board_maps(level: np.ndarray, mm_per_px: float, config: AcrylicConfig = AcrylicConfig(),
+               zero_level: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The evidence boards leave on the mat: dimming and thin dark edge lines.
 
     Parameters
     ----------
     level : ndarray, shape (h, w), float
         Normalised level of a top view (bright pieces included).
+    zero_level : float, optional
+        The level a photo value of 0 has (below 0: the normalisation's 0 is the markers' black print). The dimming
+        is measured from 0, or from lower where the mat is too close to it (``_dimming_zero``); None: from 0.
 
     Returns
     -------
@@ -555,6 +566,8 @@ def board_maps(level: np.ndarray, mm_per_px: float,
     kel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kl, kl))
     line = cv2.morphologyEx(filled, cv2.MORPH_BLACKHAT, kel)
     filled = cv2.GaussianBlur(filled, (0, 0), config.level_blur_mm / mm_per_px)
+    if zero_level is not None:
+        filled = filled - _dimming_zero(mat, zero_level, config)
     bg = _bare_mat_level(filled, mm_per_px, config)
     ratio = (filled / np.maximum(bg, 1e-3)).astype(np.float32)
     if config.bright_edge_cap > 0:
@@ -563,6 +576,15 @@ def board_maps(level: np.ndarray, mm_per_px: float,
     # only lines standing out of the mat's own texture count
     line = np.maximum(line - np.percentile(line, config.line_floor_percentile), 0.0)
     return ratio, line.astype(np.float32), printed
+
+
+def _dimming_zero(mat: float, zero_level: float, config: AcrylicConfig) -> float:
+    """The level the dimming ratio is measured from: 0 (the markers' black print), or lower, towards the photo's own
+    0 (``zero_level``), as far as needed for the mat's gain (its distance from the photo's 0 over its distance from
+    the returned level) to stay at most ``max_dimming_gain``."""
+    if not np.isfinite(zero_level) or zero_level >= mat:
+        return 0.0
+    return min(0.0, mat - (mat - zero_level) / config.max_dimming_gain)
 
 
 def _bright_threshold(tophat: np.ndarray, mat: float, config: AcrylicConfig) -> float:
