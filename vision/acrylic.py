@@ -223,6 +223,12 @@ class AcrylicConfig:
         (the mat's distance from the photo's 0 over its distance from the black) blows up the noise, or flips the
         ratio's sign. The 0 is lowered towards the photo's own 0 until that gain is at most this (``board_maps``:
         ``zero_level``); the photos the judge was tuned on have gains of 1-4.2.
+    glare_ratio : float
+        Where the level is this many times the bare mat's around it, whatever the size of the bright area, it is
+        glare and is painted out like the bright pieces (``_without_glare``): a glare spot wider than
+        ``bright_kernel_mm`` on a board reads several times the mat (ratio up to 5), and a few outline samples across
+        it turned a plainly dimmed board's mean step negative (car_tune2 c02 as rendered: board B, median step
+        +0.23, mean -0.10), so that it was matched as a lighter board and lost.
     """
 
     bright_fraction: float = 0.2
@@ -336,6 +342,7 @@ class AcrylicConfig:
     edge_px_factor: float = 3.0
     edge_scale_quantum_mm: float = 0.25
     max_dimming_gain: float = 5.0
+    glare_ratio: float = 2.0
 
 
 def for_photo(config: AcrylicConfig, photo_mm_per_px: float) -> AcrylicConfig:
@@ -569,13 +576,30 @@ def board_maps(level: np.ndarray, mm_per_px: float, config: AcrylicConfig = Acry
     if zero_level is not None:
         filled = filled - _dimming_zero(mat, zero_level, config)
     bg = _bare_mat_level(filled, mm_per_px, config)
-    ratio = (filled / np.maximum(bg, 1e-3)).astype(np.float32)
+    ratio = _without_glare((filled / np.maximum(bg, 1e-3)).astype(np.float32), mm_per_px, config)
     if config.bright_edge_cap > 0:
         line = line + _edge_highlights(th, mat, printed, ratio, mm_per_px, config)
     line = cv2.GaussianBlur(line / np.maximum(bg, 1e-3), (0, 0), config.line_blur_mm / mm_per_px)
     # only lines standing out of the mat's own texture count
     line = np.maximum(line - np.percentile(line, config.line_floor_percentile), 0.0)
     return ratio, line.astype(np.float32), printed
+
+
+def _without_glare(ratio: np.ndarray, mm_per_px: float, config: AcrylicConfig) -> np.ndarray:
+    """The dimming ratio (h, w) with glare painted out as the bright pieces are: where it exceeds ``glare_ratio``
+    (grown by ``bright_dilate_mm``), the mean of the rest over ``paint_kernel_mm``; 1 (the bare mat) where that
+    window holds nothing else."""
+    glare = (ratio > config.glare_ratio).astype(np.uint8)
+    if not glare.any():
+        return ratio
+    k = max(int(round(2 * config.bright_dilate_mm / mm_per_px)) | 1, 3)
+    glare = cv2.dilate(glare, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    ks = max(int(round(config.paint_kernel_mm / mm_per_px)) | 1, 3)
+    w = (1 - glare).astype(np.float32)
+    num = cv2.blur(ratio * w, (ks, ks))
+    den = cv2.blur(w, (ks, ks))
+    painted = np.where(den >= 1e-3, num / np.maximum(den, 1e-3), 1.0)
+    return np.where(glare > 0, painted, ratio).astype(np.float32)
 
 
 def _dimming_zero(mat: float, zero_level: float, config: AcrylicConfig) -> float:
