@@ -225,10 +225,14 @@ class AcrylicConfig:
         ``zero_level``); the photos the judge was tuned on have gains of 1-4.2.
     glare_ratio : float
         Where the level is this many times the bare mat's around it, whatever the size of the bright area, it is
-        glare and is painted out like the bright pieces (``_without_glare``): a glare spot wider than
-        ``bright_kernel_mm`` on a board reads several times the mat (ratio up to 5), and a few outline samples across
-        it turned a plainly dimmed board's mean step negative (car_tune2 c02 as rendered: board B, median step
-        +0.23, mean -0.10), so that it was matched as a lighter board and lost.
+        glare and is painted out like the bright pieces (``_without_glare``; a diffuse mat lit unevenly stays within
+        a fraction of its local level, a specular spot does not): a glare spot wider than ``bright_kernel_mm`` on a
+        board reads up to 5x the mat, and a few outline samples across it turned a plainly dimmed board's mean step
+        negative (car_tune2 c02 as rendered: board B, median step +0.23, mean -0.10), so that it was matched as a
+        lighter board and lost. Bright areas touching the view's border are the table or paper around the mat, not
+        glare, and are left alone.
+    glare_edge_ratio : float
+        A glare spot extends as far as the level stays over this many times the bare mat's, connected (its halo).
     """
 
     bright_fraction: float = 0.2
@@ -342,7 +346,8 @@ class AcrylicConfig:
     edge_px_factor: float = 3.0
     edge_scale_quantum_mm: float = 0.25
     max_dimming_gain: float = 5.0
-    glare_ratio: float = 2.0
+    glare_ratio: float = 3.0
+    glare_edge_ratio: float = 1.5
 
 
 def for_photo(config: AcrylicConfig, photo_mm_per_px: float) -> AcrylicConfig:
@@ -587,9 +592,19 @@ def board_maps(level: np.ndarray, mm_per_px: float, config: AcrylicConfig = Acry
 
 def _without_glare(ratio: np.ndarray, mm_per_px: float, config: AcrylicConfig) -> np.ndarray:
     """The dimming ratio (h, w) with glare painted out as the bright pieces are: where it exceeds ``glare_ratio``
-    (grown by ``bright_dilate_mm``), the mean of the rest over ``paint_kernel_mm``; 1 (the bare mat) where that
-    window holds nothing else."""
-    glare = (ratio > config.glare_ratio).astype(np.uint8)
+    (areas clear of the view's border, out to ``glare_edge_ratio``, grown by ``bright_dilate_mm``), the mean of the
+    rest over ``paint_kernel_mm``; 1 (the bare mat) where that window holds nothing else."""
+    if not (ratio > config.glare_ratio).any():
+        return ratio
+    n, lab, st, _ = cv2.connectedComponentsWithStats((ratio > config.glare_edge_ratio).astype(np.uint8),
+                                                     connectivity=8)
+    rows, cols = ratio.shape
+    inner = (st[:, 0] > 0) & (st[:, 1] > 0) & (st[:, 0] + st[:, 2] < cols) & (st[:, 1] + st[:, 3] < rows)
+    peak = np.zeros(n, np.float32)
+    np.maximum.at(peak, lab.ravel(), ratio.ravel())
+    keep = inner & (peak > config.glare_ratio)
+    keep[0] = False
+    glare = keep[lab].astype(np.uint8)
     if not glare.any():
         return ratio
     k = max(int(round(2 * config.bright_dilate_mm / mm_per_px)) | 1, 3)
