@@ -233,6 +233,10 @@ class AcrylicConfig:
         glare, and are left alone.
     glare_edge_ratio : float
         A glare spot extends as far as the level stays over this many times the bare mat's, connected (its halo).
+    glare_max_area_mm2 : float
+        ... and is a spot: an area larger than this (a board's area is 10000-20000 mm^2) is a board lit as a whole,
+        reading lighter than the mat, which the matcher fits as such (a fast-renderer scene's board at 1.5-3.5x the
+        mat was painted out and lost).
     """
 
     bright_fraction: float = 0.2
@@ -348,6 +352,7 @@ class AcrylicConfig:
     max_dimming_gain: float = 5.0
     glare_ratio: float = 3.0
     glare_edge_ratio: float = 1.5
+    glare_max_area_mm2: float = 4000.0
 
 
 def for_photo(config: AcrylicConfig, photo_mm_per_px: float) -> AcrylicConfig:
@@ -592,8 +597,9 @@ def board_maps(level: np.ndarray, mm_per_px: float, config: AcrylicConfig = Acry
 
 def _without_glare(ratio: np.ndarray, mm_per_px: float, config: AcrylicConfig) -> np.ndarray:
     """The dimming ratio (h, w) with glare painted out as the bright pieces are: where it exceeds ``glare_ratio``
-    (areas clear of the view's border, out to ``glare_edge_ratio``, grown by ``bright_dilate_mm``), the mean of the
-    rest over ``paint_kernel_mm``; 1 (the bare mat) where that window holds nothing else."""
+    (spots up to ``glare_max_area_mm2`` clear of the view's border, out to ``glare_edge_ratio``, grown by
+    ``bright_dilate_mm``), the mean of the rest over ``paint_kernel_mm``; 1 (the bare mat) where that window holds
+    nothing else."""
     if not (ratio > config.glare_ratio).any():
         return ratio
     n, lab, st, _ = cv2.connectedComponentsWithStats((ratio > config.glare_edge_ratio).astype(np.uint8),
@@ -602,7 +608,8 @@ def _without_glare(ratio: np.ndarray, mm_per_px: float, config: AcrylicConfig) -
     inner = (st[:, 0] > 0) & (st[:, 1] > 0) & (st[:, 0] + st[:, 2] < cols) & (st[:, 1] + st[:, 3] < rows)
     peak = np.zeros(n, np.float32)
     np.maximum.at(peak, lab.ravel(), ratio.ravel())
-    keep = inner & (peak > config.glare_ratio)
+    small = st[:, cv2.CC_STAT_AREA] * mm_per_px ** 2 <= config.glare_max_area_mm2
+    keep = inner & small & (peak > config.glare_ratio)
     keep[0] = False
     glare = keep[lab].astype(np.uint8)
     if not glare.any():
