@@ -137,6 +137,39 @@ class MosaicDetection:
     lattice_flags: tuple[Flag, ...] = ()
 
 
+@dataclass(frozen=True)
+class MosaicMiss:
+    """Why a photo gave no tiles: what was seen, and what to do about it (the cannot-judge message).
+
+    Attributes
+    ----------
+    stage : str
+        ``"no_ink"`` (nothing ink-coloured and tile-like on the table), ``"no_lattice"`` (an ink-coloured
+        tile area, but no lattice fits its edges) or ``"no_tiles"`` (a lattice, but no cell reads as a tile).
+    region_mm : tuple[float, float, float, float] or None
+        The ink-coloured, tile-like area's bounding box ``(x0, y0, x1, y1)`` in table mm (coarse view; None for
+        ``"no_ink"``).
+    """
+
+    stage: str
+    region_mm: tuple[float, float, float, float] | None = None
+
+    @property
+    def message(self) -> str:
+        """One line for the user: what the photo showed, what stopped the reading, how to retake it."""
+        if self.stage == "no_ink":
+            return "no CMYK! tiles found: nothing ink-coloured (cyan, magenta, yellow) and tile-like in the play area"
+        seen = "an ink-coloured, tile-like area is seen"
+        if self.region_mm is not None:
+            x0, y0, x1, y1 = self.region_mm
+            seen += f" (about {x1 - x0:.0f} x {y1 - y0:.0f} mm)"
+        if self.stage == "no_lattice":
+            return (f"CMYK! tiles not read: {seen}, but no tile lattice could be fitted to its edges; retake the "
+                    "photo straighter (from above, the whole mosaic flat in view) and in whiter, even light")
+        return (f"CMYK! tiles not read: {seen} and a tile lattice was fitted, but no cell on it shows a tile's three "
+                "ink bands; retake the photo sharper, straighter and in whiter, even light")
+
+
 def colour_reference(image: np.ndarray, cal, config: CmykVisionConfig) -> tuple[np.ndarray, np.ndarray]:
     """(black_rgb, white_rgb) of this frame: the calibration's colour reference, else the markers' own."""
     ref = getattr(cal, "colour", None)
@@ -381,6 +414,14 @@ class _BandReading:
 def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None = None,
                   config: CmykVisionConfig = CmykVisionConfig(), horizontal_deg: float = 0.0,
                   carried: tuple[tl.TriangleLattice, tuple[Flag, ...]] | None = None) -> MosaicDetection | None:
+    """:func:`read_mosaic`, None where it saw no tiles (whatever the reason)."""
+    found = read_mosaic(image_rgb, calibration, timer, config, horizontal_deg, carried)
+    return found if isinstance(found, MosaicDetection) else None
+
+
+def read_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None = None,
+                config: CmykVisionConfig = CmykVisionConfig(), horizontal_deg: float = 0.0,
+                carried: tuple[tl.TriangleLattice, tuple[Flag, ...]] | None = None) -> MosaicDetection | MosaicMiss:
     """Read every tile of the mosaic in a photo, and flag what could not be read.
 
     Parameters
@@ -397,8 +438,8 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
 
     Returns
     -------
-    MosaicDetection or None
-        None when no mosaic is seen.
+    MosaicDetection or MosaicMiss
+        The miss when no tile is read: what was seen, and where the reading stopped.
     """
     timer = timer or StageTimer()
     mapper = HeightMapping(calibration, config.thickness_mm)
@@ -407,8 +448,10 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
         inks = _ink_tables(black, white, config)
         found = _find_mosaic_region(image_rgb, mapper, inks, config)
         if found is None:
-            return None
+            return MosaicMiss("no_ink")
         region, centre, coarse = found
+        m = config.region_margin_mm
+        seen = (float(region[0] + m), float(region[1] + m), float(region[2] - m), float(region[3] - m))
     with timer.stage("lattice"):
         if carried is None:
             located = _locate_lattice(image_rgb, mapper, inks, region, centre, horizontal_deg, config)
@@ -416,14 +459,14 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
             _prepare_mapper(mapper, region, config)
             located = (carried[0], list(carried[1]))
         if located is None:
-            return None
+            return MosaicMiss("no_lattice", seen)
         frame, flags = located
         lattice_flags = tuple(flags)
         cands = _candidate_cells(frame, region, config)
     with timer.stage("edges"):
         bands = _read_bands(image_rgb, mapper, frame, cands, inks, config)
         if not bands.cells:
-            return None
+            return MosaicMiss("no_tiles", seen)
         if carried is None and np.median(bands.purity) < config.purity_global:
             frame, bands = _register_bands(image_rgb, mapper, frame, cands, inks, bands, config)
     with timer.stage("marks"):
