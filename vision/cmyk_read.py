@@ -396,6 +396,25 @@ def ground_levels(ground_lin: np.ndarray, band_lin: np.ndarray, band_inks: np.nd
     return levels[0], float(dark[0])
 
 
+def _nanmedian_last(a: np.ndarray) -> np.ndarray:
+    """``np.nanmedian(a, axis=-1)`` (NaN where a row has no number), the same values at a fifth of its cost on the
+    small arrays here (numpy takes its masked-array path for them).
+
+    Parameters
+    ----------
+    a : ndarray, shape (..., N), float
+
+    Returns
+    -------
+    ndarray, shape (...)
+    """
+    ordered = np.sort(a, axis=-1)  # NaN last
+    n = np.count_nonzero(~np.isnan(a), axis=-1)
+    lo = np.take_along_axis(ordered, np.maximum((n - 1) // 2, 0)[..., None], -1)[..., 0]
+    hi = np.take_along_axis(ordered, np.minimum(n // 2, a.shape[-1] - 1)[..., None], -1)[..., 0]
+    return np.where(n > 0, (lo + hi) / 2, np.nan)
+
+
 def band_gain(band_lin: np.ndarray, band_inks: np.ndarray, black_lin: np.ndarray,
               config: ReadConfig = ReadConfig()) -> np.ndarray:
     """Per tile and channel: the light falling on the tile, from its own ink bands (observed over printed).
@@ -419,8 +438,8 @@ def band_gain(band_lin: np.ndarray, band_inks: np.ndarray, black_lin: np.ndarray
     use = expected > config.ground_band_min_expected
     ratio = np.where(use, obs / np.maximum(expected, 1e-6), np.nan)
     with np.errstate(all="ignore"):
-        pooled = np.nanmedian(ratio.reshape(len(ratio), -1), axis=1)
-        gain = np.nanmedian(ratio, axis=1)  # (T, 3 channels)
+        pooled = _nanmedian_last(ratio.reshape(len(ratio), -1))
+        gain = _nanmedian_last(np.moveaxis(ratio, 1, -1))  # (T, 3 channels)
     pooled = np.where(np.isfinite(pooled), pooled, 1.0)
     return np.where(np.isfinite(gain) & (gain > 1e-4), gain, pooled[:, None])
 
