@@ -120,9 +120,11 @@ def _ink_points(ink_masks: dict[str, np.ndarray], mm_per_px: float, origin_mm: t
     """Each ink's band pixels as table points (mm), thinned to ``max_points_per_ink``, shape (N, 2) per ink."""
     pts = {}
     for ink in ("cyan", "magenta", "yellow"):
-        ys, xs = np.nonzero(ink_masks[ink])
-        stride = max(1, len(xs) // config.max_points_per_ink)
-        pts[ink] = np.stack([xs[::stride], ys[::stride]], axis=1) * mm_per_px + np.asarray(origin_mm)
+        # (x, y) of the set pixels in row-major order, as np.nonzero's, at half its cost
+        found = cv2.findNonZero(np.ascontiguousarray(ink_masks[ink]).view(np.uint8))
+        xy = np.zeros((0, 2), np.int32) if found is None else found.reshape(-1, 2)
+        stride = max(1, len(xy) // config.max_points_per_ink)
+        pts[ink] = xy[::stride] * mm_per_px + np.asarray(origin_mm)
     return pts
 
 
@@ -161,7 +163,10 @@ def _phasors(pts: dict[str, np.ndarray], phis: np.ndarray, h: float, config: Lat
         # phase put back in double: the same phasor at a fraction of the trigonometry's cost
         centre = p.mean(axis=0)
         x = (p - centre).astype(np.float32) @ ((2 * np.pi / h) * normals).astype(np.float32)  # (N, 3A)
-        mean = np.cos(x).mean(axis=0, dtype=np.float64) + 1j * np.sin(x).mean(axis=0, dtype=np.float64)
+        # each angle's phases in a row of their own: the means run along memory (a fifth of the cost of summing
+        # down the columns; float32 terms summed in double, so the order barely matters)
+        x = np.ascontiguousarray(x.T)  # (3A, N)
+        mean = np.cos(x).mean(axis=1, dtype=np.float64) + 1j * np.sin(x).mean(axis=1, dtype=np.float64)
         out[:, c] = mean * np.exp(1j * (2 * np.pi / h) * (centre @ normals))
     return out.reshape(len(a), 3, 3)
 
@@ -236,9 +241,10 @@ def fit_lattice(ink_masks: dict[str, np.ndarray], gray: np.ndarray, tile_mask: n
     phi, _ = orientation_mod60(gray, tile_mask.astype(np.float32))
     phasor, best_perm, conc = _family_phasors(pts, phi, h, config)
     refined = _refine_angle(pts, phi, h, config)
-    phasor_r, perm_r, conc_r = _family_phasors(pts, refined, h, config)
-    if sum(conc_r) > sum(conc) + config.angle_refine_min_gain:
-        phi, phasor, best_perm, conc = refined, phasor_r, perm_r, conc_r
+    if refined != phi:  # the same angle gathers the same (no gain)
+        phasor_r, perm_r, conc_r = _family_phasors(pts, refined, h, config)
+        if sum(conc_r) > sum(conc) + config.angle_refine_min_gain:
+            phi, phasor, best_perm, conc = refined, phasor_r, perm_r, conc_r
     if min(conc) < config.min_family_concentration:
         phi = _band_angle(pts, h, config)
         phasor, best_perm, conc = _family_phasors(pts, phi, h, config)
