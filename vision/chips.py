@@ -719,7 +719,8 @@ def _photo_colours(chips: list[ChipDetection], palette: dict[str, np.ndarray], n
     lies in it. Each colour's offset from the palette's prediction (``_faded_residuals``) is the mean residual of
     the other dots of that colour (weighted by how surely each is of it), shrunk towards none by the prior
     (a colour with few dots in the photo keeps nearly the palette's prediction); a chip never counts in its own
-    reference. Each dot is then named (``_name_dot``) by its distances to these references.
+    reference. Each dot is then named (``_name_dot``) by its distances to these references, its confidence at most
+    its reading's alone (the photo may settle a name, never make a reading surer).
 
     Parameters
     ----------
