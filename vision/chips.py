@@ -81,6 +81,9 @@ class ChipConfig:
         Radii sampled for the face colour.
     centre_radius_mm : float
         Radius sampled for the dot/hole colour.
+    centre_keep_fraction : float
+        The fraction of those pixels, the least white, whose median is the centre's colour (``_centre_colour``: the
+        board's white print crossing the dot is left out).
     radius_tolerance : float
         Accepted relative error of the fitted radius.
     base_sigma_mm : float
@@ -102,6 +105,14 @@ class ChipConfig:
     dot_chroma_range : (float, float)
         The factors a dot's chroma may have been scaled by (faded by blur and chroma subsampling down to about a
         quarter at 960x720 behind motion blur; boosted by a phone's saturation up to 1.3x).
+    photo_within_de, photo_between_de : float
+        The photo's own dots as its colour reference (``_photo_colours``): the dots of one colour in one photo scatter
+        about ``photo_within_de`` (weighted delta E per axis: print over the dot, glare, noise) around where that colour
+        lies in that photo, which itself lies about ``photo_between_de`` per axis from where the palette predicts it (a
+        phone's saturation and hue processing, the light, the acrylic). Measured on the tune sets' dots (within-photo
+        and total spreads per colour: 4-8 and 5-13).
+    photo_iters : int
+        Rounds of the photo's reference (assign the dots, move each colour's reference, assign again).
     """
 
     diameter_mm: float = 25.0
@@ -137,7 +148,8 @@ class ChipConfig:
     patch_mm: float = 12.0
     read_patch_mm: float = 28.0
     face_annulus_mm: tuple[float, float] = (5.5, 10.0)
-    centre_radius_mm: float = 2.0
+    centre_radius_mm: float = 2.5
+    centre_keep_fraction: float = 0.85
     radius_tolerance: float = 0.2
     base_sigma_mm: float = 0.4
     low_confidence: float = 0.35
@@ -145,6 +157,9 @@ class ChipConfig:
     fallback_presence: float = 0.3
     dot_lightness_weight: float = 1.5
     dot_chroma_range: tuple[float, float] = (0.25, 1.4)
+    photo_within_de: float = 5.0
+    photo_between_de: float = 8.0
+    photo_iters: int = 3
 
 
 #: Reads the chip faces' view around a table point: ``(centre_mm, half_mm) -> (rgb_norm (h, w, 3) float32, origin_mm,
@@ -179,6 +194,11 @@ class ChipDetection:
         Normalised colour at the centre (dot or hole).
     presence_confidence : float
         How sure it is that a chip lies here at all (``_read_chip``), apart from its kind and colour.
+    kind_confidence : float
+        How sure the hole-or-dot decision is (``colour_confidence`` is the least of this and the dot's colour
+        confidence, times ``confidence_scale``).
+    confidence_scale : float
+        Factor on the confidence (a blob chip, no rim fitted: ``ChipConfig.fallback_confidence``).
     """
 
     xy_mm: tuple[float, float]
@@ -192,6 +212,8 @@ class ChipDetection:
     face_rgb: np.ndarray
     centre_rgb: np.ndarray
     presence_confidence: float = 1.0
+    kind_confidence: float = 1.0
+    confidence_scale: float = 1.0
 
 
 def _bilinear(img: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -333,7 +355,8 @@ def find_chips(
         if not rim.fallback:
             fitted.append(whole.px(view.mm(rim.centre_px)) if view is not whole else rim.centre_px)
         found.append((-1.0 if rim.fallback else rim.n_good / config.n_rays - rim.rms_mm, det))
-    chips = _one_per_place(found, config)
+    chips = _photo_colours(_one_per_place(found, config), palette, face_palette["white"], in_play, config,
+                           colour_config)
     unread = []
     for c in failed:
         xy = np.asarray(origin_mm) + c * s
@@ -529,7 +552,7 @@ def _read_chip(img, rim: _Rim, origin_mm, s: float, palette, face_palette, hole_
     ring = (rr_mm > config.face_annulus_mm[0]) & (rr_mm < config.face_annulus_mm[1])
     core = rr_mm < config.centre_radius_mm
     face_rgb = np.median(patch[ring], axis=0)
-    centre_rgb = np.median(patch[core], axis=0)
+    centre_rgb = _centre_colour(patch[core], face_rgb, config)
     face_names, face_conf = classify(face_rgb[None], face_palette, colour_config)
     face_name = face_names[0]
     nominal_face = face_palette[face_name]
@@ -555,16 +578,45 @@ def _read_chip(img, rim: _Rim, origin_mm, s: float, palette, face_palette, hole_
         confidence = float(min(hole_conf, dot_conf))
         presence = _dot_presence(rel, palette, config, colour_config)
     sigma = float(np.hypot(config.base_sigma_mm, config.rim_sigma_factor * rim.rms_mm / np.sqrt(max(rim.n_good, 1))))
+    scale = 1.0
     if rim.fallback:
         sigma = max(sigma, config.fallback_sigma_mm)
-        confidence *= config.fallback_confidence
+        scale = config.fallback_confidence
         presence = min(presence, config.fallback_presence)
+    confidence *= scale
     xy = np.asarray(origin_mm) + centre * s
     return ChipDetection(
         xy_mm=(float(xy[0]), float(xy[1])), radius_mm=float(rim.radius_px * s), kind=kind, colour=colour,
         colour_confidence=confidence, centre_sigma_mm=sigma, rim_residual_mm=rim.rms_mm,
         face_level=float(face_rgb.mean()), face_rgb=face_rgb, centre_rgb=centre_rgb, presence_confidence=presence,
+        kind_confidence=hole_conf, confidence_scale=scale,
     )
+
+
+def _centre_colour(core_rgb: np.ndarray, face_rgb: np.ndarray, config: ChipConfig) -> np.ndarray:
+    """The colour a chip's centre shows (its dot, or the mat through its hole), print on a board above it left out.
+
+    A board's constellation is printed in white on its acrylic, and a chip lies where its star is: print lines and
+    the star's dot often cross the chip's centre, whitening a plain median (a red dot read pink, a hole read as a pale
+    dot). Every dot colour is darker than the face in at least one channel, as is a hole in all of them, while print
+    is as white as the face: the pixels ranked by their least channel relative to the face (``whiteness``), the
+    least white ``ChipConfig.centre_keep_fraction`` of them are the centre's own; their median is its colour.
+
+    Parameters
+    ----------
+    core_rgb : ndarray, shape (N, 3)
+        The pixels within ``ChipConfig.centre_radius_mm`` of the chip's centre (normalised).
+    face_rgb : ndarray, shape (3,)
+        The chip face's colour.
+
+    Returns
+    -------
+    ndarray, shape (3,)
+    """
+    whiteness = (core_rgb / np.maximum(face_rgb, 1e-3)).min(axis=1)
+    keep = max(int(round(config.centre_keep_fraction * len(core_rgb))), 1)
+    least_white = np.argpartition(whiteness, keep - 1)[:keep]
+    return np.median(core_rgb[least_white], axis=0)
 
 
 def _dot_colour(rel_rgb: np.ndarray, palette: dict[str, np.ndarray], in_play: frozenset[str], config: ChipConfig,
@@ -579,13 +631,19 @@ def _dot_colour(rel_rgb: np.ndarray, palette: dict[str, np.ndarray], in_play: fr
     rel_rgb : ndarray, shape (3,)
         The dot colour relative to its chip's face, on the normalised scale.
     """
-    dist = _faded_distances(rel_rgb, palette, config)
-    playing = [k for k in palette if k in in_play]
-    if not playing or len(playing) == len(palette):
-        return _nearest(dist, list(palette), colour_config)
-    nearest_out = min((k for k in palette if k not in in_play), key=dist.__getitem__)
+    return _name_dot(_faded_distances(rel_rgb, palette, config), in_play, config, colour_config)
+
+
+def _name_dot(dist: dict[str, float], in_play: frozenset[str], config: ChipConfig, colour_config: ColourConfig
+              ) -> tuple[str, float]:
+    """``_dot_colour``'s choice among the colours in play (or not) given the distances to every palette colour."""
+    names = list(dist)
+    playing = [k for k in names if k in in_play]
+    if not playing or len(playing) == len(names):
+        return _nearest(dist, names, colour_config)
+    nearest_out = min((k for k in names if k not in in_play), key=dist.__getitem__)
     if dist[nearest_out] < min(dist[k] for k in playing) - config.out_of_play_margin_de:
-        return _nearest(dist, list(palette), colour_config)
+        return _nearest(dist, names, colour_config)
     return _nearest(dist, playing, colour_config)
 
 
@@ -625,14 +683,84 @@ def _faded_distances(rel_rgb: np.ndarray, palette: dict[str, np.ndarray], config
     dict[str, float]
         Palette name -> weighted delta E.
     """
-    names = list(palette)
-    lab = rgb_to_lab(np.asarray(rel_rgb, np.float64)[None])[0]
-    ref = rgb_to_lab(np.stack([np.asarray(palette[k], np.float64) for k in names]))
+    d = np.linalg.norm(_faded_residuals(np.asarray(rel_rgb, np.float64)[None], palette, config)[0], axis=1)
+    return {n: float(v) for n, v in zip(palette, d)}
+
+
+def _faded_residuals(rel_rgb: np.ndarray, palette: dict[str, np.ndarray], config: ChipConfig) -> np.ndarray:
+    """``_faded_distances``' residuals: what remains of each dot's colour once each palette colour's best faded
+    prediction is taken away, (weighted dL*, da*, db*).
+
+    Parameters
+    ----------
+    rel_rgb : ndarray, shape (N, 3)
+        Dot colours relative to their chips' faces, on the normalised scale.
+    palette : dict[str, ndarray (3,)], K colours
+
+    Returns
+    -------
+    ndarray, shape (N, K, 3)
+    """
+    lab = rgb_to_lab(np.asarray(rel_rgb, np.float64).reshape(-1, 3))
+    ref = rgb_to_lab(np.stack([np.asarray(v, np.float64) for v in palette.values()]))
     chroma = ref[:, 1:]
-    k = np.clip(chroma @ lab[1:] / np.maximum((chroma ** 2).sum(axis=1), 1e-9), *config.dot_chroma_range)
-    d = np.sqrt((config.dot_lightness_weight * (lab[0] - ref[:, 0])) ** 2
-                + ((lab[None, 1:] - k[:, None] * chroma) ** 2).sum(axis=1))
-    return {n: float(v) for n, v in zip(names, d)}
+    k = np.clip(lab[:, 1:] @ chroma.T / np.maximum((chroma ** 2).sum(axis=1), 1e-9), *config.dot_chroma_range)  # (N, K)
+    d_l = config.dot_lightness_weight * (lab[:, None, 0] - ref[None, :, 0])
+    return np.concatenate([d_l[..., None], lab[:, None, 1:] - k[..., None] * chroma[None]], axis=2)
+
+
+def _photo_colours(chips: list[ChipDetection], palette: dict[str, np.ndarray], nominal_face: np.ndarray,
+                   in_play: frozenset[str], config: ChipConfig, colour_config: ColourConfig) -> list[ChipDetection]:
+    """The star chips' dot colours named again, with the photo's other dots as its colour reference.
+
+    Where a colour's dots lie in a photo depends on the photo (a phone's saturation and hue processing, the light, the
+    acrylic over them) by about ``ChipConfig.photo_between_de`` per axis, while the dots of one colour in that photo
+    scatter only about ``photo_within_de`` around it: the other dots read in the same photo tell where each colour
+    lies in it. Each colour's offset from the palette's prediction (``_faded_residuals``) is the mean residual of
+    the other dots of that colour (weighted by how surely each is of it), shrunk towards none by the prior
+    (a colour with few dots in the photo keeps nearly the palette's prediction); a chip never counts in its own
+    reference. Each dot is then named (``_name_dot``) by its distances to these references, its confidence at most
+    its reading's alone (the photo may settle a name, never make a reading surer).
+
+    Parameters
+    ----------
+    chips : list[ChipDetection]
+    palette : dict[str, ndarray (3,)]
+        Dot colours (normalised nominal values).
+    nominal_face : ndarray (3,)
+        The chips' white face (what the dots are read relative to).
+    in_play, config, colour_config
+        As ``find_chips``.
+
+    Returns
+    -------
+    list[ChipDetection]
+        The chips, the star chips' ``colour`` and ``colour_confidence`` named again.
+    """
+    stars = [i for i, c in enumerate(chips) if c.kind == "star"]
+    if len(stars) < 2:
+        return chips
+    names = list(palette)
+    rel = np.stack([chips[i].centre_rgb / np.maximum(chips[i].face_rgb, 1e-3) * nominal_face for i in stars])
+    res = _faded_residuals(rel, palette, config)  # (N, K, 3)
+    allowed = np.array([k in in_play for k in names]) if any(k in in_play for k in names) else np.ones(len(names), bool)
+    prior = (config.photo_within_de / config.photo_between_de) ** 2
+    offset = np.zeros_like(res)  # each chip's view of each colour's offset (the others' residuals), (N, K, 3)
+    for _ in range(config.photo_iters):
+        d2 = ((res - offset) ** 2).sum(axis=2) / (2.0 * config.photo_within_de ** 2)
+        d2 = np.where(allowed[None], d2, np.inf)
+        w = np.exp(-(d2 - d2.min(axis=1, keepdims=True)))
+        w /= w.sum(axis=1, keepdims=True)  # (N, K): how surely each dot is of each colour
+        total = (w[..., None] * res).sum(axis=0)  # (K, 3)
+        offset = (total[None] - w[..., None] * res) / (w.sum(axis=0)[None, :, None] - w[..., None] + prior)
+    dist = np.linalg.norm(res - offset, axis=2)
+    out = list(chips)
+    for row, i in enumerate(stars):
+        c = chips[i]
+        colour, dot_conf = _name_dot({n: float(v) for n, v in zip(names, dist[row])}, in_play, config, colour_config)
+        confidence = float(min(c.kind_confidence, dot_conf) * c.confidence_scale)
+        out[i] = replace(c, colour=colour, colour_confidence=min(confidence, c.colour_confidence))
+    return out
 
 
 def _nearest(dist: dict[str, float], names: list[str], colour_config: ColourConfig) -> tuple[str, float]:
