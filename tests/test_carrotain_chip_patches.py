@@ -76,9 +76,11 @@ def test_the_whole_fine_view_is_made_only_when_asked_for(photo):
     image, cal, *_ = photo
     config = _coarse()
     views = carrotain_views(cal, config)
-    assert "chips" not in views._kept
+    assert views.chips_fine is not None and not views.chips_fine.made
     assert views.chips_searched.mm_per_px == config.chip_search_mm_per_px
     fine = views.chips
-    assert fine.mm_per_px == config.chip_mm_per_px and views.chips is fine
-    default = carrotain_views(cal, CarrotainVisionConfig())
-    assert default.chips is default.chips_searched and default.chips.mm_per_px == config.chip_mm_per_px
+    assert fine.mm_per_px == config.chip_mm_per_px and views.chips is fine and views.chips_fine.made
+    fine_config = replace(config, chip_search_mm_per_px=config.chip_mm_per_px)
+    one = carrotain_views(cal, fine_config)
+    assert one.chips_fine is None
+    assert one.chips is one.chips_searched and one.chips.mm_per_px == config.chip_mm_per_px
