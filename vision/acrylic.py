@@ -28,6 +28,7 @@ from shapely import contains_xy, distance, points
 from shapely.geometry import MultiPoint, Point, Polygon
 
 from vision.morphology import disc_tophat
+from vision.order_stats import median, percentile
 
 #: Median absolute deviation -> standard deviation of a normal distribution.
 MAD_TO_SIGMA = 1.4826
@@ -527,7 +528,7 @@ def board_maps(level: np.ndarray, mm_per_px: float,
         1 on thin bright strokes long enough to be a board's printed constellation lines.
     """
     lv = level.astype(np.float32)
-    mat = float(np.median(lv))
+    mat = median(lv)
     # white print: thin bright strokes (top-hat), long enough not to be a star speck
     kp = max(int(round(config.print_kernel_mm / mm_per_px)) | 1, 3)
     th = cv2.morphologyEx(lv, cv2.MORPH_TOPHAT, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kp, kp)))
@@ -561,7 +562,7 @@ def board_maps(level: np.ndarray, mm_per_px: float,
         line = line + _edge_highlights(th, mat, printed, ratio, mm_per_px, config)
     line = cv2.GaussianBlur(line / np.maximum(bg, 1e-3), (0, 0), config.line_blur_mm / mm_per_px)
     # only lines standing out of the mat's own texture count
-    line = np.maximum(line - np.percentile(line, config.line_floor_percentile), 0.0)
+    line = np.maximum(line - percentile(line, config.line_floor_percentile), 0.0)
     return ratio, line.astype(np.float32), printed
 
 
@@ -570,8 +571,8 @@ def _bright_threshold(tophat: np.ndarray, mat: float, config: AcrylicConfig) -> 
     mat's own texture is stronger (a phone's local tone mapping and sharpening lift every speck and grain),
     ``bright_noise_sigmas`` robust standard deviations above the top-hat's median."""
     sample = tophat[::3, ::3]
-    med = float(np.median(sample))
-    sigma = MAD_TO_SIGMA * float(np.median(np.abs(sample - med)))
+    med = median(sample)
+    sigma = MAD_TO_SIGMA * median(np.abs(sample - med))
     return max(config.bright_fraction * (1.0 - mat), med + config.bright_noise_sigmas * sigma)
 
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from vision.colour import ColourConfig, classify, rgb_to_lab
 from vision.morphology import disc_close, disc_open
+from vision.order_stats import median
 
 
 @dataclass(frozen=True)
@@ -392,7 +393,7 @@ def _bright_mask(level: np.ndarray, origin_mm, s: float, exclude_mm, config: Chi
     """Chip-bright pixels (brighter than a grey opening wider than a chip, on a coarse grid: chips stand
     out on the dark mat, under dimming acrylic and under a board lit by glare alike), holes filled,
     thin print removed, uint8 (h, w)."""
-    mat_level = float(_median(level))
+    mat_level = median(level)
     f = s / config.background_mm_per_px
     small = cv2.resize(level, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
     kb = max(int(round(config.background_kernel_mm / config.background_mm_per_px)) | 1, 3)
@@ -413,27 +414,6 @@ def _bright_mask(level: np.ndarray, origin_mm, s: float, exclude_mm, config: Chi
         cv2.drawContours(mask, holes, -1, 1, -1)
     k = max(int(round(config.open_mm / s)) | 1, 3)
     return disc_open(mask, k)
-
-
-def _median(values: np.ndarray, sample_step: int = 61, band: float = 0.05) -> float:
-    """``np.median`` of a large array, exactly the same number, faster: the middle order statistics are
-    selected among the values between two quantiles of a sparse sample (``band`` either side of the middle),
-    after counting the values below that band; ``np.median`` itself when the band misses the middle or a
-    value is NaN."""
-    flat = np.ravel(values)
-    n = flat.size
-    sample = flat[::sample_step]
-    if n < 4 * sample_step or np.isnan(sample).any():
-        return float(np.median(flat))
-    lo, hi = np.quantile(sample, [0.5 - band, 0.5 + band])
-    inside = (flat >= lo) & (flat <= hi)
-    below = int(np.count_nonzero(flat < lo))
-    mid = flat[inside]
-    k = [(n - 1) // 2, n // 2]
-    if below + mid.size + int(np.count_nonzero(flat > hi)) != n or not below <= k[0] <= k[1] < below + mid.size:
-        return float(np.median(flat))  # NaN somewhere, or the band missed the middle
-    part = np.partition(mid, [k[0] - below, k[1] - below])
-    return float(np.mean(part[k[0] - below:k[1] - below + 1], axis=0))
 
 
 def _candidates(dist: np.ndarray, s: float, config: ChipConfig) -> list[np.ndarray]:
