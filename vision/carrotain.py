@@ -57,10 +57,10 @@ class CarrotainVisionConfig:
         The chips are searched on a top view this coarse (their bright blobs, a chip 25 mm across), then each
         candidate fitted and read on a patch of the view at ``chip_mm_per_px`` around it (``vision.chips.find_chips``'
         ``patches``); not coarser than ``chip_mm_per_px`` (equal: searched and read on one view of the whole mat).
-        Equal by default: searched at 1.0 the chips stage costs 40 % less CPU and reads the same on 135 of 136 TUNE
-        judgements, but on dev c10 as a browser or a webcam delivers it the coarse mask's peaks along a glare
-        crescent on a board's edge give a candidate whose rim fits: an extra star chip (presence 0.05, flagged),
-        exact -> doubt.
+        1.0 (issue 11): the chips stage and the views cost about 40 % less CPU; a candidate whose rim cannot be
+        fitted is judged by its depth on the fine patch (``vision.chips``), as the fine view would judge it. On dev
+        c10 as a webcam or a browser delivers it (already contested when searched at 0.5) a glare crescent on a
+        board's edge, borderline deep, is read as a blob chip (presence 0.07, flagged) instead of an unread blob.
     chip_face_z_mm, board_top_z_mm, board_thickness_mm : float
         Heights of the chip faces and of the board tops above the table; board thickness.
     acrylic_index : float
@@ -98,7 +98,7 @@ class CarrotainVisionConfig:
 
     region_mm: tuple[float, float, float, float] = (-20.0, 0.0, 580.0, 420.0)
     chip_mm_per_px: float = 0.5
-    chip_search_mm_per_px: float = 0.5
+    chip_search_mm_per_px: float = 1.0
     board_mm_per_px: float = 1.0
     chip_face_z_mm: float = 2.0
     board_top_z_mm: float = 5.0
