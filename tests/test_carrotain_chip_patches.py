@@ -76,9 +76,48 @@ def test_the_whole_fine_view_is_made_only_when_asked_for(photo):
     image, cal, *_ = photo
     config = _coarse()
     views = carrotain_views(cal, config)
-    assert "chips" not in views._kept
+    assert views.chips_fine is not None and not views.chips_fine.made
     assert views.chips_searched.mm_per_px == config.chip_search_mm_per_px
     fine = views.chips
-    assert fine.mm_per_px == config.chip_mm_per_px and views.chips is fine
-    default = carrotain_views(cal, CarrotainVisionConfig())
-    assert default.chips is default.chips_searched and default.chips.mm_per_px == config.chip_mm_per_px
+    assert fine.mm_per_px == config.chip_mm_per_px and views.chips is fine and views.chips_fine.made
+    fine_config = replace(config, chip_search_mm_per_px=config.chip_mm_per_px)
+    one = carrotain_views(cal, fine_config)
+    assert one.chips_fine is None
+    assert one.chips is one.chips_searched and one.chips.mm_per_px == config.chip_mm_per_px
+
+
+def test_a_candidates_depth_on_its_fine_patch_is_its_depth_on_the_whole_fine_view(photo):
+    """Searched coarse, a blob without a rim is judged by how deep the bright mask runs at it on its fine patch
+    (``vision.chips._fine_depth``): the patch's mask, made with the coarse view's surroundings, measures what the
+    one fine view of the whole mat measures there (at the candidates of the coarse search), while the coarse
+    view's own distance transform is off by up to a coarse pixel's half either way."""
+    import cv2
+
+    from vision import chips as ch
+    from vision.carrotain import _chip_patch_reader, _chip_search_maps, _exclusions
+
+    image, cal, ref, comp, layout, _ = photo
+    config = _coarse()
+    views = {}
+    for mm_per_px in (config.chip_mm_per_px, config.chip_search_mm_per_px):
+        tv = _chip_search_maps(cal, replace(config, chip_search_mm_per_px=mm_per_px)).resample(image)
+        view = ch._view(np.asarray(ref.normalise(tv.image), dtype=np.float32), tv.origin_mm, mm_per_px, config.chips)
+        surround = ch._surround(view.level, mm_per_px, config.chips)
+        mask = ch._bright_mask(view.level, surround, tv.origin_mm, mm_per_px, _exclusions(config, layout),
+                               config.chips)
+        views[mm_per_px] = (view, surround, cv2.distanceTransform(mask, cv2.DIST_L2, 5) * mm_per_px)
+    fine, _, fine_dist = views[config.chip_mm_per_px]
+    coarse, surround, coarse_dist = views[config.chip_search_mm_per_px]
+    reader = _chip_patch_reader(image, cal, ref, config)
+    patch_err, coarse_err = [], []
+    for c in ch._candidates(coarse_dist, coarse.s, config.chips):
+        centre_mm = coarse.mm(c)
+        depth = ch._fine_depth(ch._patch(reader, centre_mm, config.chips), centre_mm, surround, coarse, config.chips)
+        fx, fy = np.round(fine.px(centre_mm)).astype(int)
+        r = int(round(coarse.s / fine.s))
+        want = float(fine_dist[fy - r:fy + r + 1, fx - r:fx + r + 1].max())
+        patch_err.append(abs(depth - want))
+        coarse_err.append(float(coarse_dist[int(c[1]), int(c[0])]) - want)
+    assert len(patch_err) >= 10
+    assert np.median(patch_err) < 0.05 and np.percentile(patch_err, 90) < 0.2, patch_err
+    assert np.percentile(np.abs(coarse_err), 90) > 2 * np.percentile(patch_err, 90)  # the coarse view's own: further

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from vision.acrylic import _nanmean_last, _posed, _rot
-from vision.chips import _median
+from vision.order_stats import median, percentile
 
 
 def test_median_by_selection_is_numpys_median():
@@ -22,8 +22,26 @@ def test_median_by_selection_is_numpys_median():
             a = np.round(a, 2)  # many ties
         if i % 11 == 0:
             a[rng.integers(0, n)] = np.nan
-        want, got = float(np.median(a)), _median(a)
+        want, got = float(np.median(a)), median(a)
         assert want == got or (np.isnan(want) and np.isnan(got)), (i, n, want, got)
+
+
+def test_percentile_by_selection_is_numpys_percentile():
+    """The board maps' line floor (97th percentile) and the like: the same number as ``np.percentile`` (linear), for
+    float32 and float64 arrays, ties, NaNs, the extreme percentiles and 2-D arrays."""
+    rng = np.random.default_rng(4)
+    for i in range(200):
+        n = 252_000 if i == 0 else int(rng.integers(1, 100_000))
+        a = (rng.normal(size=n) ** (1 + i % 3) * rng.uniform(0.01, 1.0)).astype(np.float32 if i % 2 else np.float64)
+        if i % 5 == 0:
+            a = np.maximum(np.round(a, 2), 0.0)  # many ties, a floor of zeros
+        if i % 11 == 0:
+            a[rng.integers(0, n)] = np.nan
+        if i % 7 == 0 and n % 4 == 0:
+            a = a.reshape(4, -1)
+        for q in (97.0, 97, 50.0, 2.5, 99.5, 0, 100):
+            want, got = float(np.percentile(a, q)), percentile(a, q)
+            assert want == got or (np.isnan(want) and np.isnan(got)), (i, n, q, want, got)
 
 
 def test_nanmean_of_the_last_axis_is_numpys_nanmean():

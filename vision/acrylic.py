@@ -28,6 +28,7 @@ from shapely import contains_xy, distance, points
 from shapely.geometry import MultiPoint, Point, Polygon
 
 from vision.morphology import disc_tophat
+from vision.order_stats import median, percentile
 
 #: Median absolute deviation -> standard deviation of a normal distribution.
 MAD_TO_SIGMA = 1.4826
@@ -115,7 +116,8 @@ class AcrylicConfig:
         on a shape's inscribed-disc centre.
     polish_top, polish_n_theta, polish_n_xy : int
         Coarse candidates per seed polished on a grid of this many rotations (one coarse step either
-        side) x this many positions per axis (half an offset step either side).
+        side) x this many positions per axis (half an offset step either side). (4 instead of 6, a third cheaper:
+        dev b02 as a webcam delivers it exact -> cannot.)
     coarse_blur_mm, coarse_offset_mm : float
         The coarse stage scores a map blurred this much, comparing levels this far either side.
     sample_step_mm : float
@@ -126,10 +128,11 @@ class AcrylicConfig:
         Point-to-edge least-squares iterations.
     refine_top, refine_chamfer_margin_mm : int, float
         Candidates per seed refined before the shapes are compared: after the polish, ranked by their chamfer as
-        they stand (``_quick_chamfer``), this many, within this margin of the seed's best.
+        they stand (``_quick_chamfers``), this many, within this margin of the seed's best. 2 (was 3: fewer
+        least-squares refinements, issue 11; see ``grid_coarse_sample_mm`` for what the TUNE sets say).
     refine_max_chamfer_mm : float
         A candidate whose chamfer as it stands is over this is not refined (on the tune sets no candidate over
-        2.9 mm refined to an acceptable fit; the cap of a sample is ``chamfer_cap_mm``).
+        2.9 mm refined to an acceptable fit; the cap of a sample is ``chamfer_cap_mm``): 2.9 (was 3.2).
     same_pose_mm, same_pose_deg : float
         A candidate this close to one already refined (same shape) is not refined again.
     reseed_chamfer_mm, explained_inset_mm : float
@@ -150,7 +153,15 @@ class AcrylicConfig:
         The fallback search (``find_boards_in``, the exhaustive coarse grid): print strokes this close
         make one seed; around each seed, centres within +-``grid_xy_mm`` at this step, rotations at this
         step, every shape; the best ``grid_refine_top`` candidates per seed after the finer grid (by their chamfer
-        as they stand, ``_quick_chamfer``) are refined.
+        as they stand, ``_quick_chamfers``) are refined (4 instead of 8: car_tune c02 as a browser delivers it
+        exact -> cannot).
+    grid_coarse_sample_mm : float
+        The fallback grid's coarse stage (on the blurred maps) scores the outline samples this far apart (a
+        multiple of ``sample_step_mm``): 16 (was every sample, 8; the coarse stage half as costly, issue 11).
+        Together with ``refine_top`` 2, ``refine_max_chamfer_mm`` 2.9 and ``verify_seeds`` 0 (and the chips searched
+        at 1 mm), on the TUNE sets (dev, car_tune, car_tune2) as browsers and webcams deliver them (136 judgements):
+        exact 78 -> 79, cannot 27 -> 25, WRONG 0 (car_tune c06 webcam doubt -> exact, dev s01 webcam cannot -> exact,
+        car_tune2 s01 webcam cannot -> doubt; dev c10 browser exact -> doubt, a chip-search effect).
     grid_area_margin_mm : float
         A fallback seed lies within this distance of an area that needs a board.
     verify_chamfer_mm, verify_seeds : float, int
@@ -158,7 +169,8 @@ class AcrylicConfig:
         pose that the polar stage did not propose (it scores radial steps around a seed, weak for elongated
         outlines off the seed): the exhaustive grid searches again around its middle, every shape competing, and
         around the ``verify_seeds`` fallback seeds inside it nearest its middle (at least half ``seed_spacing_mm``
-        from it).
+        from it). 0 (was 2, which turned car_tune2 c04 cannot -> exact when it came; each seed costs a whole grid
+        search, issue 11; c04 stays exact without them).
     ambiguity_mm : float
         Competing fits (another shape, or the same at another pose) on the same region within this
         chamfer of the best widen its sigma to half their mean outline distance.
@@ -293,9 +305,9 @@ class AcrylicConfig:
     sample_step_mm: float = 8.0
     contrast_offset_mm: float = 3.0
     refine_iters: int = 4
-    refine_top: int = 3
+    refine_top: int = 2
     refine_chamfer_margin_mm: float = 0.6
-    refine_max_chamfer_mm: float = 3.2
+    refine_max_chamfer_mm: float = 2.9
     same_pose_mm: float = 6.0
     same_pose_deg: float = 5.0
     reseed_chamfer_mm: float = 1.2
@@ -316,8 +328,9 @@ class AcrylicConfig:
     grid_theta_step_deg: float = 10.0
     grid_refine_top: int = 8
     grid_area_margin_mm: float = 60.0
+    grid_coarse_sample_mm: float = 16.0
     verify_chamfer_mm: float = 2.0
-    verify_seeds: int = 2
+    verify_seeds: int = 0
     ambiguity_mm: float = 0.6
     max_sigma_mm: float = 10.0
     edge_search_mm: float = 6.0
@@ -555,7 +568,7 @@ def board_maps(level: np.ndarray, mm_per_px: float, config: AcrylicConfig = Acry
         1 on thin bright strokes long enough to be a board's printed constellation lines.
     """
     lv = level.astype(np.float32)
-    mat = float(np.median(lv))
+    mat = median(lv)
     # white print: thin bright strokes (top-hat), long enough not to be a star speck
     kp = max(int(round(config.print_kernel_mm / mm_per_px)) | 1, 3)
     th = cv2.morphologyEx(lv, cv2.MORPH_TOPHAT, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kp, kp)))
@@ -591,7 +604,7 @@ def board_maps(level: np.ndarray, mm_per_px: float, config: AcrylicConfig = Acry
         line = line + _edge_highlights(th, mat, printed, ratio, mm_per_px, config)
     line = cv2.GaussianBlur(line / np.maximum(bg, 1e-3), (0, 0), config.line_blur_mm / mm_per_px)
     # only lines standing out of the mat's own texture count
-    line = np.maximum(line - np.percentile(line, config.line_floor_percentile), 0.0)
+    line = np.maximum(line - percentile(line, config.line_floor_percentile), 0.0)
     return ratio, line.astype(np.float32), printed
 
 
@@ -638,8 +651,8 @@ def _bright_threshold(tophat: np.ndarray, mat: float, config: AcrylicConfig) -> 
     mat's own texture is stronger (a phone's local tone mapping and sharpening lift every speck and grain),
     ``bright_noise_sigmas`` robust standard deviations above the top-hat's median."""
     sample = tophat[::3, ::3]
-    med = float(np.median(sample))
-    sigma = MAD_TO_SIGMA * float(np.median(np.abs(sample - med)))
+    med = median(sample)
+    sigma = MAD_TO_SIGMA * median(np.abs(sample - med))
     return max(config.bright_fraction * (1.0 - mat), med + config.bright_noise_sigmas * sigma)
 
 
@@ -1167,8 +1180,9 @@ def _grid_candidates(seed: np.ndarray, ev: _Evidence, shapes: list[_Shape], conf
     centres = seed + _square_grid(config.grid_xy_mm, config.grid_step_mm)
     min_sep = np.radians(config.coarse_min_separation_deg)
     out: list[_Candidate] = []
+    every = max(int(round(config.grid_coarse_sample_mm / config.sample_step_mm)), 1)
     for i, sh in enumerate(shapes):
-        c, sc = _grid_scores(ev, sh.pts, sh.nrm, thetas, centres, config.coarse_offset_mm, 0.0)
+        c, sc = _grid_scores(ev, sh.pts[::every], sh.nrm[::every], thetas, centres, config.coarse_offset_mm, 0.0)
         best_d = np.argmax(sc, axis=1)
         ar = np.arange(len(thetas))
         kept: list[_Candidate] = []

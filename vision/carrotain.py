@@ -57,10 +57,11 @@ class CarrotainVisionConfig:
         The chips are searched on a top view this coarse (their bright blobs, a chip 25 mm across), then each
         candidate fitted and read on a patch of the view at ``chip_mm_per_px`` around it (``vision.chips.find_chips``'
         ``patches``); not coarser than ``chip_mm_per_px`` (equal: searched and read on one view of the whole mat).
-        Equal by default: searched at 1.0 the chips stage costs 40 % less CPU and reads the same on 135 of 136 TUNE
-        judgements, but on dev c10 as a browser or a webcam delivers it the coarse mask's peaks along a glare
-        crescent on a board's edge give a candidate whose rim fits: an extra star chip (presence 0.05, flagged),
-        exact -> doubt.
+        Equal by default: searched at 1.0 the chips stage and the views cost about 40 % less CPU (a first frame
+        about 20 ms), and a candidate whose rim cannot be fitted is judged by its depth on the fine patch
+        (``vision.chips``), but on dev c10 as a browser (device seeds 0 and 1) or a webcam (seed 1) delivers it a
+        glare crescent on a board's edge, borderline deep, is read as a blob chip (presence 0.07, flagged) instead
+        of an unread blob: exact -> doubt, three TUNE judgements worse, none better.
     chip_face_z_mm, board_top_z_mm, board_thickness_mm : float
         Heights of the chip faces and of the board tops above the table; board thickness.
     acrylic_index : float
@@ -150,6 +151,40 @@ def _height_spread_mm(cal, xy_mm: np.ndarray, z_mm: float) -> np.ndarray:
     return np.max(spreads, axis=0) / max(cal.px_per_mm, 1e-6)
 
 
+class LazyTopView:
+    """A top view's maps (``TopViewMaps``) made when first asked for, then kept: the views of one calibration are
+    shared by the frames of a still scene, and a photo read once never needs this one.
+
+    Parameters
+    ----------
+    calibration : TableCalibration
+    region_mm : (x0, y0, x1, y1)
+    mm_per_px, z_mm : float
+        As for ``top_view_maps``.
+    made : TopViewMaps, optional
+        The very maps, when already made (another view of the same region, resolution and height).
+    """
+
+    def __init__(self, calibration, region_mm: tuple[float, float, float, float], mm_per_px: float, z_mm: float,
+                 made: TopViewMaps | None = None):
+        self.calibration = calibration
+        self.region_mm = region_mm
+        self.mm_per_px = mm_per_px
+        self.z_mm = z_mm
+        self._maps = made
+
+    @property
+    def made(self) -> bool:
+        """Whether the maps have been made."""
+        return self._maps is not None
+
+    def maps(self) -> TopViewMaps:
+        """The maps, made on the first call."""
+        if self._maps is None:
+            self._maps = top_view_maps(self.calibration, self.region_mm, self.mm_per_px, self.z_mm)
+        return self._maps
+
+
 @dataclass(frozen=True)
 class CarrotainViews:
     """What every frame seen through one calibration shares: where the pixels of the two top views lie in the
@@ -163,41 +198,38 @@ class CarrotainViews:
         Top views of the chip faces (at ``chip_search_mm_per_px``, the chips' candidates) and of the board tops.
     bottom_shift : callable or None
         Wall parallax of the boards (``_shift_field``; None: walls not modelled).
-    chips_read : (region_mm, mm_per_px, z_mm)
-        The chip faces' view at the reading resolution over the whole mat (``chips``, made when first asked for).
+    chips_fine : LazyTopView or None
+        The chip faces' view at the reading resolution over the whole mat (``chips``), made when first asked for;
+        None: the view searched is that view.
     """
 
     calibration: object
     chips_searched: TopViewMaps
     boards: TopViewMaps
     bottom_shift: object = None
-    chips_read: tuple[tuple[float, float, float, float], float, float] = ((0.0, 0.0, 0.0, 0.0), 0.5, 0.0)
-    _kept: dict = field(default_factory=dict, compare=False, repr=False)
+    chips_fine: LazyTopView | None = field(default=None, compare=False)
 
     @property
     def chips(self) -> TopViewMaps:
-        """The chip faces' top view over the whole mat at the reading resolution (``chips_read``: region,
-        mm per px, height), made when first asked for (the live checks sample their chip patches in it), then kept
-        with these views."""
-        if "chips" not in self._kept:
-            region, mm_per_px, z_mm = self.chips_read
-            self._kept["chips"] = top_view_maps(self.calibration, region, mm_per_px, z_mm)
-        return self._kept["chips"]
+        """The chip faces' top view over the whole mat at the reading resolution (the live checks sample their chip
+        patches in it): the view searched when that is at the reading resolution, else made when first asked
+        for, then kept with these views."""
+        return self.chips_searched if self.chips_fine is None else self.chips_fine.maps()
 
 
 def carrotain_views(cal, config: CarrotainVisionConfig) -> CarrotainViews:
     """The top-view maps and wall parallax of one calibration (``CarrotainViews``)."""
     z_top, z_bottom = config.board_top_z_mm, config.board_top_z_mm - config.board_thickness_mm
-    views = CarrotainViews(
+    searched = _chip_search_maps(cal, config)
+    fine = None if searched.mm_per_px == config.chip_mm_per_px else \
+        LazyTopView(cal, config.region_mm, config.chip_mm_per_px, config.chip_face_z_mm)
+    return CarrotainViews(
         cal,
-        _chip_search_maps(cal, config),
+        searched,
         top_view_maps(cal, config.region_mm, config.board_mm_per_px, config.board_top_z_mm),
         _shift_field(cal, config.region_mm, z_bottom, z_top, config.wall_grid_mm) if config.board_walls else None,
-        (config.region_mm, config.chip_mm_per_px, config.chip_face_z_mm),
+        fine,
     )
-    if views.chips_searched.mm_per_px == config.chip_mm_per_px:  # searched and read on one view
-        views._kept["chips"] = views.chips_searched
-    return views
 
 
 def _chip_search_maps(cal, config: CarrotainVisionConfig) -> TopViewMaps:

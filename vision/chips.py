@@ -16,6 +16,7 @@ import numpy as np
 
 from vision.colour import ColourConfig, classify, rgb_to_lab
 from vision.morphology import disc_close, disc_open
+from vision.order_stats import median
 
 
 @dataclass(frozen=True)
@@ -328,8 +329,10 @@ def find_chips(
     """
     s = mm_per_px
     whole = _view(rgb_norm, origin_mm, s, config)
-    mask = _bright_mask(whole.level, origin_mm, s, exclude_mm, config)
+    surround = _surround(whole.level, s, config)
+    mask = _bright_mask(whole.level, surround, origin_mm, s, exclude_mm, config)
     dist = cv2.distanceTransform(mask, cv2.DIST_L2, 5) * s  # mm
+    R = config.diameter_mm / 2.0
     components: list = []  # the mask's connected components (labels, stats), computed when first needed
     found: list[tuple[float, ChipDetection]] = []
     fitted: list[np.ndarray] = []  # rim centres fitted, px of the view searched
@@ -339,7 +342,11 @@ def find_chips(
             continue
         view = whole if patches is None else _patch(patches, whole.mm(c), config)
         rim = _fit_rim(view.smooth, c if view is whole else view.px(whole.mm(c)), view.s, config)
-        if rim is None:
+        # searched on a coarser view, a blob without a rim is measured on its fine patch: a blob chip, or an unread
+        # candidate, only where the fine view would find it as deep (``_fine_depth``)
+        depth = np.inf if rim is not None or view is whole else _fine_depth(view, whole.mm(c), surround, whole,
+                                                                           config)
+        if rim is None and depth >= config.fallback_peak_fraction * R:
             if not components:
                 components.extend(cv2.connectedComponentsWithStats(mask, connectivity=8)[1:3])
             rim = _blob_centre(mask, dist, components[0], components[1], c, s, config)
@@ -348,7 +355,8 @@ def find_chips(
                 view = _patch(patches, centre_mm, config)
                 rim = replace(rim, centre_px=view.px(centre_mm), radius_px=rim.radius_px * s / view.s)
         if rim is None:
-            failed.append(c)
+            if depth >= config.min_peak_fraction * R:
+                failed.append(c)
             continue
         det = _read_chip(view.img, rim, view.origin_mm, view.s, palette, face_palette, hole_rgb, config,
                          colour_config, in_play)
@@ -411,22 +419,64 @@ def _patch(patches: PatchReader, centre_mm: np.ndarray, config: ChipConfig) -> _
     return _view(img, origin_mm, s, config)
 
 
-def _bright_mask(level: np.ndarray, origin_mm, s: float, exclude_mm, config: ChipConfig) -> np.ndarray:
-    """Chip-bright pixels (brighter than a grey opening wider than a chip, on a coarse grid: chips stand
-    out on the dark mat, under dimming acrylic and under a board lit by glare alike), holes filled,
-    thin print removed, uint8 (h, w)."""
-    mat_level = float(_median(level))
+@dataclass(frozen=True)
+class _Surround:
+    """What a pixel must stand out of to be chip-bright: the level around it (a grey opening wider than a chip, on a
+    coarse grid) and the margin above it.
+
+    Attributes
+    ----------
+    level : ndarray, shape (h', w'), float32
+        The opened level, smoothed, on the grid of ``ChipConfig.background_mm_per_px``.
+    shape : (int, int)
+        (h, w) of the view it was made from (``cv2.resize`` maps the grid onto it).
+    margin : float
+        ``bright_fraction`` of (white - mat).
+    """
+
+    level: np.ndarray
+    shape: tuple[int, int]
+    margin: float
+
+    def full(self) -> np.ndarray:
+        """The level around every pixel of the view it was made from, shape (h, w)."""
+        return cv2.resize(self.level, (self.shape[1], self.shape[0]), interpolation=cv2.INTER_LINEAR)
+
+    def at(self, x_px: np.ndarray, y_px: np.ndarray) -> np.ndarray:
+        """The level around (fractional) px of the view it was made from, interpolated as ``full`` does, shape of
+        ``x_px``."""
+        fy, fx = self.level.shape[0] / self.shape[0], self.level.shape[1] / self.shape[1]
+        gx = ((x_px + 0.5) * fx - 0.5).astype(np.float32)
+        gy = ((y_px + 0.5) * fy - 0.5).astype(np.float32)
+        return cv2.remap(self.level, gx, gy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _surround(level: np.ndarray, s: float, config: ChipConfig) -> _Surround:
+    """The level a chip must stand out of (``_Surround``): chips stand out on the dark mat, under dimming acrylic and
+    under a board lit by glare alike."""
+    mat_level = median(level)
     f = s / config.background_mm_per_px
     small = cv2.resize(level, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
     kb = max(int(round(config.background_kernel_mm / config.background_mm_per_px)) | 1, 3)
-    bg = disc_open(small, kb)
-    bg = cv2.resize(cv2.blur(bg, (3, 3)), (level.shape[1], level.shape[0]), interpolation=cv2.INTER_LINEAR)
-    mask = (level - bg > config.bright_fraction * (1.0 - mat_level)).astype(np.uint8)
+    bg = cv2.blur(disc_open(small, kb), (3, 3))
+    return _Surround(bg, (level.shape[0], level.shape[1]), config.bright_fraction * (1.0 - mat_level))
+
+
+def _bright_mask(level: np.ndarray, surround: _Surround, origin_mm, s: float, exclude_mm, config: ChipConfig
+                 ) -> np.ndarray:
+    """Chip-bright pixels (brighter than their surroundings by the margin), holes filled, thin print removed,
+    uint8 (h, w)."""
+    mask = (level - surround.full() > surround.margin).astype(np.uint8)
     for x0, y0, x1, y1 in exclude_mm or []:
         c0, r0 = int(np.floor((x0 - origin_mm[0]) / s)), int(np.floor((y0 - origin_mm[1]) / s))
         c1, r1 = int(np.ceil((x1 - origin_mm[0]) / s)), int(np.ceil((y1 - origin_mm[1]) / s))
         mask[max(r0, 0):max(r1, 0), max(c0, 0):max(c1, 0)] = 0
-    # fill holes (colourless / first-star chips) and shading gaps first, then drop thin bright print
+    return _mended(mask, s, config)
+
+
+def _mended(mask: np.ndarray, s: float, config: ChipConfig) -> np.ndarray:
+    """A bright mask (h, w) uint8 with its holes (colourless / first-star chips) and shading gaps filled first, then
+    thin bright print dropped."""
     hk = max(int(round(config.close_mm / s)) | 1, 3)
     mask = disc_close(mask, hk)
     contours, hier = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
@@ -438,25 +488,35 @@ def _bright_mask(level: np.ndarray, origin_mm, s: float, exclude_mm, config: Chi
     return disc_open(mask, k)
 
 
-def _median(values: np.ndarray, sample_step: int = 61, band: float = 0.05) -> float:
-    """``np.median`` of a large array, exactly the same number, faster: the middle order statistics are
-    selected among the values between two quantiles of a sparse sample (``band`` either side of the middle),
-    after counting the values below that band; ``np.median`` itself when the band misses the middle or a
-    value is NaN."""
-    flat = np.ravel(values)
-    n = flat.size
-    sample = flat[::sample_step]
-    if n < 4 * sample_step or np.isnan(sample).any():
-        return float(np.median(flat))
-    lo, hi = np.quantile(sample, [0.5 - band, 0.5 + band])
-    inside = (flat >= lo) & (flat <= hi)
-    below = int(np.count_nonzero(flat < lo))
-    mid = flat[inside]
-    k = [(n - 1) // 2, n // 2]
-    if below + mid.size + int(np.count_nonzero(flat > hi)) != n or not below <= k[0] <= k[1] < below + mid.size:
-        return float(np.median(flat))  # NaN somewhere, or the band missed the middle
-    part = np.partition(mid, [k[0] - below, k[1] - below])
-    return float(np.mean(part[k[0] - below:k[1] - below + 1], axis=0))
+def _fine_depth(patch: _View, centre_mm: np.ndarray, surround: _Surround, searched: _View, config: ChipConfig
+                ) -> float:
+    """How deep (mm) the bright mask runs at a candidate found on a coarser view, measured on its fine patch: the
+    patch's own bright mask (the searched view's surroundings and margin, mended at the patch's resolution), its
+    distance transform's largest value within one coarse pixel of the candidate: the depth the fine view of the whole
+    mat measures there. The coarse view's own is off by up to half its pixel either way (its pixels quantise the
+    mask and the distances), which decides blobs near the depth thresholds (a glare crescent on a board's edge).
+
+    Parameters
+    ----------
+    patch : _View
+        The fine view around the candidate.
+    centre_mm : ndarray, shape (2,)
+        The candidate (table mm).
+    surround : _Surround
+        The searched view's surroundings.
+    searched : _View
+        The coarser view searched (where ``surround`` was made).
+    """
+    h, w = patch.level.shape
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
+    x_px = (patch.origin_mm[0] + xs * patch.s - searched.origin_mm[0]) / searched.s
+    y_px = (patch.origin_mm[1] + ys * patch.s - searched.origin_mm[1]) / searched.s
+    mask = _mended((patch.level - surround.at(x_px, y_px) > surround.margin).astype(np.uint8), patch.s, config)
+    dist = cv2.distanceTransform(mask, cv2.DIST_L2, 5) * patch.s
+    cx, cy = patch.px(centre_mm)
+    r = searched.s / patch.s
+    near = (xs - cx) ** 2 + (ys - cy) ** 2 <= r * r
+    return float(dist[near].max()) if near.any() else 0.0
 
 
 def _candidates(dist: np.ndarray, s: float, config: ChipConfig) -> list[np.ndarray]:
