@@ -301,6 +301,24 @@ def _replay(board: GenialBoard, context: GenialContext, towers_seen: tuple[Tower
             config: GenialRulesConfig, unseen: frozenset[Cell] = frozenset()) -> tuple[GenialReplay, list[Flag]]:
     names = list(context.players)
     # first pass without tokens: which towers the earlier placements scored (their tokens are dark now)
+    scored_before, flags = _dry_replay(board, context, config)
+    towers, tower_flags = initial_towers(board, len(names), towers_seen, scored_before if seen_before else None,
+                                         unseen)
+    flags += tower_flags
+    game = GenialReplay(board, names, towers, config)
+    for m in context.moves_before:
+        if game.why_not(m):
+            break
+        game.play(m)
+    return game, flags
+
+
+def _dry_replay(board: GenialBoard, context: GenialContext,
+                config: GenialRulesConfig = GenialRulesConfig()) -> tuple[frozenset[Cell], list[Flag]]:
+    """The earlier placements replayed without tokens (a token's value does not decide which towers a chain
+    scores): the towers they scored (their tokens dark now), and a ``history_invalid`` flag at the first placement
+    that cannot be replayed (the replay stops there)."""
+    names = list(context.players)
     layout = board.tower_layout(len(names))
     plain = tuple(Tower(c, size, SYMBOLS[0], 1) for c, size in layout.items())
     dry = GenialReplay(board, names, plain, config)
@@ -312,16 +330,16 @@ def _replay(board: GenialBoard, context: GenialContext, towers_seen: tuple[Tower
                               {"move": k + 1, "cells": [list(c) for c in m.cells]}))
             break
         dry.play(m)
-    scored_before = frozenset(t.qr for t in dry.tower_list() if t.dark)
-    towers, tower_flags = initial_towers(board, len(names), towers_seen, scored_before if seen_before else None,
-                                         unseen)
-    flags += tower_flags
-    game = GenialReplay(board, names, towers, config)
-    for m in context.moves_before:
-        if game.why_not(m):
-            break
-        game.play(m)
-    return game, flags
+    return frozenset(t.qr for t in dry.tower_list() if t.dark), flags
+
+
+def replayed_dark(board: GenialBoard, context: GenialContext,
+                  config: GenialRulesConfig = GenialRulesConfig()) -> frozenset[Cell] | None:
+    """The towers whose tokens the earlier placements (``context.moves_before``) have turned dark: the side every
+    token shows before this placement, known from the game without reading it. None when an earlier placement
+    cannot be replayed (the sides are then not known)."""
+    dark, flags = _dry_replay(board, context, config)
+    return None if flags else dark
 
 
 def _scores_before(game: GenialReplay, context: GenialContext, flags: list[Flag],

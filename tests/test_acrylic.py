@@ -114,3 +114,55 @@ def test_an_edge_highlight_counts_as_edge_evidence_and_print_does_not():
     on_print = float(line[165:168, 150:154].max())
     assert on_arc > 0.05  # ... but only the edge highlight is edge evidence
     assert on_print < 0.2 * on_arc
+
+
+def test_the_dimming_is_measured_from_the_photos_own_zero_where_the_mat_is_as_dark_as_the_markers_black():
+    """A drawn top view (1 mm/px) of a dim frame whose markers' black print reads above the mat (a cast on the
+    markers, a webcam's dark mat): the photo's 0 is at level -0.3, the mat at -0.03 (photo value 0.27 above 0),
+    a board transmits 90 % of it (-0.057). Measured from the level's 0 the ratio flips sign (the mat below 0);
+    measured from a zero lowered towards the photo's 0 (the mat's gain capped at ``max_dimming_gain``) the board
+    is dimmed and the bare mat is 1. A mat well above the black gives the same maps with or without the photo's
+    0."""
+    h, w, r = 300, 300, 70
+    yy, xx = np.mgrid[0:h, 0:w]
+    board = np.hypot(xx - 150, yy - 150) < r
+    rng = np.random.default_rng(0)
+    noise = rng.normal(0, 0.002, (h, w)).astype(np.float32)
+    config = AcrylicConfig()
+    zero = -0.3
+    dark = np.where(board, zero + 0.9 * 0.27, zero + 0.27).astype(np.float32) + noise
+    ratio = board_maps(dark, 1.0, config, zero_level=zero)[0]
+    inside, outside = float(np.median(ratio[board])), float(np.median(ratio[~board]))
+    assert abs(outside - 1.0) < 0.02
+    assert 1.0 - config.max_dimming_gain * 0.1 - 0.05 < inside < 0.9  # dimmed, by at most the capped gain
+    assert not 0.0 < float(np.median(board_maps(dark, 1.0, config)[0][board])) < 0.95  # from the black: garbage
+    lit = np.where(board, 0.27, 0.3).astype(np.float32) + noise
+    for a, b in zip(board_maps(lit, 1.0, config), board_maps(lit, 1.0, config, zero_level=-0.02)):
+        assert np.array_equal(a, b)
+
+
+def _mean_step_across_circle(ratio: np.ndarray, centre: tuple[float, float], r: float, d: float) -> float:
+    """Mean (outside - inside) of ``ratio`` ``d`` either side of a circle, sampled every degree."""
+    a = np.radians(np.arange(360))
+    cx, cy = centre
+    out = ratio[np.round(cy + (r + d) * np.sin(a)).astype(int), np.round(cx + (r + d) * np.cos(a)).astype(int)]
+    ins = ratio[np.round(cy + (r - d) * np.sin(a)).astype(int), np.round(cx + (r - d) * np.cos(a)).astype(int)]
+    return float(np.mean(out - ins))
+
+
+def test_a_glare_spot_on_a_board_does_not_turn_its_dimming_around():
+    """A drawn top view (1 mm/px): a board (disc of radius 70 mm) dims the mat by 12 %; a glare spot 40 mm across,
+    four times as bright as the mat, lies on it just inside its edge (wider than the bright-piece kernel, not a
+    small bright piece). The glare is painted out with the bright pieces (``glare_ratio``): the board's mean step
+    across its outline stays that of a dimmed board (it was negative: the glare's few samples outweighed the
+    rest), and the glare spot no longer reads several times the mat."""
+    h, w, r = 300, 300, 70
+    yy, xx = np.mgrid[0:h, 0:w]
+    rng = np.random.default_rng(0)
+    level = np.where(np.hypot(xx - 150, yy - 150) < r, 0.22, 0.25).astype(np.float32)
+    level += rng.normal(0, 0.003, level.shape).astype(np.float32)
+    glare = np.hypot(xx - (150 + r - 18), yy - 150) < 20
+    level[glare] = 1.0
+    ratio = board_maps(level, 1.0, AcrylicConfig())[0]
+    assert _mean_step_across_circle(ratio, (150, 150), r, 3.0) > 0.06
+    assert float(np.max(ratio[glare])) < 1.5

@@ -155,13 +155,38 @@ def test_glue_errors_and_state_roundtrip(runs):
     cal = calibrate_from_markers(image)
     table_only = image.copy()
     table_only[:] = np.median(image.reshape(-1, 3), axis=0).astype(np.uint8)
-    with pytest.raises(CannotJudge, match="no CMYK"):
+    with pytest.raises(CannotJudge, match="no CMYK! tiles found: nothing ink-coloured"):
         detect([Frame(table_only, cal, "empty")], ctx, StageTimer())
     timer = StageTimer()
     st = detect([Frame(image, cal, "p.png")], ctx, timer)
     again = CmykGameState.from_json(st.to_json())
     assert again.to_json() == st.to_json()
     assert {"tiles", "lattice", "edges", "marks", "assign"} <= set(timer.ms)
+
+
+def test_tiles_seen_but_no_lattice_says_so():
+    """Where the ink-coloured tiles are there but no lattice fits their edges (here: a lattice fit that demands more
+    than any bands can give), the cannot-judge message says what was seen and how to retake the photo, not that
+    there are no tiles; the area it names is the mosaic's (its true tiles lie inside it)."""
+    from dataclasses import replace
+
+    from vision.cmyk import CmykVisionConfig, MosaicMiss, read_mosaic
+    from vision.cmyk_lattice import LatticeFitConfig
+
+    image, scene, _ = render_scene(SEEDS[0])
+    cal = calibrate_from_markers(image)
+    config = CmykVisionConfig()
+    unfittable = replace(config, lattice=LatticeFitConfig(min_family_concentration=1.01))
+    miss = read_mosaic(image, cal, None, unfittable)
+    assert isinstance(miss, MosaicMiss) and miss.stage == "no_lattice" and miss.region_mm is not None
+    x0, y0, x1, y1 = miss.region_mm
+    corners = np.concatenate([t.vertices_mm for t in scene.tiles])
+    slack = config.evidence_window_mm
+    assert (corners[:, 0] > x0 - slack).all() and (corners[:, 0] < x1 + slack).all()
+    assert (corners[:, 1] > y0 - slack).all() and (corners[:, 1] < y1 + slack).all()
+    with pytest.raises(CannotJudge, match=r"tile-like area is seen .*no tile lattice could be fitted.*straighter"):
+        detect([Frame(image, cal, "p.png")], parse_context(CTX), StageTimer(), unfittable)
+    assert not isinstance(read_mosaic(image, cal, None, config), MosaicMiss)  # the same photo reads as it is
 
 
 def test_adjudicate_scores_every_mosaic_and_names_detector_flags(runs):

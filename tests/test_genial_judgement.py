@@ -7,7 +7,7 @@ import pytest
 from components import load_components
 from scoring.genial import SYMBOLS, Tower
 from scoring.genial_board import GenialBoard
-from scoring.genial_judgement import GenialContext, GenialReading, judge_placement
+from scoring.genial_judgement import GenialContext, GenialReading, judge_placement, replayed_dark
 
 BOARD = GenialBoard.from_components(load_components()["genial_spezial"])
 LAYOUT = BOARD.tower_layout(2)
@@ -214,3 +214,13 @@ def test_context_and_reading_round_trip():
     ctx = context(bonus_symbol="green", placed=SECOND)
     assert GenialContext.from_json(ctx.to_json()) == ctx
     assert GenialReading.from_json(AFTER.to_json()) == AFTER
+
+
+def test_the_replay_gives_every_tokens_side_before_the_placement_without_its_value():
+    """Ann's first tile links one tower (nothing scored: all light); her second joins it to (1, 1): both dark. A
+    history that cannot be replayed gives no sides."""
+    assert replayed_dark(BOARD, context()) == frozenset()
+    two = context(mover="Ben", moves_before=[FIRST, {"player": "Ann", "cells": SECOND}])
+    assert replayed_dark(BOARD, two) == frozenset({(-1, -1), (1, 1)})
+    bad = context(mover="Ben", moves_before=[FIRST, {"player": "Ann", "cells": FIRST["cells"]}])
+    assert replayed_dark(BOARD, bad) is None

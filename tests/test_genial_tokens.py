@@ -137,3 +137,41 @@ def test_a_token_read_dark_before_is_dark_after():
              else r for r in before]
     _, got = settle_tokens([_photo(before), _photo(after)], 4, COUNTS)
     assert next(x for x in got.towers if x.qr == t.qr) == TokenRead(t.qr, t.size, t.symbol, t.value + 1, True)
+
+
+def test_a_side_in_doubt_is_the_one_the_replayed_game_gives_and_its_numeral_is_read_on_that_side():
+    """The earlier placements scored the tower (replayed: dark before). The face left the side unclear and the ink
+    leaned light; the numeral compared as the dark side's (beside it) reads 3 surely: dark 3, nothing in doubt."""
+    from vision.genial import NumeralCarry
+    from vision.genial_numeral import NumeralRead
+
+    reads = _full_set(4)
+    t = next(r for r in reads if r.value == 2)
+    odd = [TokenRead(r.qr, r.size, r.symbol, 2, False, f"side unclear (face lightness 50); {UNCLEAR}") if r is t
+           else r for r in reads]
+    light = NumeralRead(2, 1, 0.95, 0.94, 0.0, (0.0, 0.0), 0.9, 0.04)
+    dark = NumeralRead(3, 2, 0.97, 0.90, 0.0, (0.0, 0.0), 0.9, 0.04)
+    photo = dc_replace(_photo(odd), numerals={t.qr: NumeralCarry(False, light, 4.0, dark)})
+    before, after = settle_tokens([photo, _photo(reads)], 4, COUNTS, frozenset({t.qr}))
+    assert next(x for x in before.towers if x.qr == t.qr) == TokenRead(t.qr, t.size, t.symbol, 3, True)
+    (alone,) = settle_tokens([photo], 4, COUNTS)                  # without the replay: the side stays in doubt
+    assert "side unclear" in next(x for x in alone.towers if x.qr == t.qr).doubt
+
+
+def test_a_side_read_surely_against_the_replayed_game_leaves_the_value_doubtful_on_both_photos():
+    """The replay has scored nothing, yet one token reads dark surely on both photos, its numeral unclear: the light
+    value the set leaves would make it a sure dark 2 - a wrong value if the side is misread. Its value is doubtful on
+    both photos instead (the rules flag the side)."""
+    reads = _full_set(4)
+    t = next(r for r in reads if r.value == 1)
+    dark = [TokenRead(r.qr, r.size, r.symbol, 3, True, "numeral unclear (3 or 2, fits 0.772 and 0.758)") if r is t
+            else r for r in reads]
+    plain = settle_tokens([_photo(dark), _photo(dark)], 4, COUNTS)
+    assert all(not x.value_doubted for ph in plain for x in ph.towers if x.qr == t.qr)   # the old, silent read
+    got = settle_tokens([_photo(dark), _photo(dark)], 4, COUNTS, frozenset())
+    for ph in got:
+        x = next(x for x in ph.towers if x.qr == t.qr)
+        assert x.value_doubted and x.side_doubted and "replayed game" in x.doubt
+    # a token the replay says is dark reads dark after as before: nothing added
+    again = settle_tokens([_photo(dark), _photo(dark)], 4, COUNTS, frozenset({t.qr}))
+    assert all("replayed" not in x.doubt for ph in again for x in ph.towers)

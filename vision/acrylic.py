@@ -231,6 +231,27 @@ class AcrylicConfig:
         rendered, 1.7 mm as a browser delivers them (1.5-2.2 mm where the camera is tilted more than 20 deg); with
         the model on the converged pose, +0.10 and -0.04 mm (``tools/study_board_bias.py``); the median outline
         point's distance to the truth 1.31 -> 0.92 mm as rendered, 1.49 -> 0.90 mm browser.
+    max_dimming_gain : float
+        The dimming ratio is measured on levels whose 0 is the markers' black print. Where the mat is barely above
+        that black (a dim webcam frame: the mat at 14 of 255 with the print's black at 4; a coloured cast on the
+        markers: the black measured above the mat, levels negative), the ratio's gain over the photo's own values
+        (the mat's distance from the photo's 0 over its distance from the black) blows up the noise, or flips the
+        ratio's sign. The 0 is lowered towards the photo's own 0 until that gain is at most this (``board_maps``:
+        ``zero_level``); the photos the judge was tuned on have gains of 1-4.2.
+    glare_ratio : float
+        Where the level is this many times the bare mat's around it, whatever the size of the bright area, it is
+        glare and is painted out like the bright pieces (``_without_glare``; a diffuse mat lit unevenly stays within
+        a fraction of its local level, a specular spot does not): a glare spot wider than ``bright_kernel_mm`` on a
+        board reads up to 5x the mat, and a few outline samples across it turned a plainly dimmed board's mean step
+        negative (car_tune2 c02 as rendered: board B, median step +0.23, mean -0.10), so that it was matched as a
+        lighter board and lost. Bright areas touching the view's border are the table or paper around the mat, not
+        glare, and are left alone.
+    glare_edge_ratio : float
+        A glare spot extends as far as the level stays over this many times the bare mat's, connected (its halo).
+    glare_max_area_mm2 : float
+        ... and is a spot: an area larger than this (a board's area is 10000-20000 mm^2) is a board lit as a whole,
+        reading lighter than the mat, which the matcher fits as such (a fast-renderer scene's board at 1.5-3.5x the
+        mat was painted out and lost).
     """
 
     bright_fraction: float = 0.2
@@ -347,6 +368,10 @@ class AcrylicConfig:
     wall_band_gain_per_mm: float = 0.29
     shadow_gain: float = 0.87
     edge_growth_mm: float = 0.63
+    max_dimming_gain: float = 5.0
+    glare_ratio: float = 3.0
+    glare_edge_ratio: float = 1.5
+    glare_max_area_mm2: float = 4000.0
 
 
 def for_photo(config: AcrylicConfig, photo_mm_per_px: float) -> AcrylicConfig:
@@ -526,14 +551,17 @@ class _Sampler:
         return [part.reshape(a.shape[:-1]) for part, a in zip(np.split(v, ends[:-1]), xy_mm)]
 
 
-def board_maps(level: np.ndarray, mm_per_px: float,
-               config: AcrylicConfig = AcrylicConfig()) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def board_maps(level: np.ndarray, mm_per_px: float, config: AcrylicConfig = AcrylicConfig(),
+               zero_level: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The evidence boards leave on the mat: dimming and thin dark edge lines.
 
     Parameters
     ----------
     level : ndarray, shape (h, w), float
         Normalised level of a top view (bright pieces included).
+    zero_level : float, optional
+        The level a photo value of 0 has (below 0: the normalisation's 0 is the markers' black print). The dimming
+        is measured from 0, or from lower where the mat is too close to it (``_dimming_zero``); None: from 0.
 
     Returns
     -------
@@ -574,14 +602,54 @@ def board_maps(level: np.ndarray, mm_per_px: float,
     kel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (kl, kl))
     line = cv2.morphologyEx(filled, cv2.MORPH_BLACKHAT, kel)
     filled = cv2.GaussianBlur(filled, (0, 0), config.level_blur_mm / mm_per_px)
+    if zero_level is not None:
+        filled = filled - _dimming_zero(mat, zero_level, config)
     bg = _bare_mat_level(filled, mm_per_px, config)
-    ratio = (filled / np.maximum(bg, 1e-3)).astype(np.float32)
+    ratio = _without_glare((filled / np.maximum(bg, 1e-3)).astype(np.float32), mm_per_px, config)
     if config.bright_edge_cap > 0:
         line = line + _edge_highlights(th, mat, printed, ratio, mm_per_px, config)
     line = cv2.GaussianBlur(line / np.maximum(bg, 1e-3), (0, 0), config.line_blur_mm / mm_per_px)
     # only lines standing out of the mat's own texture count
     line = np.maximum(line - np.percentile(line, config.line_floor_percentile), 0.0)
     return ratio, line.astype(np.float32), printed
+
+
+def _without_glare(ratio: np.ndarray, mm_per_px: float, config: AcrylicConfig) -> np.ndarray:
+    """The dimming ratio (h, w) with glare painted out as the bright pieces are: where it exceeds ``glare_ratio``
+    (spots up to ``glare_max_area_mm2`` clear of the view's border, out to ``glare_edge_ratio``, grown by
+    ``bright_dilate_mm``), the mean of the rest over ``paint_kernel_mm``; 1 (the bare mat) where that window holds
+    nothing else."""
+    if not (ratio > config.glare_ratio).any():
+        return ratio
+    n, lab, st, _ = cv2.connectedComponentsWithStats((ratio > config.glare_edge_ratio).astype(np.uint8),
+                                                     connectivity=8)
+    rows, cols = ratio.shape
+    inner = (st[:, 0] > 0) & (st[:, 1] > 0) & (st[:, 0] + st[:, 2] < cols) & (st[:, 1] + st[:, 3] < rows)
+    peak = np.zeros(n, np.float32)
+    np.maximum.at(peak, lab.ravel(), ratio.ravel())
+    small = st[:, cv2.CC_STAT_AREA] * mm_per_px ** 2 <= config.glare_max_area_mm2
+    keep = inner & small & (peak > config.glare_ratio)
+    keep[0] = False
+    glare = keep[lab].astype(np.uint8)
+    if not glare.any():
+        return ratio
+    k = max(int(round(2 * config.bright_dilate_mm / mm_per_px)) | 1, 3)
+    glare = cv2.dilate(glare, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    ks = max(int(round(config.paint_kernel_mm / mm_per_px)) | 1, 3)
+    w = (1 - glare).astype(np.float32)
+    num = cv2.blur(ratio * w, (ks, ks))
+    den = cv2.blur(w, (ks, ks))
+    painted = np.where(den >= 1e-3, num / np.maximum(den, 1e-3), 1.0)
+    return np.where(glare > 0, painted, ratio).astype(np.float32)
+
+
+def _dimming_zero(mat: float, zero_level: float, config: AcrylicConfig) -> float:
+    """The level the dimming ratio is measured from: 0 (the markers' black print), or lower, towards the photo's own
+    0 (``zero_level``), as far as needed for the mat's gain (its distance from the photo's 0 over its distance from
+    the returned level) to stay at most ``max_dimming_gain``."""
+    if not np.isfinite(zero_level) or zero_level >= mat:
+        return 0.0
+    return min(0.0, mat - (mat - zero_level) / config.max_dimming_gain)
 
 
 def _bright_threshold(tophat: np.ndarray, mat: float, config: AcrylicConfig) -> float:

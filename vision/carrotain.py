@@ -289,7 +289,8 @@ def board_evidence(image_rgb: np.ndarray, cal, ref, config: CarrotainVisionConfi
     level = _channel_mean(ref.normalise(tv.image))
     valid = _seen(tv.image)
     boards = for_photo(config.boards, _photo_mm_per_px(views.boards, valid))
-    ratio, line, printed = board_maps(level, tv.mm_per_px, boards)
+    zero_level = float(_channel_mean(np.asarray(ref.normalise(np.zeros((1, 1, 3), np.uint8))))[0, 0])
+    ratio, line, printed = board_maps(level, tv.mm_per_px, boards, zero_level)
     ratio[~valid] = np.nan
     line[~valid] = np.nan
     for x0, y0, x1, y1 in _exclusions(config, layout):

@@ -21,7 +21,7 @@ from scoring.cmyk_state import EdgeReading, MosaicState, TileReading
 from scoring.flags import Flag
 from vision import cmyk_read as rd
 from vision.cmyk_lattice import LatticeFitConfig, choose_frame, fit_lattice
-from vision.cmyk_sharpness import SharpnessConfig, marker_blur_px
+from vision.cmyk_sharpness import MarkerBlur, SharpnessConfig, marker_blur
 from vision.view import HeightMapping, sample
 
 
@@ -50,7 +50,7 @@ class CmykVisionConfig:
     mark_half_length_mm: float = 15.0
     mark_rows_averaged: int = 3
     #: The photo's blur (Gaussian sigma, px) the mark templates assume where the markers cannot measure it
-    #: (``vision.cmyk_sharpness.marker_blur_px``; photos without markers).
+    #: (``vision.cmyk_sharpness.marker_blur``; photos without markers).
     mark_blur_px: float = 1.0
     contact_iterations: int = 2
     purity_good: float = 0.85
@@ -67,6 +67,10 @@ class CmykVisionConfig:
     occupancy_min_ink: float = 0.5
     occupancy_min_order_share: float = 0.5
     min_tile_confidence: float = 0.6
+    #: The most misread tiles a mosaic's unflagged readings may be expected to hold (the sum of one minus their
+    #: confidences): beyond it the least sure are flagged ``tile_doubtful`` too (:func:`_risk_flags`), so that
+    #: thirty tiles each read at 0.8 are not presented as sure.
+    unflagged_misread_budget: float = 0.5
     min_edge_confidence: float = 0.7
     ground_disagree_levels: float = 1.3
     ground_summary_share: float = 0.4
@@ -131,6 +135,39 @@ class MosaicDetection:
     frame: tl.TriangleLattice
     tile_outlines_px: dict
     lattice_flags: tuple[Flag, ...] = ()
+
+
+@dataclass(frozen=True)
+class MosaicMiss:
+    """Why a photo gave no tiles: what was seen, and what to do about it (the cannot-judge message).
+
+    Attributes
+    ----------
+    stage : str
+        ``"no_ink"`` (nothing ink-coloured and tile-like on the table), ``"no_lattice"`` (an ink-coloured
+        tile area, but no lattice fits its edges) or ``"no_tiles"`` (a lattice, but no cell reads as a tile).
+    region_mm : tuple[float, float, float, float] or None
+        The ink-coloured, tile-like area's bounding box ``(x0, y0, x1, y1)`` in table mm (coarse view; None for
+        ``"no_ink"``).
+    """
+
+    stage: str
+    region_mm: tuple[float, float, float, float] | None = None
+
+    @property
+    def message(self) -> str:
+        """One line for the user: what the photo showed, what stopped the reading, how to retake it."""
+        if self.stage == "no_ink":
+            return "no CMYK! tiles found: nothing ink-coloured (cyan, magenta, yellow) and tile-like in the play area"
+        seen = "an ink-coloured, tile-like area is seen"
+        if self.region_mm is not None:
+            x0, y0, x1, y1 = self.region_mm
+            seen += f" (about {x1 - x0:.0f} x {y1 - y0:.0f} mm)"
+        if self.stage == "no_lattice":
+            return (f"CMYK! tiles not read: {seen}, but no tile lattice could be fitted to its edges; retake the "
+                    "photo straighter (from above, the whole mosaic flat in view) and in whiter, even light")
+        return (f"CMYK! tiles not read: {seen} and a tile lattice was fitted, but no cell on it shows a tile's three "
+                "ink bands; retake the photo sharper, straighter and in whiter, even light")
 
 
 def colour_reference(image: np.ndarray, cal, config: CmykVisionConfig) -> tuple[np.ndarray, np.ndarray]:
@@ -377,6 +414,14 @@ class _BandReading:
 def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None = None,
                   config: CmykVisionConfig = CmykVisionConfig(), horizontal_deg: float = 0.0,
                   carried: tuple[tl.TriangleLattice, tuple[Flag, ...]] | None = None) -> MosaicDetection | None:
+    """:func:`read_mosaic`, None where it saw no tiles (whatever the reason)."""
+    found = read_mosaic(image_rgb, calibration, timer, config, horizontal_deg, carried)
+    return found if isinstance(found, MosaicDetection) else None
+
+
+def read_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None = None,
+                config: CmykVisionConfig = CmykVisionConfig(), horizontal_deg: float = 0.0,
+                carried: tuple[tl.TriangleLattice, tuple[Flag, ...]] | None = None) -> MosaicDetection | MosaicMiss:
     """Read every tile of the mosaic in a photo, and flag what could not be read.
 
     Parameters
@@ -393,8 +438,8 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
 
     Returns
     -------
-    MosaicDetection or None
-        None when no mosaic is seen.
+    MosaicDetection or MosaicMiss
+        The miss when no tile is read: what was seen, and where the reading stopped.
     """
     timer = timer or StageTimer()
     mapper = HeightMapping(calibration, config.thickness_mm)
@@ -403,8 +448,10 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
         inks = _ink_tables(black, white, config)
         found = _find_mosaic_region(image_rgb, mapper, inks, config)
         if found is None:
-            return None
+            return MosaicMiss("no_ink")
         region, centre, coarse = found
+        m = config.region_margin_mm
+        seen = (float(region[0] + m), float(region[1] + m), float(region[2] - m), float(region[3] - m))
     with timer.stage("lattice"):
         if carried is None:
             located = _locate_lattice(image_rgb, mapper, inks, region, centre, horizontal_deg, config)
@@ -412,25 +459,27 @@ def detect_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None =
             _prepare_mapper(mapper, region, config)
             located = (carried[0], list(carried[1]))
         if located is None:
-            return None
+            return MosaicMiss("no_lattice", seen)
         frame, flags = located
         lattice_flags = tuple(flags)
         cands = _candidate_cells(frame, region, config)
     with timer.stage("edges"):
         bands = _read_bands(image_rgb, mapper, frame, cands, inks, config)
         if not bands.cells:
-            return None
+            return MosaicMiss("no_tiles", seen)
         if carried is None and np.median(bands.purity) < config.purity_global:
             frame, bands = _register_bands(image_rgb, mapper, frame, cands, inks, bands, config)
     with timer.stage("marks"):
         px_per_mm = _px_per_mm(mapper, centre, config)
-        blur_px = marker_blur_px(image_rgb, calibration, config.sharpness)
-        evidence = _read_marks(image_rgb, mapper, frame, px_per_mm, bands, black, config,
-                               config.mark_blur_px if blur_px is None else blur_px)
+        blur = marker_blur(image_rgb, calibration, config.sharpness)
+        if blur is None:  # no markers to measure: the assumed blur, as likely along any direction
+            blur = MarkerBlur(config.mark_blur_px, float(np.hypot(config.mark_blur_px, config.mark_blur_px)))
+        evidence = _read_marks(image_rgb, mapper, frame, px_per_mm, bands, black, config, blur)
         flags.extend(_resolution_flags(px_per_mm, bands.cells, config))
     with timer.stage("assign"):
         tiles, tile_flags = _assign_tiles(bands, evidence, config)
         tile_flags.extend(_contact_flags(tiles, config))
+        tile_flags.extend(_risk_flags(tiles, tile_flags, config))
         flags.extend(tile_flags)
         flags.extend(_unreliable_flags(tiles, tile_flags, config))
     with timer.stage("complete"):
@@ -495,13 +544,18 @@ def _candidate_cells(frame: tl.TriangleLattice, region: tuple, config: CmykVisio
     return [cell for cell, ok in zip(cells, inside) if ok]
 
 
-def _cell_points(cells, local_up: np.ndarray, edge_mm: float) -> np.ndarray:
-    """``local_up`` points (relative to an up cell's centroid) placed in every cell, shape (C * N, 2)."""
+def _cell_points(frame: tl.TriangleLattice, cells, local_up: np.ndarray, edge_mm: float) -> np.ndarray:
+    """``local_up`` points (relative to an up cell's centroid, lattice frame) placed in every cell, in table mm,
+    shape (C * N, 2): each cell's centroid and the layout turned into the table once, then one broadcast sum (a
+    down cell is an up cell turned half a turn about its centroid)."""
     ij = np.asarray(cells, np.int64).reshape(-1, 2)
     centroid = np.stack([ij[:, 0] * edge_mm / 2, (ij[:, 1] + np.where((ij[:, 0] + ij[:, 1]) % 2 == 0, 1 / 3, 2 / 3))
                          * tl.row_height(edge_mm)], axis=1)
     sign = np.where((ij[:, 0] + ij[:, 1]) % 2 == 0, 1.0, -1.0)
-    return (centroid[:, None, :] + sign[:, None, None] * local_up[None]).reshape(-1, 2)
+    axes = np.stack([np.asarray(frame.right, np.float64), np.asarray(frame.up, np.float64)])  # lattice x, y in mm
+    centre_mm = centroid @ axes + np.asarray(frame.origin_mm, np.float64)
+    local_mm = np.asarray(local_up, np.float64) @ axes
+    return (centre_mm[:, None, :] + sign[:, None, None] * local_mm[None]).reshape(-1, 2)
 
 
 def _read_bands(image_rgb, mapper, frame, cands, inks: _InkTables, config) -> _BandReading:
@@ -511,7 +565,7 @@ def _read_bands(image_rgb, mapper, frame, cands, inks: _InkTables, config) -> _B
                                          config.band_mm, config.ground_clear_mm, config.band_corner_clear_mm)
     nb = [len(band_t[d]) for d in "HPN"]
     local_up = np.concatenate([band_t["H"], band_t["P"], band_t["N"], ground_t])
-    cols = mapper.sample(image_rgb, frame.to_table(_cell_points(cands, local_up, e)))
+    cols = mapper.sample(image_rgb, _cell_points(frame, cands, local_up, e))
     cols = cols.reshape(len(cands), len(local_up), 3)
     labs = rd.classify_table(cols, inks.strict)
     o = np.cumsum([0] + nb + [len(ground_t)])
@@ -646,13 +700,14 @@ def _resolution_flags(px_per_mm: float, cells: list, config: CmykVisionConfig) -
 
 
 def _read_marks(image_rgb, mapper, frame, px_per_mm: float, bands: _BandReading, black,
-                config, blur_px: float) -> list[rd.TileEvidence]:
-    """Per tile: mark log-likelihoods along each band (templates blurred by the photo's ``blur_px``, a Gaussian
-    sigma in image pixels) and the ground colour's levels."""
+                config, blur: MarkerBlur) -> list[rd.TileEvidence]:
+    """Per tile: mark log-likelihoods along each band (templates blurred by the photo's blur, ``blur.sigma_px``, a
+    Gaussian sigma in image pixels; the levels the marks tell apart at the most blur along any direction,
+    ``blur.worst_px``: ``TileEvidence.mark_ll_resolved``) and the ground colour's levels."""
     e = config.edge_mm
     lines, s = _mark_lines(e, config.mark_offsets_mm, config.mark_half_length_mm, config.mark_step_mm)
     cells = bands.cells
-    mcols = mapper.sample(image_rgb, frame.to_table(_cell_points(cells, lines.reshape(-1, 2), e)))
+    mcols = mapper.sample(image_rgb, _cell_points(frame, cells, lines.reshape(-1, 2), e))
     mcols = mcols.reshape(len(cells), 3, len(config.mark_offsets_mm), len(s), 3)
     lum_o = mcols.mean(axis=4)  # (T, 3, O, L): one profile per offset across the band
     band_lum = np.percentile(lum_o, config.band_luminance_percentile, axis=(2, 3), keepdims=True)
@@ -664,9 +719,11 @@ def _read_marks(image_rgb, mapper, frame, px_per_mm: float, bands: _BandReading,
     start = np.argmax(csum, axis=2)  # (T, 3)
     idx = start[..., None] + np.arange(win)
     dark = np.take_along_axis(dark_o, idx[..., None], axis=2).mean(axis=2)  # (T, 3, L)
-    templates, _ = rd.mark_templates(s, blur_px / max(px_per_mm, config.min_px_per_mm), config.read)
+    templates, _ = rd.mark_templates(s, blur.sigma_px / max(px_per_mm, config.min_px_per_mm), config.read)
     mll, mamp, noise_var = rd.mark_fit(dark.reshape(-1, len(s)), templates, config.read)
-    mll_resolved = rd.resolve_level_pairs(mll, mamp, templates, noise_var, config.read)
+    # what the marks can tell apart, at the most blur the photo may have along a band (a motion blur's direction)
+    worst, _ = rd.mark_templates(s, blur.worst_px / max(px_per_mm, config.min_px_per_mm), config.read)
+    mll_resolved = rd.resolve_level_pairs(mll, mamp, worst, noise_var, config.read)
     mll = mll.reshape(len(cells), 3, 7)
     mll_resolved = mll_resolved.reshape(len(cells), 3, 7)
     mamp = mamp.reshape(len(cells), 3, 6)
@@ -680,7 +737,7 @@ def _read_marks(image_rgb, mapper, frame, px_per_mm: float, bands: _BandReading,
     gest, dark_lum = rd.ground_levels_batch(ground_lin, band_lin, inks, black_lin, config.read)
     corner_t, centre_t = _letter_samples(e, config.sample_step_mm, config.band_mm, config.k_corner_band_clear_mm,
                                          config.k_letter_radius_mm, config.k_centre_radius_mm)
-    lcols = mapper.sample(image_rgb, frame.to_table(_cell_points(cells, np.concatenate([corner_t, centre_t]), e)))
+    lcols = mapper.sample(image_rgb, _cell_points(frame, cells, np.concatenate([corner_t, centre_t]), e))
     llin = rd.srgb_to_linear(lcols.reshape(len(cells), len(corner_t) + len(centre_t), 3) / 255.0)
     corner_v, centre_v = rd.letter_values(llin[:, :len(corner_t)], llin[:, len(corner_t):],
                                           rd.band_gain(band_lin, inks, black_lin, config.read), black_lin, config.read)
@@ -820,11 +877,12 @@ def _confidence_scores(evidence: list[rd.TileEvidence], weight: np.ndarray, scor
     ndarray, shape (T, 84)
         Log-probabilities over the score-matrix columns (82 normal tiles, 2 K).
     """
+    weight, errors = rd.mark_error_model(evidence, config.read)
     if np.any(np.asarray(weight) < 1.0):
         evidence = [_marks_weighed_by_band(ev, _band_weights(ev, weight)) for ev in evidence]
     n_normal = len(rd.tile_types())
     types = np.array(rd.tile_types())
-    robust = rd.robust_level_loglik(evidence, gsigma, config.evidence_outlier)  # (T, 3, 6)
+    robust = rd.robust_level_loglik(evidence, gsigma, config.evidence_outlier, errors)  # (T, 3, 6)
     # each tile's own level probabilities; a tile read as K (or left unassigned: column -1, the last K column)
     # witnesses no level
     own = np.exp(robust - robust.max(axis=2, keepdims=True))
@@ -833,9 +891,9 @@ def _confidence_scores(evidence: list[rd.TileEvidence], weight: np.ndarray, scor
                                            config.contact_weight, lambda c, d: tl.neighbour(*c, d))
     normal = sum(robust[:, ink, types[:, ink]] for ink in range(3)) + witnessed[:, :n_normal]
     # the K-or-normal split as modelled, the levels of a normal tile as robustly as the evidence allows
-    p_k = np.array([rd.posterior(row)[n_normal:].sum() for row in scores])
-    p_normal = np.array([rd.posterior(row) for row in normal]) * (1 - p_k)[:, None]
-    k_cols = np.array([rd.posterior(row)[n_normal:] for row in scores])
+    k_cols = rd.posteriors(scores)[:, n_normal:]
+    p_k = k_cols.sum(axis=1)
+    p_normal = rd.posteriors(normal) * (1 - p_k)[:, None]
     return np.log(np.maximum(np.concatenate([p_normal, k_cols], axis=1), 1e-300))
 
 
@@ -851,6 +909,27 @@ def _unreliable_flags(tiles: list[TileReading], flags: list[Flag], config: CmykV
     return [Flag("readings_unreliable", f"{len(doubted)} of {len(tiles)} tiles are read with doubt: the photo does not "
                  "show the marks well enough (blur, noise or resolution), so every tile's levels are in doubt",
                  {"cells": [list(t.cell) for t in tiles]})]
+
+
+def _risk_flags(tiles: list[TileReading], flags: list[Flag], config: CmykVisionConfig) -> list[Flag]:
+    """``tile_doubtful`` for the least sure of the tiles no doubt names yet, as many as it takes for the rest to be
+    expected to hold at most ``unflagged_misread_budget`` misreads (the sum of one minus their confidences).
+
+    Each tile's confidence is its reading's probability; a tile at 0.8 is misread one time in five, and a mosaic of
+    such tiles would hide several misreads behind readings none of which is below ``min_tile_confidence``.
+    """
+    doubted = {tuple(c) for f in flags if f.code in _TILE_DOUBT_CODES for c in f.data.get("cells", [])}
+    sure = sorted((t for t in tiles if t.cell not in doubted), key=lambda t: t.confidence)
+    risk = sum(1.0 - t.confidence for t in sure)
+    out = []
+    for t in sure:
+        if risk <= config.unflagged_misread_budget:
+            break
+        out.append(Flag("tile_doubtful", f"tile at {list(t.cell)} read with confidence {t.confidence:.2f}: the "
+                        f"mosaic's other readings together are expected to hold {risk:.1f} misread tiles, more than "
+                        f"{config.unflagged_misread_budget:.1f}", {"cells": [list(t.cell)]}))
+        risk -= 1.0 - t.confidence
+    return out
 
 
 #: Per-tile doubts that count towards ``readings_unreliable``: the reader's own, and the disagreements that

@@ -8,21 +8,12 @@ reported instead of silently resolved.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
 from vision.colour import linear_to_srgb, srgb_to_linear  # the project's one sRGB <-> linear conversion
-
-_erf = np.frompyfunc(math.erf, 1, 1)
-
-
-def erf(x: np.ndarray) -> np.ndarray:
-    """The error function, element-wise (``math.erf``: no SciPy import at start-up)."""
-    return _erf(np.asarray(x, dtype=np.float64)).astype(np.float64)
-
 
 INKS = ("cyan", "magenta", "yellow")
 INK_RGB = np.array([[0, 170, 235], [230, 0, 135], [250, 225, 0]], dtype=np.float64)
@@ -103,11 +94,16 @@ class ReadConfig:
     weight_min_ink_witnesses: int = 4
     #: ... and the weights tried (a likelihood temperature on the marks, 1 = as modelled).
     weight_grid: tuple[float, ...] = (1.0, 0.7, 0.5, 0.35, 0.25, 0.18, 0.12, 0.08, 0.05)
-    #: Level pairs whose marks differ in shape only slightly (a single dot and the dash: 2.5 vs 5 mm long), checked
-    #: for whether this photo resolves them (:func:`resolve_level_pairs`) ...
-    resolve_pairs: tuple[tuple[int, int], ...] = ((0, 1),)
+    #: Mark error rates (:func:`mark_error_model`): the off-by-one and any-level rates tried (each), and their
+    #: largest sum.
+    error_grid: tuple[float, ...] = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
+    error_max_total: float = 0.8
+    #: Level pairs whose marks differ in shape only slightly (a single dot and the dash: 2.5 vs 5 mm long; n and n + 1
+    #: dots, merged by a motion blur along the band), checked for whether this photo resolves them at the most blur it
+    #: may have along a band (:func:`resolve_level_pairs`) ...
+    resolve_pairs: tuple[tuple[int, int], ...] = ((0, 1), (1, 2), (2, 3), (3, 4), (4, 5))
     #: ... a band's mark evidence between such a pair is at most the log-likelihood margin the two templates'
-    #: difference (at the photo's measured blur) can give against the band's own noise, and nothing below this.
+    #: difference can give against the band's own noise, and nothing below this.
     resolve_min_ll: float = 2.0
     #: The ground model (:func:`calibrate_ground_levels`): a ground of level ``L`` reads ``offset + slope * L`` (raw
     #: level estimate), each per ink and photo. Priors (mean, sd) from the photoreal dev set (tune) as rendered and as
@@ -175,6 +171,7 @@ def classify_inks(norm: np.ndarray, config: ReadConfig = ReadConfig()) -> np.nda
 
 #: Levels per channel of the colour look-up tables (:func:`ink_table`).
 LUT_LEVELS = 32
+_LUT_BITS = LUT_LEVELS.bit_length() - 1
 
 
 def ink_tables(black_rgb: np.ndarray, white_rgb: np.ndarray, config: ReadConfig = ReadConfig(),
@@ -204,8 +201,11 @@ def classify_table(rgb: np.ndarray, table: np.ndarray) -> np.ndarray:
     -------
     ndarray, shape ``rgb.shape[:-1]``, int8
     """
-    q = (np.clip(np.asarray(rgb), 0, 255).astype(np.uint8) >> int(np.log2(256 // LUT_LEVELS))).astype(np.intp)
-    return table[q[..., 0], q[..., 1], q[..., 2]]
+    a = np.asarray(rgb)
+    q = (a if a.dtype == np.uint8 else np.clip(a, 0, 255).astype(np.uint8)) >> (8 - _LUT_BITS)
+    # one flat index (r, g, b bins) into the table: a single gather instead of three
+    return table.reshape(-1)[(q[..., 0].astype(np.intp) << (2 * _LUT_BITS)) | (q[..., 1].astype(np.intp) << _LUT_BITS)
+                             | q[..., 2]]
 
 
 def rotation_loglik(ink_counts: np.ndarray, config: ReadConfig = ReadConfig()) -> np.ndarray:
@@ -237,17 +237,18 @@ def mark_templates(s_mm: np.ndarray, blur_mm: float,
         Level, shift, position.
     shifts_mm : ndarray, shape (S,)
     """
+    from scipy.special import erf as erf_fast  # noqa: PLC0415  (SciPy only when reading marks: CLI start-up)
+
     shifts = np.arange(-config.mark_shift_max_mm, config.mark_shift_max_mm + 1e-9, config.mark_shift_step_mm)
     sig = np.hypot(config.dot_diameter_mm / config.dot_diameter_sigmas, blur_mm)
     out = np.zeros((6, len(shifts), len(s_mm)))
-    for si, sh in enumerate(shifts):
-        x = s_mm - sh
-        half = config.dash_length_mm / 2
-        dash = 0.5 * (erf((x + half) / (np.sqrt(2) * sig)) - erf((x - half) / (np.sqrt(2) * sig)))
-        out[0, si] = dash * config.dash_amplitude_ratio
-        for k in range(1, 6):
-            pos = (np.arange(k) - (k - 1) / 2) * config.dot_pitch_mm
-            out[k, si] = np.exp(-0.5 * ((x[:, None] - pos[None]) / sig) ** 2).sum(axis=1)
+    x = np.asarray(s_mm, np.float64)[None, :] - shifts[:, None]  # (S, L)
+    half = config.dash_length_mm / 2
+    dash = 0.5 * (erf_fast((x + half) / (np.sqrt(2) * sig)) - erf_fast((x - half) / (np.sqrt(2) * sig)))
+    out[0] = dash * config.dash_amplitude_ratio
+    dots = np.exp(-0.5 * ((x[..., None] - config.dot_pitch_mm * np.arange(-2.0, 2.001, 0.5)) / sig) ** 2)  # (S, L, 9)
+    for k in range(1, 6):  # k dots centred: at (j - (k - 1) / 2) pitches, on the half-pitch grid of ``dots``
+        out[k] = dots[..., (np.arange(k) * 2 - (k - 1)) + 4].sum(axis=2)
     return out, shifts
 
 
@@ -332,7 +333,8 @@ def resolve_level_pairs(ll: np.ndarray, amplitude: np.ndarray, templates: np.nda
     amplitude, against its noise: ``amplitude^2 * separation / (2 * noise_var)`` in log-likelihood. The
     observed margin between the pair is clipped to that, and dropped entirely where that is below
     ``config.resolve_min_ll``: the level then comes from the ground colour (and is doubtful if that cannot
-    separate the pair either).
+    separate the pair either). Pairs are capped in turn, each raising its weaker level (never lowering what an
+    earlier pair raised).
 
     Parameters
     ----------
@@ -358,8 +360,8 @@ def resolve_level_pairs(ll: np.ndarray, amplitude: np.ndarray, templates: np.nda
         cap = np.clip(amp, 0.0, None) ** 2 * sep / (2 * noise_var)
         cap = np.where(cap < config.resolve_min_ll, 0.0, cap)
         top = np.maximum(ll[:, a], ll[:, b])
-        out[:, a] = np.maximum(ll[:, a], top - cap)
-        out[:, b] = np.maximum(ll[:, b], top - cap)
+        out[:, a] = np.maximum(out[:, a], top - cap)
+        out[:, b] = np.maximum(out[:, b], top - cap)
     return out
 
 
@@ -669,13 +671,12 @@ def mark_weight(evidence: list[TileEvidence], config: ReadConfig = ReadConfig(),
     idx = np.arange(len(levels)), np.array(levels)
     eps = config.weight_witness_outlier
 
-    def witness_loglik(w: float) -> float:
-        z = w * ll
-        z = z - z.max(axis=1, keepdims=True)
-        p = np.exp(z[idx] - np.log(np.exp(z).sum(axis=1)))
-        return float(np.sum(np.log(eps / 6 + (1 - eps) * p)))
-
-    return max(config.weight_grid, key=witness_loglik), len(levels)
+    # every weight of the grid at once: (W, N, 6)
+    z = np.asarray(config.weight_grid, np.float64)[:, None, None] * ll[None]
+    z = z - z.max(axis=2, keepdims=True)
+    p = np.exp(z[:, idx[0], idx[1]] - np.log(np.exp(z).sum(axis=2)))
+    witness_loglik = np.sum(np.log(eps / 6 + (1 - eps) * p), axis=1)
+    return config.weight_grid[int(np.argmax(witness_loglik))], len(levels)
 
 
 def ink_mark_weights(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()) -> np.ndarray:
@@ -717,18 +718,22 @@ def score_matrix(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()
     # a single dot and the dash differ only in length (2.5 vs 5 mm): at ~1 px/mm the marks tell "0 or 1"
     # well but not which; when this photo's ground colours are reliable, that choice leans on them
     soft = float(np.clip(np.median(sigma) / config.dash_dot_sigma_ref, config.dash_dot_softness, 1.0))
+    if not evidence:
+        return out, types + ["k", "k"]
+    # every tile at once: its bands' marks (0 and 1 softened), each type's level of each band's ink
+    mll = np.stack([ev.mark_ll for ev in evidence])  # (T, 3 bands, 7)
+    m01 = np.maximum(mll[:, :, 0], mll[:, :, 1])
+    mll[:, :, 0] = m01 + (mll[:, :, 0] - m01) * soft
+    mll[:, :, 1] = m01 + (mll[:, :, 1] - m01) * soft
+    ink_of_band = np.array([[INKS.index(ink) for ink in ROTATIONS[ev.rotation]] for ev in evidence])  # (T, 3)
+    type_levels = tarr.astype(int)  # (types, 3 inks)
+    ml = np.zeros((len(evidence), len(types)))
+    for d in range(3):
+        ml += np.take_along_axis(mll[:, d, :], type_levels[:, ink_of_band[:, d]].T, axis=1)
+    ground = np.stack([ev.ground_est for ev in evidence])  # (T, 3)
+    gl = -np.sum((ground[:, None, :] - tarr[None]) ** 2 / s2, axis=2)
+    out[:, : len(types)] = ml + gl
     for r, ev in enumerate(evidence):
-        rot = ROTATIONS[ev.rotation]
-        mll = ev.mark_ll.copy()
-        m01 = np.maximum(mll[:, 0], mll[:, 1])
-        mll[:, 0] = m01 + (mll[:, 0] - m01) * soft
-        mll[:, 1] = m01 + (mll[:, 1] - m01) * soft
-        ml = np.zeros(len(types))
-        for d in range(3):
-            ink = INKS.index(rot[d])
-            ml += mll[d, tarr[:, ink].astype(int)]
-        gl = -np.sum((ev.ground_est[None] - tarr) ** 2 / s2, axis=1)
-        out[r, : len(types)] = ml + gl
         k_ml = float(np.sum(ev.mark_ll[:, 6]))
         lum = np.log(max(ev.dark_luminance, 1e-4))
         out[r, : len(types)] -= max(0.0, np.log(config.normal_min_luminance) - lum) ** 2 / ks2
@@ -736,26 +741,139 @@ def score_matrix(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()
     return out, types + ["k", "k"]
 
 
-def robust_level_loglik(evidence: list[TileEvidence], ground_sigma: float | np.ndarray, outlier: float) -> np.ndarray:
+def robust_level_loglik(evidence: list[TileEvidence], ground_sigma: float | np.ndarray, outlier: float,
+                        mark_errors: np.ndarray | None = None) -> np.ndarray:
     """Per tile, ink and level: the log-likelihood of that level when the marks and the ground colour may each be
     wrong (with probability ``outlier``): ``log(e + (1 - e) p_marks) + log(e + (1 - e) p_ground)``, each p a
     distribution over the six levels. Where marks and ground contradict each other, no level is sure.
+
+    ``mark_errors`` (per ink, :func:`mark_error_model`): how often this photo's marks read a level off by one, or
+    any level, measured against its ground colours; ``p_marks`` is then the marks' own distribution mixed with
+    those errors (:func:`marks_with_errors`), so that marks a photo often misreads by a level cannot make a level
+    sure against the ground.
 
     Returns
     -------
     ndarray, shape (T, 3 inks, 6 levels)
     """
-    out = np.zeros((len(evidence), 3, 6))
+    if not evidence:
+        return np.zeros((0, 3, 6))
     lv = np.arange(6, dtype=np.float64)
     sigma = np.broadcast_to(np.asarray(ground_sigma, np.float64), (3,))  # per ink
-    for t, ev in enumerate(evidence):
-        rot = ROTATIONS[ev.rotation]
-        for d in range(3):
-            ink = INKS.index(rot[d])
-            pm = posterior((ev.mark_ll if ev.mark_ll_resolved is None else ev.mark_ll_resolved)[d, :6])
-            pg = posterior(-(ev.ground_est[ink] - lv) ** 2 / (2 * float(sigma[ink]) ** 2))
-            out[t, ink] = np.log(outlier + (1 - outlier) * pm) + np.log(outlier + (1 - outlier) * pg)
+    errors = np.zeros((3, 2)) if mark_errors is None else np.asarray(mark_errors, np.float64)
+    # every band's marks, in ink order (C M Y) per tile
+    ink_of_band = np.array([[INKS.index(ink) for ink in ROTATIONS[ev.rotation]] for ev in evidence])  # (T, 3)
+    band_of_ink = np.argsort(ink_of_band, axis=1)
+    marks = np.stack([(ev.mark_ll if ev.mark_ll_resolved is None else ev.mark_ll_resolved)[:, :6] for ev in evidence])
+    marks = np.take_along_axis(marks, band_of_ink[..., None], axis=1)  # (T, 3 inks, 6)
+    pm = marks_with_errors(_softmax(marks), errors[:, :1], errors[:, 1:])
+    ground = np.stack([ev.ground_est for ev in evidence])  # (T, 3 inks)
+    pg = _softmax(-(ground[..., None] - lv) ** 2 / (2 * sigma[None, :, None] ** 2))
+    return np.log(outlier + (1 - outlier) * pm) + np.log(outlier + (1 - outlier) * pg)
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    """:func:`posterior` along the last axis."""
+    p = np.exp(z - z.max(axis=-1, keepdims=True))
+    return p / p.sum(axis=-1, keepdims=True)
+
+
+def neighbour_levels(p: np.ndarray) -> np.ndarray:
+    """Each level's probability moved to the levels next to it (split equally; level 0's all to 1, 5's to 4).
+
+    Parameters
+    ----------
+    p : ndarray, shape (..., 6)
+
+    Returns
+    -------
+    ndarray, shape (..., 6)
+    """
+    p = np.asarray(p, np.float64)
+    out = np.zeros_like(p)
+    out[..., 1] += p[..., 0]
+    out[..., 4] += p[..., 5]
+    out[..., :4] += 0.5 * p[..., 1:5]
+    out[..., 2:] += 0.5 * p[..., 1:5]
     return out
+
+
+def marks_with_errors(pm: np.ndarray, near: float | np.ndarray, far: float | np.ndarray) -> np.ndarray:
+    """The marks' level distribution (..., 6) when they read a level off by one with probability ``near`` and any
+    level with probability ``far`` (each broadcast against ``pm``, e.g. shape (3, 1) per ink):
+    ``(1 - near - far) pm + near neighbour_levels(pm) + far / 6``."""
+    return (1.0 - near - far) * pm + near * neighbour_levels(pm) + far / 6.0
+
+
+def mark_error_model(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()) -> tuple[np.ndarray, np.ndarray]:
+    """How far this photo's marks can be trusted, per ink: a weight (a temperature on their log-likelihoods, as
+    :func:`mark_weight`) and how often they misread a level off by one (``near``) or as anything (``far``).
+
+    A webcam's motion blur merges a level's dots (two read as the dash, three as two) and its noise and JPEG invent
+    or hide a dot: the marks then read a neighbouring level, often sure of it, which no temperature alone describes
+    (a temperature low enough for those leaves every mark vague). Every band whose ground (as levels,
+    :meth:`GroundModel.levels`) lies within ``weight_ground_tolerance`` of a whole level witnesses that level (a
+    witness itself wrong with probability ``weight_witness_outlier``); the weight from ``weight_grid`` and
+    ``(near, far)`` from ``error_grid`` maximise the witnesses' likelihood under :func:`marks_with_errors` of the
+    bands' weighted mark posteriors. An ink with fewer than ``weight_min_ink_witnesses`` witnesses takes the model
+    of all inks together; with fewer than ``weight_min_witnesses`` in all: weight 1, no errors.
+
+    Parameters
+    ----------
+    evidence : list of TileEvidence
+        Ground estimates as levels; marks as measured (``mark_ll_resolved`` where given).
+
+    Returns
+    -------
+    weights : ndarray, shape (3,)
+        Per ink, C M Y.
+    errors : ndarray, shape (3 inks, 2)
+        ``(near, far)`` per ink.
+    """
+    weights, errors = np.ones(3), np.zeros((3, 2))
+    normal = [ev for ev in evidence if ev.dark_luminance >= config.normal_min_luminance]
+    if not normal:
+        return weights, errors
+    bands, ink_of_band, ground = _band_grounds(normal)
+    lv_all = np.round(ground)
+    witness = (lv_all >= 0) & (lv_all <= 5) & (np.abs(ground - lv_all) <= config.weight_ground_tolerance)
+    if witness.sum() < config.weight_min_witnesses:
+        return weights, errors
+    m, lv, ink_of = bands[witness], lv_all[witness].astype(int), ink_of_band[witness]
+    rows = np.arange(len(lv))
+    eps = config.weight_witness_outlier
+    errs = np.array([(n, f) for n in config.error_grid for f in config.error_grid if n + f <= config.error_max_total])
+    # per weight: each witness's own-level and neighbour-level probability under the marks at that weight
+    table = []
+    for w in config.weight_grid:
+        z = w * m
+        p = np.exp(z - z.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        table.append((p[rows, lv], neighbour_levels(p)[rows, lv]))
+
+    def best(sel: np.ndarray) -> tuple[float, np.ndarray]:
+        scores = []
+        for own, near in table:
+            p = (1.0 - errs.sum(axis=1))[:, None] * own[sel] + errs[:, :1] * near[sel] + errs[:, 1:] / 6.0
+            scores.append(np.sum(np.log(eps / 6.0 + (1.0 - eps) * p), axis=1))
+        s = np.array(scores)  # (weights, error pairs)
+        wi, ei = np.unravel_index(int(np.argmax(s)), s.shape)
+        return config.weight_grid[wi], errs[ei]
+
+    pooled = best(np.ones(len(lv), bool))
+    for k in range(3):
+        sel = ink_of == k
+        weights[k], errors[k] = best(sel) if sel.sum() >= config.weight_min_ink_witnesses else pooled
+    return weights, errors
+
+
+def _band_grounds(evidence: list[TileEvidence]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every band's marks (resolved where given, levels 0..5), its ink and its ink's ground, tile by tile, band by
+    band: shapes (T, 3, 6), (T, 3), (T, 3)."""
+    bands = np.stack([(ev.mark_ll if ev.mark_ll_resolved is None else ev.mark_ll_resolved)[:, :6] for ev in evidence])
+    ink_of_band = np.array([[INKS.index(ink) for ink in ROTATIONS[ev.rotation]] for ev in evidence])
+    ground = np.take_along_axis(np.stack([ev.ground_est for ev in evidence]).astype(np.float64), ink_of_band, axis=1)
+    return bands, ink_of_band, ground
 
 
 def contact_bonus(cells: list[tuple[int, int]], rotations: list[int], chosen: np.ndarray, columns: list,
@@ -840,6 +958,11 @@ def assign(scores: np.ndarray) -> np.ndarray:
     out = np.full(scores.shape[0], -1)
     out[rows] = cols
     return out
+
+
+def posteriors(rows: np.ndarray) -> np.ndarray:
+    """:func:`posterior` of every row (softmax along the last axis)."""
+    return _softmax(np.asarray(rows, np.float64))
 
 
 def posterior(row: np.ndarray) -> np.ndarray:

@@ -50,8 +50,33 @@ class SharpnessConfig:
     min_profiles: int = 12
 
 
+@dataclass(frozen=True)
+class MarkerBlur:
+    """The photo's blur measured at the markers' edges, Gaussian sigmas in image pixels.
+
+    Attributes
+    ----------
+    sigma_px : float
+        The median over every usable edge profile (the blur the mark templates assume).
+    worst_px : float
+        The most the blur can be along any direction: a motion blur streaks one direction only, and the two edge
+        orientations of the markers' squares (table x and y) each see only its share along their normal. For a
+        blur of covariance S, the sigma along any direction is at most sqrt(trace S), the root of the squares of
+        the sigmas across two perpendicular edge orientations (each orientation's median).
+    """
+
+    sigma_px: float
+    worst_px: float
+
+
 def marker_blur_px(image_rgb: np.ndarray, calibration, config: SharpnessConfig = SharpnessConfig()) -> float | None:
-    """The photo's blur as a Gaussian sigma in image pixels, from the step edges of the markers' black squares.
+    """The photo's blur as a Gaussian sigma in image pixels (:func:`marker_blur`'s ``sigma_px``), or None."""
+    blur = marker_blur(image_rgb, calibration, config)
+    return None if blur is None else blur.sigma_px
+
+
+def marker_blur(image_rgb: np.ndarray, calibration, config: SharpnessConfig = SharpnessConfig()) -> MarkerBlur | None:
+    """The photo's blur from the step edges of the markers' black squares: typical and worst along any direction.
 
     Parameters
     ----------
@@ -62,9 +87,9 @@ def marker_blur_px(image_rgb: np.ndarray, calibration, config: SharpnessConfig =
 
     Returns
     -------
-    float or None
-        Median over the usable profiles of the 20-80 % rise width divided by ``RISE_20_80_SIGMAS``; None
-        without markers or with too few usable profiles.
+    MarkerBlur or None
+        Medians of the 20-80 % rise width divided by ``RISE_20_80_SIGMAS``; None without markers or with too few
+        usable profiles (``worst_px`` is ``sigma_px`` where one edge orientation has too few).
     """
     ids = getattr(calibration, "marker_ids", None)
     if not ids or not hasattr(calibration, "mm_to_px"):
@@ -85,15 +110,21 @@ def marker_blur_px(image_rgb: np.ndarray, calibration, config: SharpnessConfig =
     grid_mm = np.concatenate(pts)  # (P, D, 2): P profiles from inside the black square outwards
     px = np.asarray(calibration.mm_to_px(grid_mm.reshape(-1, 2)), np.float64).reshape(grid_mm.shape)
     lum = sample(image_rgb, px.astype(np.float32), "replicate", exact=False).mean(axis=-1)
-    widths = _rise_widths_px(lum, px, config.min_contrast)
-    if len(widths) < config.min_profiles:
+    widths = _rise_widths_px(lum, px, config.min_contrast) / RISE_20_80_SIGMAS
+    usable = np.isfinite(widths)
+    if usable.sum() < config.min_profiles:
         return None
-    return float(np.median(widths)) / RISE_20_80_SIGMAS
+    sigma = float(np.median(widths[usable]))
+    across_x = (np.arange(len(widths)) // config.profiles_per_side) % len(sides) < 2  # sides with normal +-x
+    groups = [widths[usable & g] for g in (across_x, ~across_x)]
+    if min(len(g) for g in groups) < config.min_profiles // 2:
+        return MarkerBlur(sigma, sigma)
+    return MarkerBlur(sigma, float(np.hypot(*(np.median(g) for g in groups))))
 
 
 def _rise_widths_px(lum: np.ndarray, px: np.ndarray, min_contrast: float) -> np.ndarray:
     """Per profile (rows of ``lum``, dark to light), the image distance between its first 20 % and first 80 %
-    crossing; profiles with too little contrast or no crossing left out."""
+    crossing; NaN for profiles with too little contrast or no crossing."""
     lo = np.percentile(lum, 5, axis=1, keepdims=True)
     hi = np.percentile(lum, 95, axis=1, keepdims=True)
     ok = (hi - lo)[:, 0] >= min_contrast
@@ -104,4 +135,4 @@ def _rise_widths_px(lum: np.ndarray, px: np.ndarray, min_contrast: float) -> np.
     arc = np.concatenate([np.zeros((len(px), 1)), np.cumsum(np.linalg.norm(np.diff(px, axis=1), axis=2), axis=1)],
                          axis=1)
     rows = np.arange(len(px))
-    return (arc[rows, at80] - arc[rows, at20])[ok]
+    return np.where(ok, arc[rows, at80] - arc[rows, at20], np.nan)

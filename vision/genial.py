@@ -51,6 +51,8 @@ from vision.genial_numeral import (
     token_blur_mm2,
     with_fit_residual,
 )
+from vision.genial_token_centre import TokenCentreConfig, corrected_centres
+from vision.genial_token_centre import token_centres as find_token_centres
 from vision.hexboard import HexBoardConfig, HexBoardSpec, lattice_fit, top_view
 from vision.view import TableView, rgb_to_lab
 
@@ -148,6 +150,9 @@ class GenialVisionConfig:
         The tokens on the towers for each player count (the rulebook, seed 003: all 24 for four players; two
         players set aside one 1 and one 2 of every symbol, three players one 2): ``vision.genial_tokens`` settles
         doubtful reads by elimination against it.
+    token_centre : TokenCentreConfig
+        Where the numerals are searched: the tokens found by their symbols correct the board pose's error
+        (``vision.genial_token_centre``).
     """
 
     board: HexBoardConfig = HexBoardConfig(mm_per_px=1.5, face_band_mm=(7.5, 10.0), line_band_mm=(10.8, 13.2),
@@ -197,6 +202,7 @@ class GenialVisionConfig:
     symbol_inner_mm: tuple[tuple[str, float], ...] = (("orange", 4.3), ("blue", 4.6), ("green", 4.9), ("purple", 3.9))
     side_ink_margin: float = 0.15
     token_set: tuple[tuple[int, int, int], ...] = ((2, 2, 2), (3, 3, 2), (4, 3, 3))
+    token_centre: TokenCentreConfig = TokenCentreConfig()
 
     def spec(self) -> HexBoardSpec:
         return HexBoardSpec(self.pitch_mm, self.board_radius, self.board_top_mm, {}, self.centre_hint_mm)
@@ -883,16 +889,36 @@ def _numeral_inner_mm(symbol: str | None, config: GenialVisionConfig) -> float:
     return inners.get(symbol, min(inners.values())) if symbol is not None else min(inners.values())
 
 
-def _read_numerals(view: TableView, pose: HexBoardPose, wanted: Mapping[Cell, tuple[str, bool, str | None]],
+def token_centres_mm(view: TableView, pose: HexBoardPose, tokens: Mapping[Cell, tuple[str, str | None]],
+                     config: GenialVisionConfig) -> dict[Cell, np.ndarray]:
+    """Where the tokens on the towers ``tokens`` ({cell: (size, symbol)}) lie (table mm, shape (2,) each): the
+    cells' centres from the board pose, corrected by what the tokens' symbols say of the pose's error
+    (:mod:`vision.genial_token_centre`), or as the pose puts them when the tokens do not agree on one."""
+    cells = sorted(tokens)
+    expected = pose.cell_centres_mm(np.array(cells, dtype=np.float64)).reshape(-1, 2)
+    found, contrast = expected.copy(), np.full(len(cells), np.nan)
+    for size in sorted({s for s, _ in tokens.values()}):
+        idx = [i for i, c in enumerate(cells) if tokens[c][0] == size]
+        found[idx], contrast[idx] = find_token_centres(
+            view, expected[idx], _token_z(size, config),
+            [_numeral_inner_mm(tokens[cells[i]][1], config) for i in idx], config.token_centre)
+    corrected = corrected_centres(expected, found, contrast, config.token_centre)
+    out = expected if corrected is None else corrected
+    return {c: out[i] for i, c in enumerate(cells)}
+
+
+def _read_numerals(view: TableView, centres_mm: Mapping[Cell, np.ndarray],
+                   wanted: Mapping[Cell, tuple[str, bool, str | None]],
                    blur_px: np.ndarray, config: GenialVisionConfig) -> dict[Cell, tuple[NumeralRead | None, float]]:
     """The numerals of the tokens on the towers ``wanted`` ({cell: (size, dark, symbol)}, their sides known),
-    each sampled at its token's top, and how many photo pixels tall each numeral is there (one projection per
-    tower height). The templates are shared by the tokens of one height (their blur's mean); each token's own
-    blur sets the margin its reading needs. A numeral too small to read is not compared (None)."""
+    each sampled at its token's top around its centre (``centres_mm``: :func:`token_centres_mm`), and how many
+    photo pixels tall each numeral is there (one projection per tower height). The templates are shared by the
+    tokens of one height (their blur's mean); each token's own blur sets the margin its reading needs. A numeral
+    too small to read is not compared (None)."""
     out: dict[Cell, tuple[NumeralRead | None, float]] = {}
     for size in sorted({w[0] for w in wanted.values()}):
         cells = sorted(c for c, w in wanted.items() if w[0] == size)
-        centres = pose.cell_centres_mm(np.array(cells, dtype=np.float64))
+        centres = np.array([centres_mm[c] for c in cells], dtype=np.float64)
         lums, jacobians = sample_luminances(view, centres, _token_z(size, config), config.numeral)
         tall = np.linalg.norm(jacobians[:, :, 1], axis=1) * config.numeral_mm
         readable = [i for i in range(len(cells)) if tall[i] >= config.min_numeral_px]
@@ -937,9 +963,11 @@ def read_tokens(view: TableView, pose: HexBoardPose, present: Mapping[Cell, str]
             wanted[c] = (size, dark, faces[c].symbol)
     if wanted:
         blur = photo_blur(view, marker_layout(), config.numeral)
-        reads = _read_numerals(view, pose, wanted, blur, config)
+        centres = token_centres_mm(view, pose, {c: (s, faces[c].symbol) for c, s in present.items() if c in faces},
+                                   config)
+        reads = _read_numerals(view, centres, wanted, blur, config)
         flip = {c: (w[0], not w[1], w[2]) for c, w in wanted.items() if c in unclear}
-        others = _read_numerals(view, pose, flip, blur, config) if flip else {}
+        others = _read_numerals(view, centres, flip, blur, config) if flip else {}
         earlier_reads = [n.read for n in earlier.numerals.values()] if earlier is not None else []
         residual = fit_residual([r for r, _ in reads.values()] + earlier_reads)   # same camera, same light
 

@@ -3,8 +3,13 @@
 A token never changes its light value (its dark side shows light + 1), never leaves its tower, and the set on the
 towers is known: per symbol so many tokens of light value 1 and of light value 2 for the player count (the
 rulebook, seed 003: 24 tokens, three of each per symbol; two players set aside one 1 and one 2 of every symbol, three
-players one 2 of every symbol). So:
+players one 2 of every symbol). Which side a token shows before a placement is known from the game too: the earlier
+placements, replayed, say which towers some chain has scored (their tokens dark). So:
 
+0. a side the face leaves unclear is the one the replayed game gives (the numeral read on it: a face-unclear token's
+   numeral is compared both ways), on the before photo, and on the after photo for a token dark before (it stays
+   dark); a side read surely against the replay is doubtful, and its value with it (the photo disagrees with the
+   game: the rules flag it, and a misread side must not make a sure wrong value);
 1. one tower's token read surely on one photo (its side and value, or its symbol) is the same token on the other
    photo of the pair, whichever side it shows there: a doubtful read of it there takes the sure one; two sure reads
    that disagree are both doubtful. A token turns dark and never back: one read dark surely before is dark after,
@@ -38,6 +43,7 @@ from math import sqrt
 
 from geometry.hexgrid import Cell
 from vision.genial import SYMBOL_RGB, GenialPhoto, TokenRead
+from vision.genial_numeral import NumeralRead
 
 SYMBOLS: tuple[str, ...] = tuple(SYMBOL_RGB)
 
@@ -106,7 +112,8 @@ def _count(symbol: Mapping[Cell, str], light: Mapping[Cell, int], s: str, v: int
 
 
 def settle_tokens(photos: Sequence[GenialPhoto], n_players: int,
-                  counts: Sequence[tuple[int, int, int]]) -> tuple[GenialPhoto, ...]:
+                  counts: Sequence[tuple[int, int, int]],
+                  dark_before: frozenset[Cell] | None = None) -> tuple[GenialPhoto, ...]:
     """The photos' token reads settled together (module doc): doubtful symbols and values that the other photo or
     the token set decide are read as decided; sure reads that contradict each other or the set are doubtful.
 
@@ -117,11 +124,16 @@ def settle_tokens(photos: Sequence[GenialPhoto], n_players: int,
     n_players : int
     counts : sequence of (players, light-1 per symbol, light-2 per symbol)
         The token set on the towers per player count; a player count not listed settles only across photos.
+    dark_before : frozenset of Cell, optional
+        The towers the game's earlier placements have scored (replayed: their tokens dark before this placement,
+        and still dark after it); None when not known. Step 0 of the module doc.
 
     Returns
     -------
     tuple of GenialPhoto, in the order given.
     """
+    if dark_before is not None:
+        photos = _sides_replayed(photos, dark_before)
     photos = _sides_settled(photos)
     by_cell: dict[Cell, list[TokenRead]] = {}
     for ph in photos:
@@ -170,6 +182,64 @@ def _settled(t: TokenRead, symbol: Mapping[Cell, str], light: Mapping[Cell, int]
     return replace(t, symbol=sym, value=value, doubt="; ".join(parts))
 
 
+def _numeral_on(ph: GenialPhoto, t: TokenRead) -> NumeralRead | None:
+    """The numeral ``ph`` compared on the side ``t`` shows (its side read, or the other one read beside it when the
+    face left the side unclear); None when none was."""
+    n = ph.numerals.get(t.qr)
+    if n is None:
+        return None
+    return n.read if n.dark == t.dark else n.other
+
+
+def _sides_replayed(photos: Sequence[GenialPhoto], dark_before: frozenset[Cell]) -> tuple[GenialPhoto, ...]:
+    """Step 0 (module doc): the replayed game's sides. Before this placement a token is dark exactly when an earlier
+    placement scored its tower (``dark_before``); after it, those stay dark (the others may have turned now)."""
+    if len(photos) != 2:
+        return tuple(replace(ph, towers=tuple(_side_replayed(ph, t, True if t.qr in dark_before else None)
+                                              for t in ph.towers)) for ph in photos)
+    before = replace(photos[0], towers=tuple(_side_replayed(photos[0], t, t.qr in dark_before)
+                                             for t in photos[0].towers))
+    against = {t.qr: t.dark for t in before.towers if "the replayed game gives" in t.doubt}
+    after = replace(photos[1], towers=tuple(
+        _side_replayed(photos[1], t, True if t.qr in dark_before else None, against.get(t.qr))
+        for t in photos[1].towers))
+    return before, after
+
+
+def _side_replayed(ph: GenialPhoto, t: TokenRead, want: bool | None, misread: bool | None = None) -> TokenRead:
+    """One token's read with the side the replay gives it (``want``: dark or not; None: not known): a side the
+    face left unclear is the replay's, its numeral read on that side (the one compared beside it); a side read
+    surely against the replay is doubtful, and so its value (the photo disagrees with the game: the rules flag
+    it). ``misread``: the side the before photo read against the replay (the after photo's token; None: it agreed):
+    the same side read again may be the same misreading, and is doubtful too."""
+    parts = _parts(t.doubt)
+    if misread is not None and t.dark == misread and not t.side_doubted:
+        said = "dark" if t.dark else "light"
+        return replace(t, doubt="; ".join(parts + [f"side read {said} as on the before photo, where the replayed "
+                                                   "game gives the other"]))
+    if want is None or "outside" in t.doubt:
+        return t
+    if not any(p.startswith("side unclear") for p in parts):
+        if t.dark == want:
+            return t
+        said, game = ("dark", "light") if t.dark else ("light", "dark")
+        return replace(t, doubt="; ".join(parts + [f"side read {said}, the replayed game gives {game}"]))
+    parts = [p for p in parts if not p.startswith("side unclear")]
+    if t.dark == want:
+        return replace(t, doubt="; ".join(parts))
+    turned = replace(t, dark=want)
+    read = _numeral_on(ph, turned)
+    low = 2 if want else 1
+    parts = [p for p in parts if "numeral" not in p]
+    if read is None or read.value not in (low, low + 1):
+        return replace(turned, value=low, doubt="; ".join(
+            parts + [f"numeral not read on this side: value {low} or {low + 1}"]))
+    if not read.sure:
+        parts.append(f"numeral unclear ({read.value} or {read.other}, fits {read.score:.3f} and "
+                     f"{read.other_score:.3f})")
+    return replace(turned, value=read.value, doubt="; ".join(parts))
+
+
 def _sides_settled(photos: Sequence[GenialPhoto]) -> Sequence[GenialPhoto]:
     """A pair (before, after): a side in doubt on one photo that the other settles (a token read dark surely
     before is dark after; one read light surely after was light before). A side so changed leaves the numeral read
@@ -201,11 +271,11 @@ def _fits(photos: Sequence[GenialPhoto]) -> dict[Cell, list[tuple[float, float]]
     fits: dict[Cell, list[tuple[float, float]]] = {}
     for ph in photos:
         for t in ph.towers:
-            n = ph.numerals.get(t.qr)
-            if n is None or n.read is None or n.dark != t.dark or t.side_doubted:
+            read = _numeral_on(ph, t)
+            if read is None or t.side_doubted:
                 continue
-            toward_2 = n.read.margin if n.read.value - int(t.dark) == 2 else -n.read.margin
-            fits.setdefault(t.qr, []).append((toward_2, n.read.needed))
+            toward_2 = read.margin if read.value - int(t.dark) == 2 else -read.margin
+            fits.setdefault(t.qr, []).append((toward_2, read.needed))
     return fits
 
 

@@ -18,7 +18,7 @@ from judge.session import Choice, RoundAction, SessionRules, SessionView, Standi
 from scoring import cmyk as cmyk_rules
 from scoring.cmyk_state import MosaicState
 from scoring.flags import Flag
-from vision.cmyk import CmykVisionConfig, MosaicDetection, detect_mosaic
+from vision.cmyk import CmykVisionConfig, MosaicDetection, MosaicMiss, detect_mosaic, read_mosaic
 from vision.cmyk_markerless import LatticeCalibration, lattice_calibration
 from vision.cmyk_overlay import draw_unread
 
@@ -180,10 +180,12 @@ def _detect(frames: list[Frame], ctx: CmykPhotoContext, timer: StageTimer, confi
                               f"themselves (lattice fit residual {cal.residual_mm:.1f} mm)",
                               {"cells": [], "residual_mm": round(float(cal.residual_mm), 2)}))
         used = config if fr.calibration is not None else replace(config, confidence_scale=MARKERLESS_CONFIDENCE)
-        det = detect_mosaic(fr.image_rgb, cal, timer, used, ctx.horizontal_deg,
-                            carried=carried[k] if carried is not None and fr.calibration is not None else None)
-        if det is None or not det.state.tiles:
-            raise CannotJudge(f"{name}'s photo: no CMYK! tiles found")
+        det = read_mosaic(fr.image_rgb, cal, timer, used, ctx.horizontal_deg,
+                          carried=carried[k] if carried is not None and fr.calibration is not None else None)
+        if isinstance(det, MosaicMiss):
+            raise CannotJudge(f"{name}'s photo: {det.message}")
+        if not det.state.tiles:
+            raise CannotJudge(f"{name}'s photo: {MosaicMiss('no_tiles').message}")
         dets.append(det)
         mosaics.append(MosaicState(tiles=det.state.tiles, flags=tuple(extra) + det.state.flags))
         f = det.frame

@@ -22,7 +22,13 @@ from judge.session import Outcome, RoundAction, SessionRules, SessionView, Stand
 from scoring.flags import Flag
 from scoring.genial import SYMBOLS, Tower
 from scoring.genial_board import Cell, GenialBoard, cells_of
-from scoring.genial_judgement import GenialAdjudication, GenialContext, GenialReading, judge_placement
+from scoring.genial_judgement import (
+    GenialAdjudication,
+    GenialContext,
+    GenialReading,
+    judge_placement,
+    replayed_dark,
+)
 from vision.genial import GenialPhoto, GenialVisionConfig, TokenRead, marker_layout, read_photo
 from vision.genial_tokens import settle_tokens
 
@@ -197,9 +203,9 @@ def read_frames(frames: list[Frame], ctx: GenialContext, timer: StageTimer, prio
 
 
 def _state_of(photos: list[GenialPhoto], ctx: GenialContext, config: GenialVisionConfig) -> GenialState:
-    """The state of the photos as read, their tokens settled together (the pair and the token set:
-    ``vision.genial_tokens``)."""
-    settled = settle_tokens(photos, len(ctx.players), config.token_set)
+    """The state of the photos as read, their tokens settled together (the pair, the token set and the sides the
+    replayed earlier placements give them: ``vision.genial_tokens``)."""
+    settled = settle_tokens(photos, len(ctx.players), config.token_set, replayed_dark(board(), ctx))
     return GenialState(after=settled[-1], before=settled[0] if len(settled) == 2 else None)
 
 
