@@ -174,6 +174,20 @@ def test_one_challenge_board_with_unread_acrylic_near_the_chips_is_declined():
         check_challenge_boards(one_board_state(near))
 
 
+def test_unread_acrylic_near_the_chips_is_judged_with_the_vision_config_given():
+    """The chip field and the reach around it are the reader's own config's (``field_grow_diameters``,
+    ``unread_near_field_mm``), not the default's: the region 20 mm from the chips declines the challenge by default
+    (the field grown by a chip diameter), not where the reader's field is the chips' hull with a 5 mm reach."""
+    from vision.carrotain import CarrotainVisionConfig
+
+    state = one_board_state(unread([[100, 110], [160, 110], [160, 150], [100, 150]]))
+    with pytest.raises(CannotJudge, match="not read as a board"):
+        check_challenge_boards(state, None, CarrotainVisionConfig())
+    tight = CarrotainVisionConfig(field_grow_diameters=0.0, unread_near_field_mm=5.0)
+    check_challenge_boards(state, None, tight)  # judged, not declined
+    assert "invalid_challenge" in adjudicate(state, PLAYERS, "red", CarrotainOptions()).flag_codes()
+
+
 def test_no_challenge_board_over_the_chips_is_declined():
     state = CarrotainState((chip("red", 20, 30),),
                            (BoardReading("B", np.array([[400.0, 0], [500, 0], [500, 100], [400, 100]]),

@@ -135,7 +135,8 @@ def outline_summary(rows: list[dict]) -> dict[str, dict[str, float]]:
         z = err / np.maximum(sig, 1e-9)
         worst = [float(np.max(r["err"] / np.maximum(r["sig"][key], 1e-9))) for r in rows]
         out[key] = {"points": len(err), "boards": len(rows), "median_z": float(np.median(z)),
-                    "beyond_2": float(np.mean(z > 2.0)), "p95_z": float(np.percentile(z, 95)),
+                    "beyond_2": float(np.mean(z > 2.0)), "beyond_25": float(np.mean(z > 2.5)),
+                    "p95_z": float(np.percentile(z, 95)),
                     "boards_worst_beyond_2": int(np.sum(np.array(worst) > 2.0)),
                     "median_sigma_mm": float(np.median(sig)), "p95_sigma_mm": float(np.percentile(sig, 95))}
     return out
@@ -207,7 +208,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\n== {set_dir.name} / {device}: {len(items)} photos")
             for key, s in outline_summary(rows).items():
                 print(f"  outline {key:20s} boards {s['boards']:3d} points {s['points']:5d}  median z "
-                      f"{s['median_z']:.2f}  beyond 2 sigma {100 * s['beyond_2']:5.1f} %  p95 z {s['p95_z']:.2f}  "
+                      f"{s['median_z']:.2f}  beyond 2 sigma {100 * s['beyond_2']:5.1f} %  beyond 2.5 "
+                      f"{100 * s['beyond_25']:5.1f} %  p95 z {s['p95_z']:.2f}  "
                       f"worst > 2 sigma {s['boards_worst_beyond_2']:3d}  sigma median {s['median_sigma_mm']:.2f} "
                       f"p95 {s['p95_sigma_mm']:.2f} mm")
             results = {c[0]: [judge_state(it, rec, c[1], c[2]) for it, rec in zip(items, recs, strict=True)]
@@ -230,7 +232,8 @@ def main(argv: list[str] | None = None) -> int:
     print("\n== all sets and devices")
     for key, s in outline_summary(all_rows).items():
         print(f"  outline {key:20s} boards {s['boards']:3d} points {s['points']:5d}  median z {s['median_z']:.2f}  "
-              f"beyond 2 sigma {100 * s['beyond_2']:5.1f} %  p95 z {s['p95_z']:.2f}  worst > 2 sigma "
+              f"beyond 2 sigma {100 * s['beyond_2']:5.1f} %  beyond 2.5 {100 * s['beyond_25']:5.1f} %  "
+              f"p95 z {s['p95_z']:.2f}  worst > 2 sigma "
               f"{s['boards_worst_beyond_2']:3d}  sigma median {s['median_sigma_mm']:.2f} mm")
     for label, cnt in totals.items():
         print(f"  judged {label:30s} exact {cnt['exact']:3d}  doubt {cnt['doubt']:3d}  cannot {cnt['cannot']:3d}  "

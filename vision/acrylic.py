@@ -219,7 +219,9 @@ class AcrylicConfig:
         (and divided by the support factor squared, as the pose sigma). Calibrated on the tune sets (dev, car_tune,
         car_tune2; as rendered, phone, browser; ``tools/study_board_sigma.py``): 4.2 % of outline points lie
         beyond 2 sigma of the truth (3.7-5.8 % per set and device, 0.9 % on car_tune2 browser), was 13.0 % with
-        one sigma per board.
+        one sigma per board. Re-checked with the edge model (``wall_gain``...; as rendered and browser): 1.5 % of
+        the points beyond 2.5 sigma (1.4 % before it), median z 0.61 -> 0.43; 3.15 would leave 2.0 % out, so the
+        scale stays (the points beyond are boards fitted at a wrong pose or shape, not the bias removed).
     edge_px_factor : float
         Where the photo's own pixels are coarse (a browser camera's 704 px, a webcam's 960 px across the table), a
         board's edge is blurred over about a pixel either side of it in the top view: the step across the outline
@@ -228,6 +230,19 @@ class AcrylicConfig:
         are the floor (made for sharp photos, finer than 1 mm a pixel).
     edge_scale_quantum_mm : float
         The grown step is rounded up to a multiple of this (frames of one camera share one config).
+    wall_gain, wall_band_gain_per_mm, shadow_gain, edge_growth_mm : float
+        The edge model of the converged pose (``_wall_offset``; the pose search matches the wall alone, 1, 0, 0, 0):
+        where the edge evidence of a board lies relative to its top edge, from
+        the bottom edge's parallax s along the outward normal (+ where the wall faces the camera). Facing the camera
+        it reaches ``(wall_gain + wall_band_gain_per_mm * contrast_offset_mm) * s`` out (the dark wall and the mat
+        seen past it), facing away ``shadow_gain * s`` in (the mat's dimmed footprint, 2 mm under the board, seen
+        by parallax), plus ``edge_growth_mm`` everywhere. Measured on the tune sets (dev, car_tune, car_tune2, as
+        rendered and as a browser camera delivers them; 64k outline points of the truth boards, the strongest edge
+        along each normal, a least-absolute-deviations fit): 0.59, 0.286, 0.87, 0.635. The wall alone (1, 0, 0, 0,
+        the model before) left the fitted boards' centroids towards the camera's nadir by a median 1.1 mm as
+        rendered, 1.7 mm as a browser delivers them (1.5-2.2 mm where the camera is tilted more than 20 deg); with
+        the model on the converged pose, +0.10 and -0.04 mm (``tools/study_board_bias.py``); the median outline
+        point's distance to the truth 1.31 -> 0.92 mm as rendered, 1.49 -> 0.90 mm browser.
     max_dimming_gain : float
         The dimming ratio is measured on levels whose 0 is the markers' black print. Where the mat is barely above
         that black (a dim webcam frame: the mat at 14 of 255 with the print's black at 4; a coloured cast on the
@@ -362,6 +377,10 @@ class AcrylicConfig:
     cov_scale: float = 3.5
     edge_px_factor: float = 3.0
     edge_scale_quantum_mm: float = 0.25
+    wall_gain: float = 0.6
+    wall_band_gain_per_mm: float = 0.29
+    shadow_gain: float = 0.87
+    edge_growth_mm: float = 0.63
     max_dimming_gain: float = 5.0
     glare_ratio: float = 3.0
     glare_edge_ratio: float = 1.5
@@ -1726,24 +1745,27 @@ def _refine(ev: _Evidence, sh: _Shape, theta, t, sign: float, config: AcrylicCon
     shape's own origin goes), then the fit's quality measures. ``converge``: on to the converged pose
     (``_edge_newton``); without it, the candidates are compared at the matching stage's pose (the fits kept are
     converged afterwards, ``_converged``)."""
-    pose = _least_squares_pose(ev, sh, float(theta), np.asarray(t, dtype=np.float64), sign, config, bottom_shift)
+    pose = _least_squares_pose(ev, sh, float(theta), np.asarray(t, dtype=np.float64), sign, config, bottom_shift,
+                               final=converge)
     if pose is None:
         return None
     if converge:
-        pose = _edge_newton(ev, sh, pose[0], pose[1], sign, config, bottom_shift)
-    return _measure_fit(ev, sh, pose[0], pose[1], sign, config, bottom_shift)
+        pose = _edge_newton(ev, sh, pose[0], pose[1], sign, config, bottom_shift, final=True)
+    return _measure_fit(ev, sh, pose[0], pose[1], sign, config, bottom_shift, final=converge)
 
 
 def _converged(fits: list[BoardFit], ev: _Evidence, shapes: list[_Shape], config: AcrylicConfig,
                bottom_shift=None) -> list[BoardFit]:
-    """The fits kept, each moved to its converged pose (``_edge_newton``) and measured there; the competing-shape
-    ambiguity found before is kept. A fit that would no longer be acceptable there stays as it was."""
+    """The fits kept, each moved to its converged pose on the whole edge model (``_wall_offset``: the least squares
+    from the search's pose, then ``_edge_newton``) and measured there; the competing-shape ambiguity found before is
+    kept. A fit that would no longer be acceptable there stays as it was."""
     out = []
     for f in fits:
         sh = next(x for x in shapes if x.id == f.id and x.mirrored == f.mirrored)
-        theta, t = _edge_newton(ev, sh, np.radians(f.rotation_deg), np.asarray(f.centre_mm, dtype=np.float64),
-                                f.polarity, config, bottom_shift)
-        g = _measure_fit(ev, sh, theta, t, f.polarity, config, bottom_shift)
+        start = (np.radians(f.rotation_deg), np.asarray(f.centre_mm, dtype=np.float64))
+        basin = _least_squares_pose(ev, sh, *start, f.polarity, config, bottom_shift, final=True)
+        theta, t = _edge_newton(ev, sh, *(basin or start), f.polarity, config, bottom_shift, final=True)
+        g = _measure_fit(ev, sh, theta, t, f.polarity, config, bottom_shift, final=True)
         if not _acceptable(g, config):
             out.append(f)
             continue
@@ -1756,7 +1778,7 @@ def _edge_search_offsets(config: AcrylicConfig) -> np.ndarray:
 
 
 def _least_squares_pose(ev: _Evidence, sh: _Shape, theta: float, t: np.ndarray, sign: float, config: AcrylicConfig,
-                        bottom_shift=None) -> tuple[float, np.ndarray] | None:
+                        bottom_shift=None, final: bool = False) -> tuple[float, np.ndarray] | None:
     """The outline's pose on the edge evidence: robust point-to-edge least squares from the start pose (a wide
     basin); ``_edge_newton`` takes it on to the converged pose.
 
@@ -1774,7 +1796,7 @@ def _least_squares_pose(ev: _Evidence, sh: _Shape, theta: float, t: np.ndarray, 
         P = pts @ R.T + t
         N = nrm @ R.T
         resid, good = _edge_offsets(ev, P, N, offs, sign, config)
-        resid = resid - _wall_offset(P, N, bottom_shift)
+        resid = resid - _wall_offset(P, N, bottom_shift, config, final)
         if good.sum() < config.refine_min_edges:
             return None
         med = np.median(resid[good])
@@ -1806,7 +1828,7 @@ def _moved_mm(sol: np.ndarray, r_max: float) -> float:
 
 
 def _edge_newton(ev: _Evidence, sh: _Shape, theta: float, t: np.ndarray, sign: float, config: AcrylicConfig,
-                 bottom_shift=None) -> tuple[float, np.ndarray]:
+                 bottom_shift=None, final: bool = False) -> tuple[float, np.ndarray]:
     """Newton steps of the outline onto the ridge of the edge response (the same response ``_edge_offsets``
     searches), until a step moves the outline less than ``refine_converged_mm`` (``refine_newton_iters`` at most).
 
@@ -1824,7 +1846,7 @@ def _edge_newton(ev: _Evidence, sh: _Shape, theta: float, t: np.ndarray, sign: f
         R = _rot(np.array(theta))
         P = pts @ R.T + t
         N = nrm @ R.T
-        wall = _wall_offset(P, N, bottom_shift)
+        wall = _wall_offset(P, N, bottom_shift, config, final)
         resp = _edge_response(ev, P + wall[:, None] * N, N, probe, sign, config)  # (n, 3)
         lo, mid, hi = resp[:, 0], resp[:, 1], resp[:, 2]
         curv = lo - 2.0 * mid + hi
@@ -1841,13 +1863,14 @@ def _edge_newton(ev: _Evidence, sh: _Shape, theta: float, t: np.ndarray, sign: f
 
 
 def _measure_fit(ev: _Evidence, sh: _Shape, theta: float, t: np.ndarray, sign: float, config: AcrylicConfig,
-                 bottom_shift=None) -> BoardFit:
-    """Contrast, edge-line strength, chamfer, residual, support, pose sigma and inside dimming of a pose."""
+                 bottom_shift=None, final: bool = False) -> BoardFit:
+    """Contrast, edge-line strength, chamfer, residual, support, pose sigma and inside dimming of a pose; ``final``:
+    measured against the full edge model (a converged pose), else the search's (``_wall_offset``)."""
     pts, nrm = sh.fine_pts, sh.fine_nrm
     R = _rot(np.array(theta))
     P = pts @ R.T + t
     N = nrm @ R.T
-    wall = _wall_offset(P, N, bottom_shift)
+    wall = _wall_offset(P, N, bottom_shift, config, final)
     Pw = P + wall[:, None] * N
     c, _ = ev.outline_terms(Pw, N, config.contrast_offset_mm)
     contrast = float(sign * c)
@@ -1896,16 +1919,47 @@ def _pose_covariance(rel: np.ndarray, N: np.ndarray, residual_mm: float, config:
     return np.linalg.inv(info) * residual_mm ** 2
 
 
-def _wall_offset(P: np.ndarray, N: np.ndarray, bottom_shift) -> np.ndarray:
-    """How far outside the top edge the visible edge of the board lies, mm (N,).
+def _wall_offset(P: np.ndarray, N: np.ndarray, bottom_shift, config: AcrylicConfig, final: bool) -> np.ndarray:
+    """How far outside the top edge the edge evidence of a board lies, mm (n,): the edge model.
 
-    In a view rectified at the board's top face, the bottom edge appears shifted by parallax
-    (``bottom_shift(P)``, towards the camera's nadir); where that shift points outwards, the side
-    wall is seen and the dimmed region reaches out to the bottom edge.
+    In a view rectified at the board's top face, the bottom edge appears shifted by parallax (``bottom_shift(P)``,
+    towards the camera's nadir; s = its component along the outward normal N, + where the side wall faces the
+    camera). Three things move the edge the matcher finds (the strongest dimming step across
+    ``contrast_offset_mm`` plus the edge line) off the top edge:
+
+    - where the wall faces the camera it is seen, dark (a grazing view through it), and the mat under the board is
+      seen past it: the dimmed region reaches ``wall_gain + wall_band_gain_per_mm * contrast_offset_mm`` times s
+      outwards (the dark band's outer flank pulls a step of a wider baseline further out);
+    - where it faces away, the light through the board dims the mat under it (2 mm below the board): that
+      footprint is seen by parallax towards the camera, inside the top edge by ``shadow_gain`` times -s;
+    - everywhere the dimming spreads ``edge_growth_mm`` beyond the outline (the footprint's penumbra).
+
+    The pose search (candidates refined, compared by their chamfer and accepted, ``final`` False) matches the wall
+    alone, as its thresholds and shape competition were set; the converged pose and its measures (``_converged``,
+    re-fits; ``final`` True: least squares from the search's pose, Newton steps, measures) use the whole model: the
+    same candidates are found as before, each outline then moves onto where the evidence says its top edge is.
+
+    Parameters
+    ----------
+    P, N : ndarray, shape (n, 2)
+        Outline points at the top edge (table mm) and their outward unit normals.
+    bottom_shift : callable((n, 2) mm) -> (n, 2) mm, or None
+        None: walls not modelled (the edge is the top edge).
+    config : AcrylicConfig
+    final : bool
+        The whole model (else the wall alone: ``max(s, 0)``).
+
+    Returns
+    -------
+    ndarray, shape (n,)
     """
     if bottom_shift is None:
         return np.zeros(len(P))
-    return np.maximum(np.sum(np.asarray(bottom_shift(P)) * N, axis=1), 0.0)
+    s = np.sum(np.asarray(bottom_shift(P)) * N, axis=1)
+    if not final:
+        return np.maximum(s, 0.0)
+    facing = config.wall_gain + config.wall_band_gain_per_mm * config.contrast_offset_mm
+    return facing * np.maximum(s, 0.0) + config.shadow_gain * np.minimum(s, 0.0) + config.edge_growth_mm
 
 
 def _edge_offsets(ev: _Evidence, P: np.ndarray, N: np.ndarray, offs: np.ndarray, sign: float,

@@ -141,7 +141,7 @@ def _recognised(frames: list[Frame], ctx: CarrotainContext, timer: StageTimer, c
                 ) -> tuple[CarrotainState, Any]:
     """The state of the last frame (an earlier one: the "before" photo); ``probe``: carry the quick checks of a
     still scene's later frames (``vision.carrotain.recognise_warm``)."""
-    from vision.carrotain import recognise_warm  # noqa: PLC0415  (cv2-heavy; only when detecting)
+    from vision.carrotain import CarrotainVisionConfig, recognise_warm  # noqa: PLC0415  (cv2-heavy; only when detecting)
 
     if not frames:
         raise BadInput("no image given")
@@ -154,26 +154,27 @@ def _recognised(frames: list[Frame], ctx: CarrotainContext, timer: StageTimer, c
         if b.calibration is None:
             raise CannotJudge(f"before photo: {b.calibration_error or 'no calibration markers found'}")
         before = (b.image_rgb, b.calibration)
-    state, carry = recognise_warm(ch.image_rgb, ch.calibration, carry, before=before, timer=timer,
+    config = CarrotainVisionConfig()
+    state, carry = recognise_warm(ch.image_rgb, ch.calibration, carry, before=before, timer=timer, config=config,
                                   components=components_for(ch.profile), probe=probe, players=ctx.players)
     if not state.chips:
         raise CannotJudge("no chips found on the mat", carry=carry)
-    check_challenge_boards(state, carry)
+    check_challenge_boards(state, carry, config)
     return state, carry
 
 
-def check_challenge_boards(state: CarrotainState, carry: Any = None) -> None:
+def check_challenge_boards(state: CarrotainState, carry: Any = None, config: Any = None) -> None:
     """Decline (``CannotJudge``) a challenge read with fewer than two boards over the chips where a board may lie
     unread: none found over them at all, or an unread acrylic-looking region over or near the chip field
-    (``vision.carrotain.unread_near_chip_field``). Where every acrylic region near the chips is explained, the
-    challenge is judged as it lies: the rules flag it ``invalid_challenge`` (RULES.md: not exactly two challenge
-    boards)."""
-    from vision.carrotain import unread_near_chip_field  # noqa: PLC0415  (cv2-heavy; only when detecting)
+    (``vision.carrotain.unread_near_chip_field``, with ``config``: the ``CarrotainVisionConfig`` the state was read
+    with; None: the default). Where every acrylic region near the chips is explained, the challenge is judged as it
+    lies: the rules flag it ``invalid_challenge`` (RULES.md: not exactly two challenge boards)."""
+    from vision.carrotain import CarrotainVisionConfig, unread_near_chip_field  # noqa: PLC0415  (cv2-heavy)
 
     challenge = [b.id for b in state.boards if b.role == "challenge"]
     if len(challenge) >= 2:
         return
-    unread = unread_near_chip_field(state)
+    unread = unread_near_chip_field(state, config if config is not None else CarrotainVisionConfig())
     if not challenge or unread:
         seen = ", ".join(f"{b.id} ({b.role})" for b in state.boards) or "none"
         why = f"; {len(unread)} acrylic-looking region(s) near the chips not read as a board" if unread else ""
