@@ -767,7 +767,7 @@ def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence],
                                  config.contact_weight, lambda c, d: tl.neighbour(*c, d))
         scores = own_scores + bonus
         chosen = rd.assign(scores)
-    sure = _confidence_scores(evidence, weight, scores, bonus, gsigma, config, cells, chosen, columns)
+    sure = _confidence_scores(evidence, scores, bonus, gsigma, config, cells, chosen, columns)
     flags: list[Flag] = []
     tiles = []
     for t, cell in enumerate(cells):
@@ -848,15 +848,15 @@ def _calibrated_evidence(evidence: list[rd.TileEvidence],
     return levelled, weight, pooled, model.sigma
 
 
-def _confidence_scores(evidence: list[rd.TileEvidence], weight: np.ndarray, scores: np.ndarray, bonus: np.ndarray,
+def _confidence_scores(evidence: list[rd.TileEvidence], scores: np.ndarray, bonus: np.ndarray,
                        gsigma: np.ndarray, config: CmykVisionConfig, cells: list, chosen: np.ndarray,
                        columns: list) -> np.ndarray:
     """The log-posteriors the readings' confidences come from (the readings themselves stay those of ``scores``).
 
     Two corrections of the modelled certainty, both measured on the photo: the marks are weighted by how well
-    they agree with the ground colours here (``cmyk_read.mark_weight``: a webcam's blur, noise and JPEG make
-    them sure and wrong), and a normal tile's levels combine marks and ground robustly
-    (``cmyk_read.robust_level_loglik``, each wrong with probability ``evidence_outlier``): where the marks say
+    they agree with the ground colours here, with how often they misread a level (``cmyk_read.mark_error_model``:
+    a webcam's blur, noise and JPEG make them sure and wrong), and a normal tile's levels combine marks and ground
+    robustly (``cmyk_read.robust_level_loglik``, each wrong with probability ``evidence_outlier``): where the marks say
     one level and the ground another, neither is sure, and a confident +-1 misread becomes a doubtful one. The
     marks count only as far as the photo resolves them (``TileEvidence.mark_ll_resolved``: a blurred dot and
     dash tell nothing between levels 0 and 1), and a touching neighbour witnesses an edge's level only as surely
@@ -867,8 +867,6 @@ def _confidence_scores(evidence: list[rd.TileEvidence], weight: np.ndarray, scor
     ----------
     evidence : list of TileEvidence
         Ground estimates as levels (:func:`_calibrated_evidence`), marks as measured.
-    weight : ndarray, shape (3,)
-        The marks' reliability here per ink (``cmyk_read.ink_mark_weights``).
     scores : ndarray, shape (T, 84)
         The readings' scores (marks at ``weight``, ground, contacts).
 
