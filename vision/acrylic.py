@@ -264,6 +264,26 @@ class AcrylicConfig:
         ... and is a spot: an area larger than this (a board's area is 10000-20000 mm^2) is a board lit as a whole,
         reading lighter than the mat, which the matcher fits as such (a fast-renderer scene's board at 1.5-3.5x the
         mat was painted out and lost).
+    region_blur_mm, region_gap_mm, region_band_mm, region_band_samples : float, float, float, int
+        Region evidence (``region_scores``): the dimming ratio smoothed over ``region_blur_mm`` (a coarser scale than
+        the edges are matched on: under a webcam's noise and blur the edges lie under the noise, the dimming of a
+        whole band does not); per outline sample, the mean of this many points in a band from ``region_gap_mm`` to
+        ``region_gap_mm + region_band_mm`` outside the outline against the same band inside. On the TUNE sets at the
+        true pose, the right shape against every other shape's best pose near it (``tools/study_board_region.py``,
+        car_tune2 c00-c09): 2 / 8 mm bands beat 3 / 12 and 4 / 16; the mean step beat its median and an inside-area
+        against outside-ring median.
+    region_weight_mm : float
+        Fits and competing fits are compared by their chamfer less this many mm per unit of region score
+        (``_suppress``, ``_with_ambiguity``): at 10, a region score 0.1 higher counts as a chamfer 1 mm closer. 0: by
+        the chamfer alone (the edges), as before. At 10 on car_tune2 as a webcam delivers it: exact 8 -> 8 of 22
+        (b02 doubt -> exact, b01 exact -> doubt: a borderline photo no longer contested), WRONG 0.
+    region_candidate_weight_mm : float
+        The same for the candidates refined per seed (``_by_quick_chamfer``). 0: ranked by their chamfer as before.
+        10 (with 10 for the fits) lost boards on car_tune2 as a webcam delivers it (exact 8 -> 7 of 22, "cannot"
+        7 -> 10): the candidates it preferred refined to chamfers the acceptance refuses.
+    region_accept_min, region_accept_max_chamfer_mm : float
+        A fit is also acceptable (``_acceptable``) with a chamfer up to this where its region score is at least
+        ``region_accept_min`` (and its outline step ``min_accept_contrast``). 0: no such path.
     """
 
     bright_fraction: float = 0.2
@@ -385,6 +405,14 @@ class AcrylicConfig:
     glare_ratio: float = 3.0
     glare_edge_ratio: float = 1.5
     glare_max_area_mm2: float = 4000.0
+    region_blur_mm: float = 2.0
+    region_gap_mm: float = 2.0
+    region_band_mm: float = 8.0
+    region_band_samples: int = 4
+    region_weight_mm: float = 0.0
+    region_candidate_weight_mm: float = 0.0
+    region_accept_min: float = 0.0
+    region_accept_max_chamfer_mm: float = 2.9
 
 
 def for_photo(config: AcrylicConfig, photo_mm_per_px: float) -> AcrylicConfig:
@@ -451,6 +479,10 @@ class BoardFit:
         The part of the outline uncertainty common to every outline point: ``base_sigma_mm`` over the support
         factor, at least half ``alternative_mm`` (at most ``max_sigma_mm``). An outline point's 1-sigma along its
         normal n is ``hypot(floor_sigma_mm, sqrt(j @ pose_cov @ j))``, j = (n_x, n_y, n . perp(point - centre)).
+    region : float
+        Region evidence of the pose (``region_scores``, signed by the polarity): how much brighter the bare mat in a
+        band just outside the outline is than the band just inside it, on the dimming ratio smoothed at a coarser
+        scale (``region_blur_mm``) than the edges are matched on.
     """
 
     id: str
@@ -469,6 +501,7 @@ class BoardFit:
     polarity: float = 1.0
     pose_cov: np.ndarray | None = None
     floor_sigma_mm: float = 0.0
+    region: float = 0.0
 
 
 def _resample(poly: np.ndarray, step: float) -> tuple[np.ndarray, np.ndarray]:
@@ -804,6 +837,8 @@ class _Evidence:
     def __init__(self, ratio: np.ndarray, line: np.ndarray | None, origin_mm, mm_per_px: float, line_weight: float):
         self.r = _Sampler(ratio, origin_mm, mm_per_px)
         self.l = _Sampler(line, origin_mm, mm_per_px) if line is not None else None
+        self._ratio, self._origin, self._s = ratio, origin_mm, mm_per_px
+        self._region: _Region | None = None
         self.w = line_weight if line is not None else 0.0
         lmap = line if line is not None else np.zeros_like(ratio)
         self.stack = np.dstack([ratio, lmap]).astype(np.float32)
@@ -832,6 +867,64 @@ class _Evidence:
 
     def score(self, c: np.ndarray, ln: np.ndarray, sign: float) -> np.ndarray:
         return (np.abs(c) if sign == 0 else sign * c) + self.w * ln
+
+    def region(self, config: AcrylicConfig) -> _Region:
+        """The region evidence of this dimming ratio (``region_evidence``), made once."""
+        if self._region is None:
+            self._region = region_evidence(self._ratio, self._origin, self._s, config)
+        return self._region
+
+
+@dataclass(frozen=True)
+class _Region:
+    """The dimming ratio smoothed for region evidence (``region_evidence``): a sampler of it."""
+
+    r: _Sampler
+    blur_mm: float
+
+
+def region_evidence(ratio: np.ndarray, origin_mm, mm_per_px: float, config: AcrylicConfig) -> _Region:
+    """The dimming ratio (h, w; NaN: no data) smoothed over ``region_blur_mm`` (NaN-aware: a normalised
+    convolution), for region scores (``region_scores``)."""
+    valid = np.isfinite(ratio)
+    r = np.where(valid, ratio, 0.0).astype(np.float32)
+    sig = config.region_blur_mm / mm_per_px
+    num = cv2.GaussianBlur(r, (0, 0), sig)
+    den = cv2.GaussianBlur(valid.astype(np.float32), (0, 0), sig)
+    sm = np.where(den > 0.2, num / np.maximum(den, 1e-3), np.nan).astype(np.float32)
+    return _Region(_Sampler(sm, origin_mm, mm_per_px), config.region_blur_mm)
+
+
+def region_scores(reg: _Region, sh: _Shape, thetas: np.ndarray, centres: np.ndarray, config: AcrylicConfig
+                  ) -> np.ndarray:
+    """Region evidence of one shape at poses (rotations ``thetas`` (n,), the shape's ``cen`` at ``centres`` (n, 2)):
+    per outline sample, how much brighter the smoothed dimming ratio is in a band just outside the outline
+    (``region_gap_mm`` to ``region_gap_mm + region_band_mm`` out, ``region_band_samples`` points) than in the same
+    band inside it; the mean over the samples in view (0 where none is), shape (n,). The right shape's outline
+    separates the dimmed inside from the bare mat everywhere; a wrong shape laid over a board has parts of its
+    outside band on the acrylic or of its inside band on the mat, and scores less, however blurred the edges are."""
+    R = _rot(np.asarray(thetas, dtype=np.float64).reshape(-1))  # (n, 2, 2)
+    P = np.einsum("tij,kj->tki", R, sh.pts) + np.asarray(centres, dtype=np.float64).reshape(-1, 1, 2)  # (n, k, 2)
+    N = np.einsum("tij,kj->tki", R, sh.nrm)
+    return _band_steps(reg, [(P, N)], config)[0]
+
+
+def _band_steps(reg: _Region, outlines: list[tuple[np.ndarray, np.ndarray]], config: AcrylicConfig
+                ) -> list[np.ndarray]:
+    """``region_scores`` of several sets of posed outlines (P, N), each (..., k, 2) -> (...), sampled at once."""
+    g, b = config.region_gap_mm, config.region_band_mm
+    offs = np.linspace(g, g + b, config.region_band_samples)[:, None]  # (m, 1)
+    sets = []
+    for P, N in outlines:
+        sets.append(P[..., None, :] + offs * N[..., None, :])
+        sets.append(P[..., None, :] - offs * N[..., None, :])
+    vals = reg.r.many(sets)
+    out = []
+    for outside, inside in zip(vals[0::2], vals[1::2]):
+        step = _nanmean_last(outside) - _nanmean_last(inside)  # (..., k)
+        sc = _nanmean_last(step)
+        out.append(np.nan_to_num(np.asarray(sc, dtype=np.float64), nan=0.0))
+    return out
 
 
 @dataclass(frozen=True)
@@ -1181,9 +1274,9 @@ def _grid_fits(seed: np.ndarray, ev: _Evidence, ev_coarse: _Evidence, shapes: li
     finer = _by_quick_chamfer(ev, shapes, [_grid_step(ev, shapes[c.shape], c, config, 4.0, step, step / 3.0)
                                            for c in coarse if c.score >= config.min_contrast], config)
     out = []
-    for q, c in finer[: config.grid_refine_top]:
+    for _, q, c in finer[: config.grid_refine_top]:
         if q > config.refine_max_chamfer_mm:
-            break
+            continue
         c = _grid_step(ev, shapes[c.shape], c, config, 16.0, step / 3.0, step / 12.0)
         sh = shapes[c.shape]
         fit = _refine(ev, sh, c.theta, c.xy - _rot(np.array(c.theta)) @ sh.cen, c.sign, config, bottom_shift)
@@ -1280,8 +1373,8 @@ def _fits_at(seeds: list[np.ndarray], ev: _Evidence, ev_coarse: _Evidence, shape
             continue
         cands = _polar_candidates(ev_coarse, seed, shapes, radii, config)
         ranked = _by_quick_chamfer(ev, shapes, _polished(ev, shapes, cands, config), config)
-        for q, c in ranked[: config.refine_top]:
-            if q > min(ranked[0][0] + config.refine_chamfer_margin_mm, config.refine_max_chamfer_mm) \
+        for key, q, c in ranked[: config.refine_top]:
+            if key > ranked[0][0] + config.refine_chamfer_margin_mm or q > config.refine_max_chamfer_mm \
                     or any(_same_pose(c, o, config) for o in done):
                 continue
             done.append(c)
@@ -1508,13 +1601,35 @@ def _chamfer(resid: np.ndarray, good: np.ndarray, config: AcrylicConfig) -> floa
 
 
 def _by_quick_chamfer(ev: _Evidence, shapes: list[_Shape], cands: list[_Candidate], config: AcrylicConfig
-                      ) -> list[tuple[float, _Candidate]]:
-    """Candidates with their quick chamfer (``_quick_chamfer``), best (lowest) first."""
-    return sorted(zip(_quick_chamfers(ev, shapes, cands, config), cands), key=lambda t: t[0])
+                      ) -> list[tuple[float, float, _Candidate]]:
+    """Candidates as (rank key, quick chamfer (``_quick_chamfers``), candidate), best (lowest key) first: the key is
+    the chamfer less ``region_candidate_weight_mm`` times the candidate's region score (``_candidate_regions``)."""
+    q = _quick_chamfers(ev, shapes, cands, config)
+    key = np.asarray(q, dtype=np.float64)
+    if config.region_candidate_weight_mm > 0 and cands:
+        key = key - config.region_candidate_weight_mm * _candidate_regions(ev, shapes, cands, config)
+    return sorted(zip(key.tolist(), q, cands), key=lambda t: t[0])
+
+
+def _candidate_regions(ev: _Evidence, shapes: list[_Shape], cands: list[_Candidate], config: AcrylicConfig
+                       ) -> np.ndarray:
+    """Region score (``region_scores``, signed by each candidate's polarity) of each candidate's pose, shape (n,)."""
+    posed = []
+    for c in cands:
+        sh = shapes[c.shape]
+        R = _rot(np.array(c.theta))
+        posed.append((sh.pts @ R.T + c.xy, sh.nrm @ R.T))
+    steps = _band_steps(ev.region(config), posed, config)
+    return np.array([c.sign * float(v) for c, v in zip(cands, steps)])
 
 
 def _acceptable(f: BoardFit, config: AcrylicConfig) -> bool:
-    """The outline follows edges (chamfer) and something marks the board: dimming, a step or an edge line."""
+    """The outline follows edges (chamfer) and something marks the board: dimming, a step or an edge line; or, where
+    the edges lie under the noise, the outline follows them loosely and its region evidence is strong
+    (``region_accept_min``)."""
+    if 0 < config.region_accept_min <= f.region and f.chamfer_mm <= config.region_accept_max_chamfer_mm \
+            and f.contrast >= config.min_accept_contrast:
+        return True
     if f.chamfer_mm <= config.close_chamfer_mm and f.contrast >= config.min_contrast \
             and f.edge_support >= config.close_min_support:
         return True  # a faint board whose whole outline follows the edges closely
@@ -1527,7 +1642,7 @@ def _suppress(ok: list[BoardFit], ev: _Evidence, config: AcrylicConfig) -> list[
     """One fit per board: best chamfer first; each id once; a fit overlapping an accepted one is a second
     sheet only where its own outline shows an edge inside the accepted board (else the same board again)."""
     fits: list[BoardFit] = []
-    for fit in sorted(ok, key=lambda f: f.chamfer_mm):
+    for fit in sorted(ok, key=lambda f: _fit_key(f, config)):
         if any(f.id == fit.id for f in fits):
             continue
         poly = Polygon(fit.outline_mm)
@@ -1535,6 +1650,11 @@ def _suppress(ok: list[BoardFit], ev: _Evidence, config: AcrylicConfig) -> list[
             continue
         fits.append(fit)
     return fits
+
+
+def _fit_key(f: BoardFit, config: AcrylicConfig) -> float:
+    """How well a fit matches, lower is better: its chamfer less ``region_weight_mm`` times its region score."""
+    return f.chamfer_mm - config.region_weight_mm * f.region
 
 
 def _overlaps_without_evidence(fit: BoardFit, poly: Polygon, other: BoardFit, ev: _Evidence,
@@ -1588,7 +1708,7 @@ def _with_ambiguity(fits: list[BoardFit], ok: list[BoardFit], config: AcrylicCon
         poly = Polygon(fit.outline_mm)
         alt = 0.0
         for g in ok:
-            if g is fit or g.chamfer_mm > fit.chamfer_mm + config.ambiguity_mm:
+            if g is fit or _fit_key(g, config) > _fit_key(fit, config) + config.ambiguity_mm:
                 continue
             if poly.intersection(Polygon(g.outline_mm)).area < 0.5 * poly.area:
                 continue
@@ -1751,7 +1871,16 @@ def _refine(ev: _Evidence, sh: _Shape, theta, t, sign: float, config: AcrylicCon
         return None
     if converge:
         pose = _edge_newton(ev, sh, pose[0], pose[1], sign, config, bottom_shift, final=True)
-    return _measure_fit(ev, sh, pose[0], pose[1], sign, config, bottom_shift, final=converge)
+    return _with_region(ev, sh, _measure_fit(ev, sh, pose[0], pose[1], sign, config, bottom_shift, final=converge),
+                        config)
+
+
+def _with_region(ev: _Evidence, sh: _Shape, fit: BoardFit, config: AcrylicConfig) -> BoardFit:
+    """The fit with its region score (``BoardFit.region``) measured at its pose."""
+    theta = np.radians(fit.rotation_deg)
+    at = np.asarray(fit.centre_mm, dtype=np.float64) + _rot(np.array(theta)) @ sh.cen
+    score = fit.polarity * region_scores(ev.region(config), sh, np.array([theta]), at[None], config)[0]
+    return replace(fit, region=float(score))
 
 
 def _converged(fits: list[BoardFit], ev: _Evidence, shapes: list[_Shape], config: AcrylicConfig,
@@ -1765,7 +1894,7 @@ def _converged(fits: list[BoardFit], ev: _Evidence, shapes: list[_Shape], config
         start = (np.radians(f.rotation_deg), np.asarray(f.centre_mm, dtype=np.float64))
         basin = _least_squares_pose(ev, sh, *start, f.polarity, config, bottom_shift, final=True)
         theta, t = _edge_newton(ev, sh, *(basin or start), f.polarity, config, bottom_shift, final=True)
-        g = _measure_fit(ev, sh, theta, t, f.polarity, config, bottom_shift, final=True)
+        g = _with_region(ev, sh, _measure_fit(ev, sh, theta, t, f.polarity, config, bottom_shift, final=True), config)
         if not _acceptable(g, config):
             out.append(f)
             continue
