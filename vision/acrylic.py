@@ -1876,7 +1876,10 @@ def _refine(ev: _Evidence, sh: _Shape, theta, t, sign: float, config: AcrylicCon
 
 
 def _with_region(ev: _Evidence, sh: _Shape, fit: BoardFit, config: AcrylicConfig) -> BoardFit:
-    """The fit with its region score (``BoardFit.region``) measured at its pose."""
+    """The fit with its region score (``BoardFit.region``) measured at its pose (left 0 where no comparison or
+    acceptance uses it: ``region_weight_mm`` and ``region_accept_min`` 0)."""
+    if config.region_weight_mm <= 0 and config.region_accept_min <= 0:
+        return fit
     theta = np.radians(fit.rotation_deg)
     at = np.asarray(fit.centre_mm, dtype=np.float64) + _rot(np.array(theta)) @ sh.cen
     score = fit.polarity * region_scores(ev.region(config), sh, np.array([theta]), at[None], config)[0]
