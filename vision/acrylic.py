@@ -413,6 +413,7 @@ class AcrylicConfig:
     region_candidate_weight_mm: float = 0.0
     region_accept_min: float = 0.0
     region_accept_max_chamfer_mm: float = 2.9
+    region_polish: bool = False
 
 
 def for_photo(config: AcrylicConfig, photo_mm_per_px: float) -> AcrylicConfig:
@@ -1572,8 +1573,29 @@ def _polished(ev: _Evidence, shapes: list[_Shape], cands: list[_Candidate], conf
     dxy = np.array([(x, y) for y in g for x in g])
     jobs = [(shapes[c.shape].pts, shapes[c.shape].nrm, c.theta + np.linspace(-1.0, 1.0, config.polish_n_theta) * dth,
              c.xy + dxy, c.sign) for c in cands]
-    best = _grid_best_many(ev, jobs, config.contrast_offset_mm)
+    if config.region_polish:
+        best = _region_best_many(ev.region(config), jobs, config)
+    else:
+        best = _grid_best_many(ev, jobs, config.contrast_offset_mm)
     return [_Candidate(sc, c.shape, th_b, xy, c.sign) for c, (sc, th_b, xy) in zip(cands, best)]
+
+
+def _region_best_many(reg: _Region, jobs: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]],
+                      config: AcrylicConfig) -> list[tuple[float, float, np.ndarray]]:
+    """``_grid_best_many`` by the region score (``region_scores``, signed by each job's polarity) instead of the
+    outline step at the edges' scale."""
+    posed = []
+    for pts, nrm, thetas, centres, _ in jobs:
+        Rs = _rot(thetas)
+        P = _posed(np.einsum("tij,nj->tni", Rs, pts), centres)
+        posed.append((P, np.broadcast_to(np.einsum("tij,nj->tni", Rs, nrm)[:, None], P.shape)))
+    out = []
+    for (_, _, thetas, centres, sign), sc in zip(jobs, _band_steps(reg, posed, config)):
+        sc = sign * sc
+        j = int(np.argmax(sc))
+        ti, di = divmod(j, centres.shape[0])
+        out.append((float(sc[ti, di]), float(thetas[ti]), centres[di].copy()))
+    return out
 
 
 def _quick_chamfers(ev: _Evidence, shapes: list[_Shape], cands: list[_Candidate], config: AcrylicConfig
