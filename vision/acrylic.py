@@ -281,6 +281,9 @@ class AcrylicConfig:
         The same for the candidates refined per seed (``_by_quick_chamfer``). 0: ranked by their chamfer as before.
         10 (with 10 for the fits) lost boards on car_tune2 as a webcam delivers it (exact 8 -> 7 of 22, "cannot"
         7 -> 10): the candidates it preferred refined to chamfers the acceptance refuses.
+    region_polish : bool
+        The candidates' polish grid (``_polished``) scored by the region score instead of the outline step at the
+        edges' scale (``_region_best_many``). Off: on car_tune2 as a webcam delivers it, exact 8 -> 7 of 22.
     region_accept_min, region_accept_max_chamfer_mm : float
         A fit is also acceptable (``_acceptable``) with a chamfer up to this where its region score is at least
         ``region_accept_min`` (and its outline step ``min_accept_contrast``). 0: no such path.
