@@ -290,7 +290,12 @@ class AcrylicConfig:
         ``region_accept_support`` of its outline samples step by ``region_step_fraction`` of its score or more
         (``BoardFit.region_support``: a board cut or half wiped from the evidence stays unread and flagged). 0: no
         such path. On car_tune2 as a webcam delivers it (0.12, 2.9, no support condition yet): exact 8 -> 9 of 22,
-        "cannot" 7 -> 3, WRONG 0; as rendered 17/22 unchanged.
+        "cannot" 7 -> 3, WRONG 0; as rendered 17/22 unchanged; car_tune webcam: cannot -> exact b01, c01, cannot ->
+        doubt b03; but car_tune as rendered lost b03 (exact -> cannot: a wrong shape accepted loosely on another
+        board) and c02 (exact -> doubt), hence ``region_accept_noise``.
+    region_accept_noise : float
+        ... and only on a photo whose dimming ratio is this noisy at the edges' scale (``_ratio_noise``): where the
+        edges lie under the noise. Photos as rendered measure 0.01-0.033 (TUNE), from a dim webcam 0.04-0.14.
     """
 
     bright_fraction: float = 0.2
@@ -421,6 +426,7 @@ class AcrylicConfig:
     region_accept_min: float = 0.12
     region_accept_max_chamfer_mm: float = 2.9
     region_accept_support: float = 0.7
+    region_accept_noise: float = 0.04
     region_step_fraction: float = 0.5
     region_polish: bool = False
 
@@ -896,6 +902,7 @@ class _Region:
 
     r: _Sampler
     blur_mm: float
+    noise: float
 
 
 def region_evidence(ratio: np.ndarray, origin_mm, mm_per_px: float, config: AcrylicConfig) -> _Region:
@@ -907,7 +914,17 @@ def region_evidence(ratio: np.ndarray, origin_mm, mm_per_px: float, config: Acry
     num = cv2.GaussianBlur(r, (0, 0), sig)
     den = cv2.GaussianBlur(valid.astype(np.float32), (0, 0), sig)
     sm = np.where(den > 0.2, num / np.maximum(den, 1e-3), np.nan).astype(np.float32)
-    return _Region(_Sampler(sm, origin_mm, mm_per_px), config.region_blur_mm)
+    return _Region(_Sampler(sm, origin_mm, mm_per_px), config.region_blur_mm, _ratio_noise(r, sm, valid))
+
+
+def _ratio_noise(ratio: np.ndarray, smoothed: np.ndarray, valid: np.ndarray) -> float:
+    """Robust standard deviation (MAD) of the dimming ratio about its smoothed self over the valid pixels (h, w): the
+    photo's noise at the edges' scale (about 0.01-0.03 as rendered and 0.007-0.023 as a 704 px browser camera
+    delivers a photo, 0.04-0.14 from a dim webcam, 0.035-0.09 from a phone; TUNE photos)."""
+    d = (ratio - np.nan_to_num(smoothed, nan=1.0))[::2, ::2][valid[::2, ::2]]
+    if d.size == 0:
+        return 0.0
+    return float(MAD_TO_SIGMA * np.median(np.abs(d - np.median(d))))
 
 
 def region_scores(reg: _Region, sh: _Shape, thetas: np.ndarray, centres: np.ndarray, config: AcrylicConfig
@@ -1923,9 +1940,12 @@ def _with_region(ev: _Evidence, sh: _Shape, fit: BoardFit, config: AcrylicConfig
             config.region_accept_min <= 0 or fit.chamfer_mm > config.region_accept_max_chamfer_mm
             or fit.contrast < config.min_accept_contrast or _acceptable(fit, config)):
         return fit
+    reg = ev.region(config)
+    if config.region_weight_mm <= 0 and reg.noise < config.region_accept_noise:
+        return fit
     R = _rot(np.radians(fit.rotation_deg))
     at = np.asarray(fit.centre_mm, dtype=np.float64) + R @ sh.cen
-    step = fit.polarity * _sample_steps(ev.region(config), [(sh.pts @ R.T + at, sh.nrm @ R.T)], config)[0]
+    step = fit.polarity * _sample_steps(reg, [(sh.pts @ R.T + at, sh.nrm @ R.T)], config)[0]
     seen = np.isfinite(step)
     if not seen.any():
         return fit
