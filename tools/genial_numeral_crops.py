@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-def pair_windows(doc: dict, photos: list, ctx_mode: str = "none") -> list[dict]:
+def pair_windows(doc: dict, photos: list, ctx_mode: str = "none", min_numeral_px: float | None = None) -> list[dict]:
     """The numeral windows of one pair's photos (module doc), one row per token a photo read."""
     from judge.pipeline import judge_images
     from judge.registry import game as get_game
@@ -46,6 +47,8 @@ def pair_windows(doc: dict, photos: list, ctx_mode: str = "none") -> list[dict]:
     truth = truth_photos(doc)
     read = [j.state.before, j.state.after]
     config = GenialVisionConfig(numeral_model=None)   # the template reader alone: what the model learns beside
+    if min_numeral_px is not None:   # numerals smaller than the reader compares, for a study of them
+        config = replace(config, min_numeral_px=min_numeral_px)
     rows = []
     for k, (frame, photo) in enumerate(zip(j.frames, read, strict=True)):
         if photo is None or frame.calibration is None:
@@ -85,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", default="0", help="comma list of device seeds")
     ap.add_argument("--name", default="", help="only pairs whose name contains this")
     ap.add_argument("--out", type=Path, required=True, help="the .npz written")
+    ap.add_argument("--min-numeral-px", type=float, help="compare numerals down to this height (default the reader's)")
     a = ap.parse_args(argv)
     from core.errors import BadInput, CannotJudge
     from judge.one_core import one_core
@@ -103,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
                     group = f"{s.name}|{name}|{device}|{seed}"
                     try:
                         with one_core():
-                            got = pair_windows(doc, photos)
+                            got = pair_windows(doc, photos, min_numeral_px=a.min_numeral_px)
                     except (BadInput, CannotJudge) as exc:   # the judge declines this pair: nothing to cut
                         print(f"{group}: not judged ({exc})", flush=True)
                         continue

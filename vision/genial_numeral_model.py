@@ -16,7 +16,8 @@ in ``models/``, trained by ``tools/train_genial_numerals.py`` on photoreal tune 
 (sure reads wrong at most about once in a thousand there on every device, none where a device has fewer than a
 thousand; the model's sidecar JSON records them with the validation's counts): ``sure_margin``, the confidence at
 which the model is sure by itself, and ``agreed_fraction``, the fraction of the template reader's needed margin
-that suffices where the two readers agree (:class:`vision.genial_numeral.NumeralRead`).
+that suffices where the two readers agree (:class:`vision.genial_numeral.NumeralRead`), per band of the numeral's
+height in the photo (a browser camera's 3-4 px numerals need more than a photo's 4-7 px ones).
 
 Pure functions of arrays; the model is loaded once (OpenCV only: no other runtime dependency).
 """
@@ -82,8 +83,17 @@ class NumeralModel:
 
     mlp: cv2.ml.ANN_MLP
     sure_margin: float
-    agreed_fraction: float
+    agreed_fractions: tuple[tuple[float, float], ...]
     config: NumeralModelConfig
+
+    def agreed_fraction(self, tall_px: float) -> float:
+        """The fraction of the template reader's needed margin that suffices where the readers agree, for a
+        numeral ``tall_px`` photo px tall (the band it falls in; a smaller numeral leaves both readers less)."""
+        out = 1.0
+        for least_px, fraction in self.agreed_fractions:
+            if tall_px >= least_px:
+                out = fraction
+        return out
 
 
 @lru_cache(maxsize=4)
@@ -102,7 +112,8 @@ def load_model(config: NumeralModelConfig = NumeralModelConfig()) -> NumeralMode
     want = 2 * config.crop_n ** 2 + 1
     if mlp.getLayerSizes()[0, 0] != want:
         raise ValueError(f"numeral model {config.path} takes {mlp.getLayerSizes()[0, 0]} inputs, not {want}")
-    return NumeralModel(mlp, float(meta["sure_margin"]), float(meta["agreed_fraction"]), config)
+    bands = tuple(sorted((float(px), float(f)) for px, f in meta["agreed_fraction"]))
+    return NumeralModel(mlp, float(meta["sure_margin"]), bands, config)
 
 
 def candidates(dark: bool) -> tuple[int, int]:
