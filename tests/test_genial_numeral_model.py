@@ -38,7 +38,7 @@ def _combined(model, crops) -> tuple[np.ndarray, np.ndarray]:
                            float(crops["tpl_needed"][i]), other_rotation_deg=float(p[3]),
                            other_offset_mm=(float(p[4]), float(p[5])))
         read = with_learned(read, ans.value, ans.sure, ans.confidence,
-                            model.agreed_fraction(float(crops["tall_px"][i])))
+                            model.agreed_fraction(float(crops["blur_mm"][i])))
         values.append(read.value)
         sure.append(read.sure)
     return np.array(values), np.array(sure)
@@ -65,8 +65,8 @@ def test_the_shipped_model_reads_the_committed_crops_right_where_it_is_sure():
 def test_the_models_calibration_is_recorded_beside_it():
     meta = json.loads(MODEL_PATH.with_name("genial_numerals.json").read_text(encoding="utf-8"))
     assert meta["sure_margin"] > 0.0
-    assert meta["agreed_fraction"][0][0] == 0.0
-    assert all(0.0 < f <= 1.0 for _, f in meta["agreed_fraction"])
+    assert meta["agreed_fraction_by_blur_mm"][0][0] == 0.0
+    assert all(0.0 < f <= 1.0 for _, f in meta["agreed_fraction_by_blur_mm"])
     assert not set(meta["train"]) & set(meta["val"])
     assert not any(s.startswith("gen_eval") for s in meta["train"] + meta["val"])
     for device, c in meta["val_combined"].items():

@@ -13,9 +13,10 @@ draw of the device's noise (seeded by the photo's name, as ``tools/eval_genial.p
 
 The output (``.npz``) holds ``windows`` (N, n, n) float32 linear luminance, and per window ``value``, ``dark``
 (truth), ``read_dark`` (the side the photo read), ``tpl_value``, ``tpl_margin``, ``tpl_needed``, ``tpl_score``,
-``tpl_other_score``, ``pose`` (the template reader on the truth's side: its best digit's turn, offset x, y, the
-other digit's turn, offset x, y; value 0 when it did not compare), ``tall_px``, ``group`` (set name | pair | device |
-seed), ``photo`` (0 before, 1 after). Never cut a report set (gen_eval*): they measure what the model is trained for.
+``tpl_other_score``, ``blur_mm`` (the photo's blur at the token, token mm), ``pose`` (the template reader on the
+truth's side: its best digit's turn, offset x, y, the other digit's turn, offset x, y; value 0 when it did not
+compare), ``tall_px``, ``group`` (set name | pair | device | seed), ``photo`` (0 before, 1 after). Never cut a
+report set (gen_eval*): they measure what the model is trained for.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ def pair_windows(doc: dict, photos: list, ctx_mode: str = "none", min_numeral_px
                          "tpl_margin": np.nan if read_num is None else read_num.margin,
                          "tpl_needed": np.nan if read_num is None else read_num.needed,
                          "tpl_score": np.nan if read_num is None else read_num.score,
+                         "blur_mm": np.nan if read_num is None else read_num.blur_mm,
                          "tpl_other_score": np.nan if read_num is None else read_num.other_score,
                          "pose": np.full(6, np.nan) if read_num is None else np.array(
                              [read_num.rotation_deg, *read_num.offset_mm, read_num.other_rotation_deg,
@@ -121,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         a.out, windows=np.stack([r["window"] for r in rows]).astype(np.float32),
         **{k: np.array([r[k] for r in rows]) for k in ("value", "dark", "read_dark", "tall_px", "photo", "tpl_value",
                                                        "tpl_margin", "tpl_needed", "tpl_score", "tpl_other_score",
+                                                       "blur_mm",
                                                        "pose", "group")})
     print(f"{len(rows)} windows -> {a.out}")
     return 0

@@ -15,7 +15,7 @@
    trained on): ``sure_margin`` is the smallest confidence at which, on every device of the validation, the sure
    reads are wrong at most ``--max-wrong`` of the time (and none wrong at all where a device has fewer sure reads
    than 1 / ``--max-wrong``), raised to at least ``--min-margin`` (1e6, never, when no confidence is that safe);
-   then ``agreed_fraction``, per band of the numeral's height in photo px (``--band-px``): the smallest fraction
+   then ``agreed_fraction``, per band of the photo's blur at the token (``--band-blur-mm``): the smallest fraction
    of the template reader's needed margin that, where the two readers agree, keeps every device's sure reads in
    the band (the combined rule of ``vision.genial_numeral.NumeralRead``) within the same bound, times
    ``--safety``, at least ``--min-fraction`` and at most 1 (the template reader's own margin always suffices
@@ -176,7 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--min-margin", type=float, default=0.5)
     ap.add_argument("--safety", type=float, default=1.25, help="agreed_fraction is raised by this factor")
     ap.add_argument("--min-fraction", type=float, default=0.25, help="agreed_fraction is at least this")
-    ap.add_argument("--band-px", default="4.0", help="numeral heights (photo px) where agreed_fraction's bands part")
+    ap.add_argument("--band-blur-mm", default="0.8",
+                    help="the photo's blur at the token (token mm) where agreed_fraction's bands part")
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args(argv)
     config = NumeralModelConfig()
@@ -199,11 +200,11 @@ def main(argv: list[str] | None = None) -> int:
     right = value == va["value"]
     devices = device_of(va["group"])
     margin = calibrate(right, conf, devices, a.max_wrong, a.min_margin)
-    edges = [0.0] + [float(v) for v in a.band_px.split(",") if v]
+    edges = [0.0] + [float(v) for v in a.band_blur_mm.split(",") if v]
     bands = []
     final, sure = va["tpl_value"].copy(), np.zeros(len(value), bool)
     for k, lo in enumerate(edges):
-        band = (va["tall_px"] >= lo) & (va["tall_px"] < (edges[k + 1] if k + 1 < len(edges) else np.inf))
+        band = (va["blur_mm"] >= lo) & (va["blur_mm"] < (edges[k + 1] if k + 1 < len(edges) else np.inf))
         sub = {key: v[band] for key, v in va.items()}
         fraction = 1.0
         if band.any():
@@ -214,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     tr_value, _ = answers(mlp, x[:len(tr["value"])], tr)
     tpl_right = va["tpl_value"] == va["value"]
     meta = {"crop_n": config.crop_n, "crop_step_mm": config.crop_step_mm, "sure_margin": round(margin, 4),
-            "agreed_fraction": bands,
+            "agreed_fraction_by_blur_mm": bands,
             "train_devices": a.train_devices.split(","), "hidden": a.hidden, "iterations": a.iterations,
             "augment": a.augment, "seed": a.seed,
             "max_wrong": a.max_wrong, "train": sorted({str(g).split("|")[0] for g in tr["group"]}),

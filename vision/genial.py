@@ -959,7 +959,7 @@ def _learned(reads: dict[Cell, tuple[NumeralRead | None, float, np.ndarray]],
     for c, ans in zip(cells, predict(model, np.stack(rows), np.array(darks)), strict=True):
         r, tall, lum = reads[c]
         assert r is not None
-        out[c] = (with_learned(r, ans.value, ans.sure, ans.confidence, model.agreed_fraction(tall)), tall, lum)
+        out[c] = (with_learned(r, ans.value, ans.sure, ans.confidence, model.agreed_fraction(r.blur_mm)), tall, lum)
     return out
 
 

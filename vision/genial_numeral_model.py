@@ -16,8 +16,9 @@ in ``models/``, trained by ``tools/train_genial_numerals.py`` on photoreal tune 
 (sure reads wrong at most about once in a thousand there on every device, none where a device has fewer than a
 thousand; the model's sidecar JSON records them with the validation's counts): ``sure_margin``, the confidence at
 which the model is sure by itself, and ``agreed_fraction``, the fraction of the template reader's needed margin
-that suffices where the two readers agree (:class:`vision.genial_numeral.NumeralRead`), per band of the numeral's
-height in the photo (a browser camera's 3-4 px numerals need more than a photo's 4-7 px ones).
+that suffices where the two readers agree (:class:`vision.genial_numeral.NumeralRead`), per band of the photo's
+blur at the token (token mm: a browser camera's small frame and a webcam's shake blur the numeral more than a
+photo's lens does, and need more).
 
 Pure functions of arrays; the model is loaded once (OpenCV only: no other runtime dependency).
 """
@@ -86,12 +87,13 @@ class NumeralModel:
     agreed_fractions: tuple[tuple[float, float], ...]
     config: NumeralModelConfig
 
-    def agreed_fraction(self, tall_px: float) -> float:
+    def agreed_fraction(self, blur_mm: float) -> float:
         """The fraction of the template reader's needed margin that suffices where the readers agree, for a
-        numeral ``tall_px`` photo px tall (the band it falls in; a smaller numeral leaves both readers less)."""
+        numeral the photo blurs by ``blur_mm`` (token mm, along the blur's longest axis: ``NumeralRead.blur_mm``;
+        the band it falls in: a blurrier numeral leaves both readers less, and their errors more alike)."""
         out = 1.0
-        for least_px, fraction in self.agreed_fractions:
-            if tall_px >= least_px:
+        for least_mm, fraction in self.agreed_fractions:
+            if blur_mm >= least_mm:
                 out = fraction
         return out
 
@@ -112,7 +114,7 @@ def load_model(config: NumeralModelConfig = NumeralModelConfig()) -> NumeralMode
     want = 2 * config.crop_n ** 2 + 1
     if mlp.getLayerSizes()[0, 0] != want:
         raise ValueError(f"numeral model {config.path} takes {mlp.getLayerSizes()[0, 0]} inputs, not {want}")
-    bands = tuple(sorted((float(px), float(f)) for px, f in meta["agreed_fraction"]))
+    bands = tuple(sorted((float(mm), float(f)) for mm, f in meta["agreed_fraction_by_blur_mm"]))
     return NumeralModel(mlp, float(meta["sure_margin"]), bands, config)
 
 
