@@ -877,8 +877,10 @@ def token_value(numeral: NumeralRead | None, dark: bool, numeral_px: float,
     if numeral is None or numeral.value not in (low, low + 1):
         return low, f"numeral not read (part of it outside the photo): value {low} or {low + 1}"
     if not numeral.sure:
+        learned = ("" if numeral.learned_value is None or numeral.learned_value == numeral.value
+                   else f", the learned reader reads {numeral.learned_value}")
         return numeral.value, (f"numeral unclear ({numeral.value} or {numeral.other}, fits {numeral.score:.3f} "
-                               f"and {numeral.other_score:.3f})")
+                               f"and {numeral.other_score:.3f}{learned})")
     return numeral.value, ""
 
 
