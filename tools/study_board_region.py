@@ -2,19 +2,24 @@
 """Study: does REGION evidence (the dimming inside a board outline against the bare mat just outside it, on a map
 smoothed at a coarser scale) tell the right board shape from the wrong ones where the edges do not? TUNE sets only.
 
-    python tools/study_board_region.py --set SET [--set SET ...] [--device none,webcam] [--seed 0] [--cache DIR]
+    python tools/study_board_region.py --set SET [--set SET ...] [--device none,webcam] [--seed 0] [--name PART]
+                                       [--reach 16] [--config FIELD=VALUE ...] [--out rows.json]
 
 Per Carrotain photo (as the device delivers it), the board evidence is made as the reader makes it
 (``vision.carrotain.board_evidence``); per challenge board of the truth:
 
-- at the true pose: the region score (``vision.acrylic.region_scores``) of the true shape, and the edge chamfer
-  (``_quick_chamfers``) there;
+- the true shape at its best pose by the region score (``vision.acrylic.region_scores``) within +-6 mm and +-6 deg
+  of the truth, and the edge chamfer (``_quick_chamfers``) there;
 - per other shape (every outline and mirror image): its best pose near the truth (rotations every 5 deg, centres
   within +-``--reach`` mm of the truth outline's centroid) by the region score, its region score and chamfer there;
 - the true shape's rank among the shapes by the region score and by the chamfer (1 = best), and the margin of the
   true shape's region score over the best wrong shape's.
 
 The figures tell whether region evidence separates shapes under a device's noise before it is wired into the search.
+The chamfers are those of the region-best poses (not refined): the chamfer's rank is a rank at those poses.
+
+Measured (seed 0; right shape rank 1 by region / by chamfer): dev as rendered 49 / 50 of 50 boards, webcam 41 / 26;
+car_tune 35 / 34 of 36, webcam 29 / 24; car_tune2 39 / 38 of 40, webcam 29 / 17.
 """
 
 from __future__ import annotations
