@@ -296,6 +296,11 @@ class AcrylicConfig:
     region_accept_noise : float
         ... and only on a photo whose dimming ratio is this noisy at the edges' scale (``_ratio_noise``): where the
         edges lie under the noise. Photos as rendered measure 0.01-0.033 (TUNE), from a dim webcam 0.04-0.14.
+        With all of the above (TUNE, seed 0, against the path off): car_tune2 webcam exact 8 -> 9 of 22 (b00 exit 3
+        -> exact), "cannot" 7 -> 6; car_tune webcam 9/20, dev webcam 12/26 and browser 21/26, as rendered car_tune
+        18/20 and car_tune2 17/22 unchanged; phone car_tune 19/20, car_tune2 21/22 (the others as with the path
+        off); WRONG 0 on every one. The wider gains measured without ``region_accept_support`` and the noise
+        condition (car_tune webcam b01, c01 exit 3 -> exact) came with the losses above.
     """
 
     bright_fraction: float = 0.2
