@@ -22,6 +22,7 @@ from scoring.flags import Flag
 from vision import cmyk_read as rd
 from vision.cmyk_lattice import LatticeFitConfig, choose_frame, fit_lattice
 from vision.cmyk_sharpness import MarkerBlur, SharpnessConfig, marker_blur
+from vision.row_stats import median_last, percentile_last
 from vision.view import HeightMapping, sample
 
 
@@ -710,7 +711,7 @@ def _read_marks(image_rgb, mapper, frame, px_per_mm: float, bands: _BandReading,
     mcols = mapper.sample(image_rgb, _cell_points(frame, cells, lines.reshape(-1, 2), e))
     mcols = mcols.reshape(len(cells), 3, len(config.mark_offsets_mm), len(s), 3)
     lum_o = mcols.mean(axis=4)  # (T, 3, O, L): one profile per offset across the band
-    band_lum = np.percentile(lum_o, config.band_luminance_percentile, axis=(2, 3), keepdims=True)
+    band_lum = percentile_last(lum_o.reshape(len(cells), 3, -1), config.band_luminance_percentile)[..., None, None]
     dark_o = 1.0 - lum_o / np.maximum(band_lum, 1.0)
     # the marks' row: the window of offsets with the most darkness (absorbs ~1-2 mm misregistration)
     energy = np.clip(dark_o, 0, None).sum(axis=3)  # (T, 3, O)
@@ -729,16 +730,17 @@ def _read_marks(image_rgb, mapper, frame, px_per_mm: float, bands: _BandReading,
     mamp = mamp.reshape(len(cells), 3, 6)
     black_lin = rd.srgb_to_linear(black / 255.0)
     o = bands.offsets
-    cols = bands.colours[bands.occupied]
-    band_lin = np.stack([np.median(rd.srgb_to_linear(cols[:, o[d]:o[d + 1]] / 255.0), axis=1) for d in range(3)],
+    linear = _sample_linear(image_rgb.dtype)
+    cols = linear(bands.colours[bands.occupied])
+    band_lin = np.stack([median_last(np.swapaxes(cols[:, o[d]:o[d + 1]], 1, 2)) for d in range(3)],
                         axis=1)  # (T, 3 bands, 3)
-    ground_lin = rd.srgb_to_linear(cols[:, o[3]:o[4]] / 255.0)
+    ground_lin = cols[:, o[3]:o[4]]
     inks = np.array([[rd.INKS.index(rd.ROTATIONS[r][d]) for d in range(3)] for r in bands.rotations])
     gest, dark_lum = rd.ground_levels_batch(ground_lin, band_lin, inks, black_lin, config.read)
     corner_t, centre_t = _letter_samples(e, config.sample_step_mm, config.band_mm, config.k_corner_band_clear_mm,
                                          config.k_letter_radius_mm, config.k_centre_radius_mm)
     lcols = mapper.sample(image_rgb, _cell_points(frame, cells, np.concatenate([corner_t, centre_t]), e))
-    llin = rd.srgb_to_linear(lcols.reshape(len(cells), len(corner_t) + len(centre_t), 3) / 255.0)
+    llin = linear(lcols.reshape(len(cells), len(corner_t) + len(centre_t), 3))
     corner_v, centre_v = rd.letter_values(llin[:, :len(corner_t)], llin[:, len(corner_t):],
                                           rd.band_gain(band_lin, inks, black_lin, config.read), black_lin, config.read)
     out = []
@@ -750,6 +752,22 @@ def _read_marks(image_rgb, mapper, frame, px_per_mm: float, bands: _BandReading,
                                    mark_ll_resolved=mll_resolved[t], k_corner_value=float(corner_v[t]),
                                    k_centre_value=float(centre_v[t])))
     return out
+
+
+def _sample_linear(image_dtype: np.dtype):
+    """The linear light (``cmyk_read.srgb_to_linear``) of sampled colours (``HeightMapping.sample``'s float32, on
+    the 0..255 scale), as a function: of an 8-bit photo's samples (whole values) through a table of the 256
+    values, the same numbers at a fraction of the cost."""
+    if np.dtype(image_dtype) != np.uint8:
+        return lambda cols: rd.srgb_to_linear(np.asarray(cols) / 255.0)
+    table = _srgb_table()
+    return lambda cols: table[np.asarray(cols).astype(np.uint8)]
+
+
+@lru_cache(maxsize=1)
+def _srgb_table() -> np.ndarray:
+    """``cmyk_read.srgb_to_linear`` of the 256 sample values (float32 over 255, as the samples are divided)."""
+    return _read_only(rd.srgb_to_linear(np.arange(256, dtype=np.float32) / 255.0))
 
 
 def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence],
@@ -840,11 +858,12 @@ def _calibrated_evidence(evidence: list[rd.TileEvidence],
         The ground model's spread per ink (levels).
     """
     weight = np.zeros(3)
+    raw = np.array([ev.ground_est for ev in evidence], np.float64).reshape(-1, 3)
     for _ in range(config.ground_fit_rounds):
         model = rd.calibrate_ground_levels(evidence, weight, config.read)
-        levelled = [replace(ev, ground_est=model.levels(ev.ground_est)) for ev in evidence]
-        weight = rd.ink_mark_weights(levelled, config.read)
-    pooled, _ = rd.mark_weight(levelled, config.read)
+        levels = model.levels(raw)  # (T, 3): every tile's ground as levels
+        weight, pooled = rd.ink_mark_weights_at(evidence, levels, config.read)
+    levelled = [replace(ev, ground_est=levels[t]) for t, ev in enumerate(evidence)]
     return levelled, weight, pooled, model.sigma
 
 

@@ -8,12 +8,14 @@ reported instead of silently resolved.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import math
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
 from vision.colour import linear_to_srgb, srgb_to_linear  # the project's one sRGB <-> linear conversion
+from vision.row_stats import median_last, percentile_last
 
 INKS = ("cyan", "magenta", "yellow")
 INK_RGB = np.array([[0, 170, 235], [230, 0, 135], [250, 225, 0]], dtype=np.float64)
@@ -476,7 +478,7 @@ def letter_values(corner_lin: np.ndarray, centre_lin: np.ndarray, gain: np.ndarr
     def value(lin: np.ndarray) -> np.ndarray:  # (T, n, 3) -> (T, n): the brightest channel's albedo
         return np.clip((np.asarray(lin) - black_lin) / g, 0.0, config.ground_albedo_max).max(axis=2)
 
-    return np.percentile(value(corner_lin), config.k_corner_percentile, axis=1), np.median(value(centre_lin), axis=1)
+    return percentile_last(value(corner_lin), config.k_corner_percentile), median_last(value(centre_lin))
 
 
 def ground_levels_batch(ground_lin: np.ndarray, band_lin: np.ndarray, band_inks: np.ndarray,
@@ -499,13 +501,13 @@ def ground_levels_batch(ground_lin: np.ndarray, band_lin: np.ndarray, band_inks:
     gain = band_gain(band_lin, band_inks, black_lin, config)
     albedo = np.clip((np.asarray(ground_lin) - black_lin) / np.maximum(gain, 1e-4)[:, None], 0.0,
                      config.ground_albedo_max)
-    med = np.median(albedo, axis=1)
+    med = median_last(np.swapaxes(albedo, 1, 2))
     lum = albedo @ np.array([0.2126, 0.7152, 0.0722])
     # not clipped at paper white (only the albedo is, at ``ground_albedo_max``): a ground lighter than the bands'
     # white balance expects (a device's tone curve) reads below level 0, and the ground model
     # (:func:`calibrate_ground_levels`) learns how far
     levels = 5.0 * (1.0 - linear_to_srgb(med))
-    return levels, np.percentile(lum, config.ground_dark_percentile, axis=1)
+    return levels, percentile_last(lum, config.ground_dark_percentile)
 
 
 @dataclass(frozen=True)
@@ -623,29 +625,47 @@ def calibrate_ground_levels(evidence: list[TileEvidence], mark_weight: float | n
     band_ink = _ROTATION_INKS[[ev.rotation for ev in normal]]  # (T, 3 bands): each band's ink
     marks[np.arange(len(normal))[:, None], band_ink] = (w_ink[band_ink][..., None]
                                                         * np.array([ev.mark_ll[:, :6] for ev in normal]))
-    g = raw.T[:, :, None]  # (3 inks, T, 1)
-    w = log_prior + marks.transpose(1, 0, 2)  # (3, T, 6)
+    # tile-major (T, 3 inks, 6 levels): each sum over an ink's tiles and levels is NumPy's over that layout (a
+    # tile's six levels in order, then the tiles in order: :func:`_tile_major_sums`), the same numbers
+    w = log_prior + marks
     w = w - w.max(axis=2, keepdims=True)
-    a, b, s = np.full(3, a0), np.full(3, b0), np.full(3, config.ground_sigma_levels * b0)
+    g = raw[:, :, None]  # (T, 3 inks, 1)
+    # the per-ink updates in Python floats (three inks: NumPy's per-call cost would dominate), the same numbers
+    a, b, s = [a0] * 3, [b0] * 3, [config.ground_sigma_levels * b0] * 3
+    lo, hi = config.ground_sigma_min, config.ground_sigma_max
     for _ in range(config.ground_fit_iterations):
-        last = np.concatenate([a, b, s])
-        z = w - (g - (a[:, None, None] + b[:, None, None] * lv)) ** 2 / (2 * s[:, None, None] ** 2)
+        last = (a, b, s)
+        z = w - (g - _level_means(a, b, lv)) ** 2 / (2 * np.array(s)[:, None] ** 2)
         r = np.exp(z - z.max(axis=2, keepdims=True))
-        r /= r.sum(axis=2, keepdims=True)  # (3, T, 6): each ground's level
-        n, sl, sll = r.sum(axis=(1, 2)), (r * lv).sum(axis=(1, 2)), (r * lv * lv).sum(axis=(1, 2))
-        sg, sgl = (r * g).sum(axis=(1, 2)), (r * g * lv).sum(axis=(1, 2))
-        pa, pb = s * s / sa ** 2, s * s / sb ** 2
-        # maximum a posteriori offset and slope: the 2 x 2 normal equations with the priors, per ink
-        det = (n + pa) * (sll + pb) - sl * sl
-        ya, yb = sg + pa * a0, sgl + pb * b0
-        a = ((sll + pb) * ya - sl * yb) / det
-        b = np.maximum(((n + pa) * yb - sl * ya) / det, b0 - 3 * sb)
-        s = np.sqrt((r * (g - (a[:, None, None] + b[:, None, None] * lv)) ** 2).sum(axis=(1, 2)) / n)
-        s = np.clip(s / b, config.ground_sigma_min, config.ground_sigma_max) * b
-        if np.max(np.abs(np.concatenate([a, b, s]) - last)) < config.ground_fit_tolerance:
+        r /= r.sum(axis=2, keepdims=True)  # (T, 3, 6): each ground's level
+        rl, rg = r * lv, r * g
+        n, sl, sll, sg, sgl = _tile_major_sums(np.stack([r, rl, rl * lv, rg, rg * lv]))
+        a, b = [], []
+        for k in range(3):
+            pa, pb = s[k] * s[k] / sa ** 2, s[k] * s[k] / sb ** 2
+            # maximum a posteriori offset and slope: the 2 x 2 normal equations with the priors
+            det = (n[k] + pa) * (sll[k] + pb) - sl[k] * sl[k]
+            ya, yb = sg[k] + pa * a0, sgl[k] + pb * b0
+            a.append(((sll[k] + pb) * ya - sl[k] * yb) / det)
+            b.append(max(((n[k] + pa) * yb - sl[k] * ya) / det, b0 - 3 * sb))
+        rss = _tile_major_sums((r * (g - _level_means(a, b, lv)) ** 2)[None])[0]
+        s = [min(max(math.sqrt(rss[k] / n[k]) / b[k], lo), hi) * b[k] for k in range(3)]
+        if max(abs(x - y) for now, was in zip((a, b, s), last) for x, y in zip(now, was)) < config.ground_fit_tolerance:
             break
-    offset, slope, sigma = a, b, s / b
-    return GroundModel(offset, slope, sigma)
+    slope = np.array(b)
+    return GroundModel(np.array(a), slope, np.array(s) / slope)
+
+
+def _level_means(offset: list[float], slope: list[float], lv: np.ndarray) -> np.ndarray:
+    """Each ink's level's expected raw ground estimate, ``offset + slope * L``, shape (3 inks, 6 levels)."""
+    return np.array(offset)[:, None] + np.array(slope)[:, None] * lv
+
+
+def _tile_major_sums(x: np.ndarray) -> list[list[float]]:
+    """Per stack entry and ink, the sum of ``x`` (K, T, 3 inks, 6 levels) over tiles and levels: each tile's six
+    levels summed in order, then the tiles in order, as NumPy's ``sum(axis=(1, 2))`` adds up the ink-major (3, T, 6)
+    view of that memory. Shape (K, 3)."""
+    return np.cumsum(x.sum(axis=3), axis=1)[:, -1].tolist()
 
 
 def mark_weight(evidence: list[TileEvidence], config: ReadConfig = ReadConfig(),
@@ -677,26 +697,49 @@ def mark_weight(evidence: list[TileEvidence], config: ReadConfig = ReadConfig(),
     """
     if not evidence:
         return 1.0, 0
-    # every tile's bands at once, witnesses in tile then band order
-    band_ink = _ROTATION_INKS[[ev.rotation for ev in evidence]]  # (T, 3 bands)
-    g = np.take_along_axis(np.array([ev.ground_est for ev in evidence], np.float64), band_ink, axis=1)
-    lv = np.rint(g)  # half to even, as round()
-    witness = (lv >= 0) & (lv <= 5) & (np.abs(g - lv) <= config.weight_ground_tolerance)
-    if ink is not None:
-        witness &= band_ink == ink
-    levels = lv[witness].astype(np.intp)
-    if len(levels) < config.weight_min_witnesses:
-        return 1.0, len(levels)
-    ll = np.array([ev.mark_ll[:, :6] for ev in evidence])[witness]  # (N, 6)
-    idx = np.arange(len(levels)), levels
-    eps = config.weight_witness_outlier
+    witnesses = _Witnesses.of(evidence, np.array([ev.ground_est for ev in evidence], np.float64), config)
+    return witnesses.weight(config, config.weight_min_witnesses, ink)
 
-    # every weight of the grid at once: (W, N, 6)
-    z = np.asarray(config.weight_grid, np.float64)[:, None, None] * ll[None]
-    z = z - z.max(axis=2, keepdims=True)
-    p = np.exp(z[:, idx[0], idx[1]] - np.log(np.exp(z).sum(axis=2)))
-    witness_loglik = np.sum(np.log(eps / 6 + (1 - eps) * p), axis=1)
-    return config.weight_grid[int(np.argmax(witness_loglik))], len(levels)
+
+@dataclass(frozen=True)
+class _Witnesses:
+    """The bands whose ground witnesses a level (:func:`mark_weight`), in tile then band order, and each one's
+    log-likelihood term under the marks at every weight of ``weight_grid``.
+
+    Attributes
+    ----------
+    ink : ndarray, shape (N,)
+        The witness band's ink (0 C, 1 M, 2 Y).
+    terms : ndarray, shape (W, N)
+        ``log(eps / 6 + (1 - eps) p)``, ``p`` the witnessed level's probability under ``softmax(w * mark_ll)``.
+    """
+
+    ink: np.ndarray
+    terms: np.ndarray
+
+    @classmethod
+    def of(cls, evidence: list[TileEvidence], ground_levels: np.ndarray, config: ReadConfig) -> _Witnesses:
+        """Every tile's bands at once; ``ground_levels`` (T, 3 inks) the tiles' grounds as levels."""
+        band_ink = _ROTATION_INKS[[ev.rotation for ev in evidence]]  # (T, 3 bands)
+        g = np.take_along_axis(ground_levels, band_ink, axis=1)
+        lv = np.rint(g)  # half to even, as round()
+        witness = (lv >= 0) & (lv <= 5) & (np.abs(g - lv) <= config.weight_ground_tolerance)
+        levels = lv[witness].astype(np.intp)
+        ll = np.array([ev.mark_ll[:, :6] for ev in evidence])[witness]  # (N, 6)
+        idx = np.arange(len(levels)), levels
+        eps = config.weight_witness_outlier
+        # every weight of the grid at once: (W, N, 6)
+        z = np.asarray(config.weight_grid, np.float64)[:, None, None] * ll[None]
+        z = z - z.max(axis=2, keepdims=True)
+        p = np.exp(z[:, idx[0], idx[1]] - np.log(np.exp(z).sum(axis=2)))
+        return cls(band_ink[witness], np.log(eps / 6 + (1 - eps) * p))
+
+    def weight(self, config: ReadConfig, min_witnesses: int, ink: int | None = None) -> tuple[float, int]:
+        """:func:`mark_weight` from these witnesses (those of ``ink`` only, where given): the weight and how many."""
+        terms = self.terms if ink is None else self.terms[:, self.ink == ink]
+        if terms.shape[1] < min_witnesses:
+            return 1.0, terms.shape[1]
+        return config.weight_grid[int(np.argmax(np.sum(terms, axis=1)))], terms.shape[1]
 
 
 def ink_mark_weights(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()) -> np.ndarray:
@@ -708,13 +751,23 @@ def ink_mark_weights(evidence: list[TileEvidence], config: ReadConfig = ReadConf
     -------
     ndarray, shape (3,)
     """
-    pooled, _ = mark_weight(evidence, config)
+    return ink_mark_weights_at(evidence, np.array([ev.ground_est for ev in evidence], np.float64), config)[0]
+
+
+def ink_mark_weights_at(evidence: list[TileEvidence], ground_levels: np.ndarray,
+                        config: ReadConfig = ReadConfig()) -> tuple[np.ndarray, float]:
+    """:func:`ink_mark_weights` with the tiles' grounds as levels given apart (shape (T, 3 inks), in place of their
+    ``ground_est``), and the weight of all inks together (:func:`mark_weight`): weights shape (3,), pooled."""
+    if not evidence:
+        return np.ones(3), 1.0
+    witnesses = _Witnesses.of(evidence, np.asarray(ground_levels, np.float64), config)
+    pooled, _ = witnesses.weight(config, config.weight_min_witnesses)
     out = np.full(3, pooled)
     for ink in range(3):
-        w, n = mark_weight(evidence, replace(config, weight_min_witnesses=config.weight_min_ink_witnesses), ink)
+        w, n = witnesses.weight(config, config.weight_min_ink_witnesses, ink)
         if n >= config.weight_min_ink_witnesses:
             out[ink] = w
-    return out
+    return out, pooled
 
 
 def score_matrix(evidence: list[TileEvidence], config: ReadConfig = ReadConfig(),

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vision.row_stats import percentile_last
 from vision.view import sample
 
 #: 20-80 % rise of a Gaussian-blurred step, in sigmas (2 * 0.8416).
@@ -125,14 +126,15 @@ def marker_blur(image_rgb: np.ndarray, calibration, config: SharpnessConfig = Sh
 def _rise_widths_px(lum: np.ndarray, px: np.ndarray, min_contrast: float) -> np.ndarray:
     """Per profile (rows of ``lum``, dark to light), the image distance between its first 20 % and first 80 %
     crossing; NaN for profiles with too little contrast or no crossing."""
-    lo = np.percentile(lum, 5, axis=1, keepdims=True)
-    hi = np.percentile(lum, 95, axis=1, keepdims=True)
+    lo = percentile_last(lum, 5)[:, None]
+    hi = percentile_last(lum, 95)[:, None]
     ok = (hi - lo)[:, 0] >= min_contrast
     q = (lum - lo) / np.maximum(hi - lo, 1e-6)
     at20 = np.argmax(q >= 0.2, axis=1)
     at80 = np.argmax(q >= 0.8, axis=1)
     ok &= (q >= 0.8).any(axis=1) & (at80 >= at20)
-    arc = np.concatenate([np.zeros((len(px), 1)), np.cumsum(np.linalg.norm(np.diff(px, axis=1), axis=2), axis=1)],
+    step = np.diff(px, axis=1)
+    arc = np.concatenate([np.zeros((len(px), 1)), np.cumsum(np.sqrt(step[..., 0] ** 2 + step[..., 1] ** 2), axis=1)],
                          axis=1)
     rows = np.arange(len(px))
     return np.where(ok, arc[rows, at80] - arc[rows, at20], np.nan)
