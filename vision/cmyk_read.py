@@ -916,20 +916,17 @@ def mark_error_model(evidence: list[TileEvidence], config: ReadConfig = ReadConf
     rows = np.arange(len(lv))
     eps = config.weight_witness_outlier
     errs = np.array([(n, f) for n in config.error_grid for f in config.error_grid if n + f <= config.error_max_total])
-    # per weight: each witness's own-level and neighbour-level probability under the marks at that weight
-    table = []
-    for w in config.weight_grid:
-        z = w * m
-        p = np.exp(z - z.max(axis=1, keepdims=True))
-        p /= p.sum(axis=1, keepdims=True)
-        table.append((p[rows, lv], neighbour_levels(p)[rows, lv]))
+    # per weight: each witness's own-level and neighbour-level probability under the marks at that weight, every
+    # weight at once (W, N)
+    z = np.asarray(config.weight_grid, np.float64)[:, None, None] * m  # (W, N, 6)
+    p = np.exp(z - z.max(axis=2, keepdims=True))
+    p /= p.sum(axis=2, keepdims=True)
+    own_all, near_all = p[:, rows, lv], neighbour_levels(p)[:, rows, lv]
+    keep = (1.0 - errs.sum(axis=1))[:, None]
 
     def best(sel: np.ndarray) -> tuple[float, np.ndarray]:
-        scores = []
-        for own, near in table:
-            p = (1.0 - errs.sum(axis=1))[:, None] * own[sel] + errs[:, :1] * near[sel] + errs[:, 1:] / 6.0
-            scores.append(np.sum(np.log(eps / 6.0 + (1.0 - eps) * p), axis=1))
-        s = np.array(scores)  # (weights, error pairs)
+        q = keep * own_all[:, None, sel] + errs[:, :1] * near_all[:, None, sel] + errs[:, 1:] / 6.0  # (W, E, n)
+        s = np.sum(np.log(eps / 6.0 + (1.0 - eps) * q), axis=2)  # (weights, error pairs)
         wi, ei = np.unravel_index(int(np.argmax(s)), s.shape)
         return config.weight_grid[wi], errs[ei]
 
@@ -973,18 +970,31 @@ def contact_bonus(cells: list[tuple[int, int]], rotations: list[int], chosen: np
     -------
     ndarray, shape (T, len(columns))
     """
-    index = {c: k for k, c in enumerate(cells)}
     normal = np.array([c if c != "k" else (-1, -1, -1) for c in columns], dtype=float)
     out = np.zeros((len(cells), len(columns)))
+    pairs = [(t, d, n) for t, d, n in _touching(cells, neighbour_of)
+             if chosen[n] >= 0 and columns[chosen[n]] != "k"]
+    if not pairs:
+        return out
+    t, d, n = (np.array(x, np.intp) for x in zip(*pairs))
+    nb_level = np.array([columns[chosen[k]][i] for k, i in zip(n.tolist(), _ROTATION_INKS[np.asarray(rotations)[n], d]
+                                                                  .tolist())], float)
+    ink = _ROTATION_INKS[np.asarray(rotations)[t], d]
+    # every edge's term at once, added in tile then direction order (as one edge after the other): the same sums
+    np.add.at(out, t, weight * (normal[:, ink].T == nb_level[:, None]))
+    return out
+
+
+def _touching(cells: list[tuple[int, int]], neighbour_of) -> list[tuple[int, int, int]]:
+    """Every tile's touching neighbours among ``cells``: (tile, direction index into ``DIRS``, neighbour), in tile
+    then direction order."""
+    index = {c: k for k, c in enumerate(cells)}
+    out = []
     for t, cell in enumerate(cells):
         for d, dn in enumerate(DIRS):
             n = index.get(neighbour_of(cell, dn))
-            if n is None or chosen[n] < 0 or columns[chosen[n]] == "k":
-                continue
-            nb_ink = INKS.index(ROTATIONS[rotations[n]][d])
-            nb_level = columns[chosen[n]][nb_ink]
-            ink = INKS.index(ROTATIONS[rotations[t]][d])
-            out[t] += weight * (normal[:, ink] == nb_level)
+            if n is not None:
+                out.append((t, d, n))
     return out
 
 
@@ -1008,18 +1018,20 @@ def witnessed_contact_bonus(cells: list[tuple[int, int]], rotations: list[int], 
     -------
     ndarray, shape (T, len(columns))
     """
-    index = {c: k for k, c in enumerate(cells)}
     normal = np.array([c if c != "k" else (-1, -1, -1) for c in columns], dtype=int)
     is_normal = normal[:, 0] >= 0
     out = np.zeros((len(cells), len(columns)))
-    for t, cell in enumerate(cells):
-        for d, dn in enumerate(DIRS):
-            n = index.get(neighbour_of(cell, dn))
-            if n is None:
-                continue
-            nb_ink = INKS.index(ROTATIONS[rotations[n]][d])
-            ink = INKS.index(ROTATIONS[rotations[t]][d])
-            out[t, is_normal] += weight * level_post[n, nb_ink, normal[is_normal, ink]]
+    pairs = _touching(cells, neighbour_of)
+    if not pairs:
+        return out
+    t, d, n = (np.array(x, np.intp) for x in zip(*pairs))
+    rot = np.asarray(rotations, np.intp)
+    nb_ink, ink = _ROTATION_INKS[rot[n], d], _ROTATION_INKS[rot[t], d]
+    # every edge's term at once, added in tile then direction order (as one edge after the other): the same sums
+    terms = weight * level_post[n[:, None], nb_ink[:, None], normal[is_normal][:, ink].T]  # (edges, normal columns)
+    normal_out = np.zeros((len(cells), int(is_normal.sum())))
+    np.add.at(normal_out, t, terms)
+    out[:, is_normal] = normal_out
     return out
 
 

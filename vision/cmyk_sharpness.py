@@ -110,7 +110,8 @@ def marker_blur(image_rgb: np.ndarray, calibration, config: SharpnessConfig = Sh
             pts.append(centre + across[None, :, None] * n + along[:, None, None] * t)
     grid_mm = np.concatenate(pts)  # (P, D, 2): P profiles from inside the black square outwards
     px = np.asarray(calibration.mm_to_px(grid_mm.reshape(-1, 2)), np.float64).reshape(grid_mm.shape)
-    lum = sample(image_rgb, px.astype(np.float32), "replicate", exact=False).mean(axis=-1)
+    rgb = sample(image_rgb, px.astype(np.float32), "replicate", exact=False)
+    lum = (rgb[..., 0] + rgb[..., 1] + rgb[..., 2]) / 3  # the channels' mean (NumPy's mean of three, cheaper)
     widths = _rise_widths_px(lum, px, config.min_contrast) / RISE_20_80_SIGMAS
     usable = np.isfinite(widths)
     if usable.sum() < config.min_profiles:
