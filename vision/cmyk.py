@@ -279,12 +279,19 @@ def _find_mosaic_region(image, mapper, inks: _InkTables, config) -> tuple[tuple,
     if not keep:
         return None
     # one mosaic per photo: every tile-like blob belongs to it (a split mosaic stays whole)
-    sel = np.isin(comp, keep)
-    ys, xs = np.nonzero(sel)
+    kept = np.zeros(n, bool)
+    kept[keep] = True
+    sel = kept[comp]
+    # the kept pixels' extent and mean position from their row and column counts: whole-number sums, so the same
+    # numbers as ``np.nonzero``'s coordinates' min, max and mean
+    per_col, per_row = sel.sum(axis=0), sel.sum(axis=1)
+    xs, ys = np.flatnonzero(per_col), np.flatnonzero(per_row)
+    count = int(per_col.sum())
     m = config.region_margin_mm
-    region = (x0 + xs.min() * mpp - m, y0 + ys.min() * mpp - m, x0 + (xs.max() + 1) * mpp + m,
-              y0 + (ys.max() + 1) * mpp + m)
-    centre = np.array([x0 + xs.mean() * mpp, y0 + ys.mean() * mpp])
+    region = (x0 + xs[0] * mpp - m, y0 + ys[0] * mpp - m, x0 + (xs[-1] + 1) * mpp + m, y0 + (ys[-1] + 1) * mpp + m)
+    x_mean = np.float64(int(per_col @ np.arange(len(per_col)))) / count
+    y_mean = np.float64(int(per_row @ np.arange(len(per_row)))) / count
+    centre = np.array([x0 + x_mean * mpp, y0 + y_mean * mpp])
     return region, centre, _CoarseView(evidence, (float(x0), float(y0)), mpp)
 
 

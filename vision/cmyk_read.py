@@ -633,9 +633,10 @@ def calibrate_ground_levels(evidence: list[TileEvidence], mark_weight: float | n
     # the per-ink updates in Python floats (three inks: NumPy's per-call cost would dominate), the same numbers
     a, b, s = [a0] * 3, [b0] * 3, [config.ground_sigma_levels * b0] * 3
     lo, hi = config.ground_sigma_min, config.ground_sigma_max
+    d2 = (g - _level_means(a, b, lv)) ** 2  # each ground's squared distance from each level's mean
     for _ in range(config.ground_fit_iterations):
         last = (a, b, s)
-        z = w - (g - _level_means(a, b, lv)) ** 2 / (2 * np.array(s)[:, None] ** 2)
+        z = w - d2 / np.array([2 * (x * x) for x in s])[:, None]  # 2 sigma^2 (NumPy's square: x * x)
         r = np.exp(z - z.max(axis=2, keepdims=True))
         r /= r.sum(axis=2, keepdims=True)  # (T, 3, 6): each ground's level
         rl, rg = r * lv, r * g
@@ -648,7 +649,8 @@ def calibrate_ground_levels(evidence: list[TileEvidence], mark_weight: float | n
             ya, yb = sg[k] + pa * a0, sgl[k] + pb * b0
             a.append(((sll[k] + pb) * ya - sl[k] * yb) / det)
             b.append(max(((n[k] + pa) * yb - sl[k] * ya) / det, b0 - 3 * sb))
-        rss = _tile_major_sums((r * (g - _level_means(a, b, lv)) ** 2)[None])[0]
+        d2 = (g - _level_means(a, b, lv)) ** 2  # at the new means: this round's spread, the next round's E step
+        rss = _tile_major_sums((r * d2)[None])[0]
         s = [min(max(math.sqrt(rss[k] / n[k]) / b[k], lo), hi) * b[k] for k in range(3)]
         if max(abs(x - y) for now, was in zip((a, b, s), last) for x, y in zip(now, was)) < config.ground_fit_tolerance:
             break
