@@ -97,15 +97,33 @@ def orientation_mod60(gray: np.ndarray, weight_mask: np.ndarray | None = None) -
     """
     gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
-    w = gx * gx + gy * gy
+    # every product as written below, each computed once and in place (whole-view temporaries cost more than the
+    # arithmetic): the same numbers
+    gx2, gy2 = gx * gx, gy * gy
+    w = gx2 + gy2
     if weight_mask is not None:
-        w = w * weight_mask
+        w *= weight_mask
     # w * exp(6i theta) = w * (g / |g|)^6, without trigonometry, in real arithmetic: with g^2 = a + ib,
     # g^6 = a (a^2 - 3 b^2) + i b (3 a^2 - b^2)
-    a = gx * gx - gy * gy
-    b = 2 * gx * gy
-    f = w / np.maximum(w, np.float32(1e-12)) ** 3
-    z = complex(np.sum(f * (a * (a * a - 3 * b * b))), np.sum(f * (b * (3 * a * a - b * b))))
+    a = np.subtract(gx2, gy2, out=gx2)
+    b = np.multiply(gx, 2, out=gx)
+    b *= gy
+    f = np.maximum(w, np.float32(1e-12), out=gy2)
+    np.power(f, 3, out=f)
+    np.divide(w, f, out=f)  # w / max(w, eps)^3
+    t, u = a * a, np.multiply(b, 3, out=gy)
+    u *= b
+    t -= u  # a^2 - 3 b^2
+    t *= a
+    t *= f
+    re = np.sum(t)
+    np.multiply(a, 3, out=t)
+    t *= a
+    np.multiply(b, b, out=u)
+    t -= u  # 3 a^2 - b^2
+    t *= b
+    t *= f
+    z = complex(re, np.sum(t))
     tot = float(np.sum(w)) + 1e-9
     a = float(np.angle(z) / 6.0) % (np.pi / 3)
     return a, float(abs(z) / tot)
