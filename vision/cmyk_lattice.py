@@ -159,9 +159,15 @@ def _family_phasors(pts: dict[str, np.ndarray], phi: float, h: float,
     concentration : tuple of float
         ``|phasor|`` of each family's ink (0..1).
     """
-    phasor = _phasors(pts, np.array([phi]), h, config)[0]
+    return _family_choice(_phasors(pts, np.array([phi]), h, config)[0])
+
+
+def _family_choice(phasor: np.ndarray) -> tuple[np.ndarray, tuple[int, ...], tuple[float, float, float]]:
+    """:func:`_family_phasors` from one angle's phasors (3 families, 3 inks): the phasors, the ink of each family
+    and their concentrations."""
     perm = _PERMS[int(np.argmax(_perm_totals(np.abs(phasor)[None])[0]))]
-    return phasor, perm, tuple(float(abs(phasor[k, perm[k]])) for k in range(3))
+    c0, c1, c2 = (float(abs(phasor[k, perm[k]])) for k in range(3))
+    return phasor, perm, (c0, c1, c2)
 
 
 #: The inks' assignments to the three families, in ``itertools.permutations`` order (the first best wins).
@@ -257,10 +263,12 @@ def fit_lattice(ink_masks: dict[str, np.ndarray], gray: np.ndarray, tile_mask: n
     inks = ("cyan", "magenta", "yellow")
     pts = _ink_points(ink_masks, mm_per_px, origin_mm, config)
     phi, _ = orientation_mod60(gray, tile_mask.astype(np.float32))
-    phasor, best_perm, conc = _family_phasors(pts, phi, h, config)
     refined = _refine_angle(pts, phi, h, config)
+    # both angles' phasors in one pass (each angle's the same numbers as alone)
+    both = _phasors(pts, np.array([phi, refined] if refined != phi else [phi]), h, config)
+    phasor, best_perm, conc = _family_choice(both[0])
     if refined != phi:  # the same angle gathers the same (no gain)
-        phasor_r, perm_r, conc_r = _family_phasors(pts, refined, h, config)
+        phasor_r, perm_r, conc_r = _family_choice(both[1])
         if sum(conc_r) > sum(conc) + config.angle_refine_min_gain:
             phi, phasor, best_perm, conc = refined, phasor_r, perm_r, conc_r
     if min(conc) < config.min_family_concentration:
