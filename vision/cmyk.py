@@ -250,11 +250,13 @@ def tile_evidence(lab: np.ndarray, mm_per_px: float, window_mm: float, min_share
     ndarray, shape (H, W), bool
     """
     k = max(3, int(round(window_mm / mm_per_px)) | 1)
+    # a whole count is at least min_share * k * k where it is at least that bound rounded up: compared in 16 bits
+    need = np.uint16(min(np.ceil(max(min_share * k * k, 0.0)), np.iinfo(np.uint16).max))
     out = np.ones(lab.shape, bool)
     for ink in range(len(rd.INKS)):
         count = cv2.boxFilter((lab == ink).view(np.uint8), cv2.CV_16U, (k, k), normalize=False,
                               borderType=cv2.BORDER_CONSTANT)  # at most k * k: no overflow below k = 255
-        out &= count >= min_share * k * k
+        out &= count >= need
     return out
 
 
@@ -753,9 +755,10 @@ def _read_marks(image_rgb, mapper, frame, px_per_mm: float, bands: _BandReading,
     corner_v, centre_v = rd.letter_values(llin[:, :len(corner_t)], llin[:, len(corner_t):],
                                           rd.band_gain(band_lin, inks, black_lin, config.read), black_lin, config.read)
     out = []
+    rotation_post = rd.posteriors(bands.rotation_ll)  # every tile's at once: the same numbers as one row's
     for t in range(len(cells)):
         r = int(bands.rotations[t])
-        p = rd.posterior(bands.rotation_ll[t])
+        p = rotation_post[t]
         out.append(rd.TileEvidence(rotation=r, rotation_confidence=float(p[r]), ground_est=gest[t], mark_ll=mll[t],
                                    mark_amp=mamp[t], dark_luminance=float(dark_lum[t]),
                                    mark_ll_resolved=mll_resolved[t], k_corner_value=float(corner_v[t]),
@@ -1055,7 +1058,8 @@ def _completeness_flags(mapper, frame: tl.TriangleLattice, coarse: _CoarseView, 
     grow = max(3, int(round(config.explained_margin_mm / coarse.mm_per_px)) | 1)
     explained = cv2.dilate(explained, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (grow, grow)))
     left = (coarse.evidence & (explained == 0)).astype(np.uint8)
-    n, comp, stats, _ = cv2.connectedComponentsWithStats(left)
+    # no tile evidence left: no component to look at (the labelling is most of this step's cost)
+    n, comp, stats, _ = cv2.connectedComponentsWithStats(left) if left.any() else (1, None, None, None)
     min_area = config.unexplained_min_tile_share * _cell_area_mm2(e) / coarse.mm_per_px ** 2
     regions_mm = []
     for c in range(1, n):
