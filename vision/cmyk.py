@@ -1058,9 +1058,11 @@ def _completeness_flags(mapper, frame: tl.TriangleLattice, coarse: _CoarseView, 
     grow = max(3, int(round(config.explained_margin_mm / coarse.mm_per_px)) | 1)
     explained = cv2.dilate(explained, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (grow, grow)))
     left = (coarse.evidence & (explained == 0)).astype(np.uint8)
-    # no tile evidence left: no component to look at (the labelling is most of this step's cost)
-    n, comp, stats, _ = cv2.connectedComponentsWithStats(left) if left.any() else (1, None, None, None)
     min_area = config.unexplained_min_tile_share * _cell_area_mm2(e) / coarse.mm_per_px ** 2
+    # less tile evidence left than one region needs: no component can count (the labelling is most of this step's
+    # cost)
+    enough = np.count_nonzero(left) >= min_area
+    n, comp, stats, _ = cv2.connectedComponentsWithStats(left) if enough else (1, None, None, None)
     regions_mm = []
     for c in range(1, n):
         if stats[c, cv2.CC_STAT_AREA] < min_area:

@@ -211,7 +211,7 @@ def classify_table(rgb: np.ndarray, table: np.ndarray) -> np.ndarray:
     # one flat index (r, g, b bins) into the table: a single gather instead of three, the index in 16 bits (the
     # table's 3 * _LUT_BITS): a fifth of the cost of a pointer-sized one on a whole view
     index = (q[..., 0].astype(np.uint16) << (2 * _LUT_BITS)) | (q[..., 1].astype(np.uint16) << _LUT_BITS) | q[..., 2]
-    return table.reshape(-1)[index]
+    return np.take(table.reshape(-1), index)
 
 
 def rotation_loglik(ink_counts: np.ndarray, config: ReadConfig = ReadConfig()) -> np.ndarray:
