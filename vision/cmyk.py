@@ -283,7 +283,7 @@ def _find_mosaic_region(image, mapper, inks: _InkTables, config) -> tuple[tuple,
     # one mosaic per photo: every tile-like blob belongs to it (a split mosaic stays whole)
     kept = np.zeros(n, bool)
     kept[keep] = True
-    sel = kept[comp]
+    sel = np.take(kept, comp)
     # the kept pixels' extent and mean position from their row and column counts: whole-number sums, so the same
     # numbers as ``np.nonzero``'s coordinates' min, max and mean
     per_col, per_row = sel.sum(axis=0), sel.sum(axis=1)
@@ -773,7 +773,7 @@ def _sample_linear(image_dtype: np.dtype):
     if np.dtype(image_dtype) != np.uint8:
         return lambda cols: rd.srgb_to_linear(np.asarray(cols) / 255.0)
     table = _srgb_table()
-    return lambda cols: table[np.asarray(cols).astype(np.uint8)]
+    return lambda cols: np.take(table, np.asarray(cols).astype(np.uint8))
 
 
 @lru_cache(maxsize=1)
