@@ -213,9 +213,10 @@ def colour_bins(black_rgb: np.ndarray, white_rgb: np.ndarray) -> ColourBins:
     """Every look-up bin's hue, saturation, value and chroma for one frame's black and white."""
     step = 256 // LUT_LEVELS
     c = np.arange(LUT_LEVELS, dtype=np.float32) * step + (step - 1) / 2
-    rgb = np.stack(np.meshgrid(c, c, c, indexing="ij"), axis=-1).reshape(-1, 3)
-    return ColourBins(*_hue_sat_value(normalise(rgb, np.asarray(black_rgb, np.float32),
-                                                np.asarray(white_rgb, np.float32))))
+    # normalised channel by channel (as :func:`normalise` works), then every combination: the same numbers
+    axes = normalise(np.stack([c, c, c], axis=1), np.asarray(black_rgb, np.float32), np.asarray(white_rgb, np.float32))
+    norm = np.stack(np.meshgrid(axes[:, 0], axes[:, 1], axes[:, 2], indexing="ij"), axis=-1).reshape(-1, 3)
+    return ColourBins(*_hue_sat_value(norm))
 
 
 def label_tables(bins: ColourBins, config: ReadConfig = ReadConfig(), min_saturations: tuple[float, ...] = (),
@@ -421,7 +422,11 @@ def template_separation(templates: np.ndarray, a: int, b: int) -> float:
     float
         Residual sum of squares in squared darkness units (0: ``b`` mimics ``a`` exactly).
     """
-    t = templates - templates.mean(axis=2, keepdims=True)
+    return _centred_separation(templates - templates.mean(axis=2, keepdims=True), a, b)
+
+
+def _centred_separation(t: np.ndarray, a: int, b: int) -> float:
+    """:func:`template_separation` of templates already centred along their positions."""
     x, ys = t[a, t.shape[1] // 2], t[b]
     amp = (ys @ x) / np.maximum(np.sum(ys * ys, axis=1), 1e-12)
     return float(np.min(np.sum((x[None] - amp[:, None] * ys) ** 2, axis=1)))
@@ -457,9 +462,10 @@ def resolve_level_pairs(ll: np.ndarray, amplitude: np.ndarray, templates: np.nda
     ndarray, shape (M, 7)
     """
     out = ll.copy()
+    centred = templates - templates.mean(axis=2, keepdims=True)  # once for every pair (template_separation's)
     for a, b in config.resolve_pairs:
         a_wins = ll[:, a] >= ll[:, b]
-        sep = np.where(a_wins, template_separation(templates, a, b), template_separation(templates, b, a))
+        sep = np.where(a_wins, _centred_separation(centred, a, b), _centred_separation(centred, b, a))
         amp = np.where(a_wins, amplitude[:, a], amplitude[:, b])
         cap = np.clip(amp, 0.0, None) ** 2 * sep / (2 * noise_var)
         cap = np.where(cap < config.resolve_min_ll, 0.0, cap)
