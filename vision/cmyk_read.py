@@ -1031,10 +1031,12 @@ def mark_error_model(evidence: list[TileEvidence], config: ReadConfig = ReadConf
     p /= p.sum(axis=2, keepdims=True)
     own_all, near_all = p[:, rows, lv], neighbour_levels(p)[:, rows, lv]
     keep = (1.0 - errs.sum(axis=1))[:, None]
+    # every witness's log-likelihood term under every weight and error pair, once: (W, E, N)
+    q = keep * own_all[:, None, :] + errs[:, :1] * near_all[:, None, :] + errs[:, 1:] / 6.0
+    terms = np.log(eps / 6.0 + (1.0 - eps) * q)
 
     def best(sel: np.ndarray) -> tuple[float, np.ndarray]:
-        q = keep * own_all[:, None, sel] + errs[:, :1] * near_all[:, None, sel] + errs[:, 1:] / 6.0  # (W, E, n)
-        s = np.sum(np.log(eps / 6.0 + (1.0 - eps) * q), axis=2)  # (weights, error pairs)
+        s = np.sum(terms[:, :, sel], axis=2)  # (weights, error pairs)
         wi, ei = np.unravel_index(int(np.argmax(s)), s.shape)
         return config.weight_grid[wi], errs[ei]
 
