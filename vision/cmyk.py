@@ -669,18 +669,23 @@ def _read_bands(image_rgb, mapper, frame, cands, inks: _InkTables, config) -> _B
     occ = [k for k in range(len(cands)) if ink_frac[k] >= config.occupancy_min_ink
            and order_share[k] >= config.occupancy_min_order_share]
     counts = all_counts[occ]
-    rot_ll = np.array([rd.rotation_loglik(c, config.read) for c in counts]).reshape(-1, 3)
+    rot_ll = rd.rotation_logliks(counts, config.read)
     rots = np.argmax(rot_ll, axis=1)
     # registration: share of each band's samples in the ink the rotation gives it (misplaced
     # sampling, e.g. from an unmodelled lens, mixes neighbouring bands and ground in)
-    purity = np.array([np.mean([share[k, d, rd.INKS.index(rd.ROTATIONS[rots[t]][d])] for d in range(3)])
-                       for t, k in enumerate(occ)])
+    # (the mean of the three bands' shares, added in band order as np.mean adds three)
+    band_share = np.take_along_axis(share[occ], _ROTATION_INKS[rots][:, :, None], axis=2)[..., 0]  # (T, 3)
+    purity = (band_share[:, 0] + band_share[:, 1] + band_share[:, 2]) / 3
     # faint inks (washed out by glare, partly covered) still count as tile colour for completeness
     faint = rd.classify_table(cols, inks.faint)
     faint_share = _band_counts(faint, o, nb) / np.array(nb, float)[None, :, None]
     unread = _unread_cells(cands, occ, rots, faint_share, config)
     return _BandReading(cells=[cands[k] for k in occ], occupied=occ, colours=cols, offsets=o, counts=counts,
                         rotation_ll=rot_ll, rotations=rots, purity=purity, unread=unread)
+
+
+#: Each rotation's band inks as indices into ``cmyk_read.INKS``, shape (3 rotations, 3 bands H, P, N).
+_ROTATION_INKS = np.array([[rd.INKS.index(ink) for ink in rot] for rot in rd.ROTATIONS], np.intp)
 
 
 def _register_bands(image_rgb, mapper, frame: tl.TriangleLattice, cands: list, inks: _InkTables, bands: _BandReading,
@@ -811,7 +816,11 @@ def _read_marks(image_rgb, mapper, frame, px_per_mm: float, bands: _BandReading,
     csum = np.stack([energy[..., i:i + win].sum(axis=2) for i in range(energy.shape[2] - win + 1)], axis=2)
     start = np.argmax(csum, axis=2)  # (T, 3)
     idx = start[..., None] + np.arange(win)
-    dark = np.take_along_axis(dark_o, idx[..., None], axis=2).mean(axis=2)  # (T, 3, L)
+    rows = np.take_along_axis(dark_o, idx[..., None], axis=2)  # (T, 3, win, L)
+    dark = rows[:, :, 0]
+    for i in range(1, win):  # their mean, the rows added in order as np.mean adds them
+        dark = dark + rows[:, :, i]
+    dark = dark / win  # (T, 3, L)
     templates, _ = rd.mark_templates(s, blur.sigma_px / max(px_per_mm, config.min_px_per_mm), config.read)
     mll, mamp, noise_var = rd.mark_fit(dark.reshape(-1, len(s)), templates, config.read)
     # what the marks can tell apart, at the most blur the photo may have along a band (a motion blur's direction)

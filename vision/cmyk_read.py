@@ -332,6 +332,15 @@ def rotation_loglik(ink_counts: np.ndarray, config: ReadConfig = ReadConfig()) -
     return np.array([sum(lp[d, INKS.index(rot[d])] for d in range(3)) for rot in ROTATIONS])
 
 
+def rotation_logliks(ink_counts: np.ndarray, config: ReadConfig = ReadConfig()) -> np.ndarray:
+    """:func:`rotation_loglik` of T tiles at once (the same numbers): shape (T, 3) from ink counts (T, 3, 3)."""
+    a = config.rotation_prior_votes
+    counts = np.asarray(ink_counts).reshape(-1, 3, 3)
+    lp = np.log((counts + a) / (counts.sum(axis=2, keepdims=True) + len(INKS) * a))
+    # each rotation's three bands added in band order, as rotation_loglik's sum
+    return np.stack([lp[:, 0, i0] + lp[:, 1, i1] + lp[:, 2, i2] for i0, i1, i2 in _ROTATION_INKS.tolist()], axis=1)
+
+
 def mark_templates(s_mm: np.ndarray, blur_mm: float,
                    config: ReadConfig = ReadConfig()) -> tuple[np.ndarray, np.ndarray]:
     """Darkness templates along a band's midline for levels 0..5, each at several shifts.
