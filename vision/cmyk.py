@@ -14,6 +14,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
+from core.row_stats import median_last, percentile_last
 from core.timing import StageTimer
 from geometry import trilattice as tl
 from geometry.mosaic import illegal_contacts
@@ -22,7 +23,6 @@ from scoring.flags import Flag
 from vision import cmyk_read as rd
 from vision.cmyk_lattice import LatticeFitConfig, choose_frame, fit_lattice
 from vision.cmyk_sharpness import MarkerBlur, SharpnessConfig, marker_blur
-from vision.row_stats import median_last, percentile_last
 from vision.view import HeightMapping, sample
 
 

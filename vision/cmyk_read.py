@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from core.row_stats import median_last, percentile_last
 from vision.colour import linear_to_srgb, srgb_to_linear  # the project's one sRGB <-> linear conversion
-from vision.row_stats import median_last, percentile_last
 
 INKS = ("cyan", "magenta", "yellow")
 INK_RGB = np.array([[0, 170, 235], [230, 0, 135], [250, 225, 0]], dtype=np.float64)
