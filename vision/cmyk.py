@@ -877,8 +877,7 @@ def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence],
     """Each tile to a distinct tile of the set (marks, ground, contacts), with confidences and doubts."""
     cells = bands.cells
     evidence, weight, pooled, gsigma = _calibrated_evidence(evidence, config)
-    weighed = [replace(ev, mark_ll=_weighed_marks(ev, weight, pooled)) for ev in evidence]
-    own_scores, columns = rd.score_matrix(weighed, config.read, gsigma)
+    own_scores, columns = rd.score_matrix(evidence, config.read, gsigma, _weighed_marks(evidence, weight, pooled))
     chosen = rd.assign(own_scores)
     scores = own_scores
     bonus = np.zeros_like(own_scores)
@@ -910,18 +909,22 @@ def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence],
     return tiles, flags
 
 
-def _weighed_marks(ev: rd.TileEvidence, weight: float | np.ndarray, pooled: float | None = None) -> np.ndarray:
-    """The mark log-likelihoods (3, 7) the readings use: the levels only as far as the photo resolves them
+def _weighed_marks(evidence: list[rd.TileEvidence], weight: float | np.ndarray,
+                       pooled: float | None = None) -> np.ndarray:
+    """Every tile's mark log-likelihoods (T, 3, 7) the readings use: the levels only as far as the photo resolves them
     (``TileEvidence.mark_ll_resolved``: a blurred dot and dash leave levels 0 and 1 to the ground) and at the marks'
     reliability here (``weight``, per ink as each band's ink: they agree with the ground colours that far; a webcam
     loses them, often one ink's), and whether a band carries a mark at all (the last column, a K tile's "no mark") at
     the marks' reliability over all inks (``pooled``; without it, the band's ink's): a photo that blurs the dots
     into the band also blurs a K tile's bare band into "a mark" (webcam simulation: K tiles read "a mark" at -7 to
     -18 while their black corners and letter say K, ``cmyk_read.k_ground_loglik``)."""
-    levels = (ev.mark_ll if ev.mark_ll_resolved is None else ev.mark_ll_resolved)[:, :6]
-    band_w = _band_weights(ev, weight)
-    marks = ev.mark_ll[:, 6:] * (band_w if pooled is None else pooled)
-    return np.concatenate([levels * band_w, marks], axis=1)
+    if not evidence:
+        return np.zeros((0, 3, 7))
+    w = np.broadcast_to(np.asarray(weight, np.float64), (3,))
+    band_w = w[_ROTATION_INKS[[ev.rotation for ev in evidence]]][..., None]  # (T, 3 bands, 1)
+    levels = np.stack([(ev.mark_ll if ev.mark_ll_resolved is None else ev.mark_ll_resolved)[:, :6] for ev in evidence])
+    marks = np.stack([ev.mark_ll[:, 6:] for ev in evidence]) * (band_w if pooled is None else pooled)
+    return np.concatenate([levels * band_w, marks], axis=2)
 
 
 def _marks_weighed_by_band(ev: rd.TileEvidence, band_w: np.ndarray) -> rd.TileEvidence:

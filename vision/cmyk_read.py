@@ -888,10 +888,12 @@ def ink_mark_weights_at(evidence: list[TileEvidence], ground_levels: np.ndarray,
 
 
 def score_matrix(evidence: list[TileEvidence], config: ReadConfig = ReadConfig(),
-                 ground_sigma: float | np.ndarray | None = None) -> tuple[np.ndarray, list]:
+                 ground_sigma: float | np.ndarray | None = None,
+                 mark_ll: np.ndarray | None = None) -> tuple[np.ndarray, list]:
     """Log-likelihood of every tile being every type (82 normal, then 2 K columns).
 
     ``ground_sigma``: the ground's spread in levels, one for all inks or one per ink (shape (3,), C M Y).
+    ``mark_ll``: the tiles' mark log-likelihoods, shape (T, 3, 7), in place of their own ``mark_ll``.
 
     Returns
     -------
@@ -911,7 +913,8 @@ def score_matrix(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()
     if not evidence:
         return out, types + ["k", "k"]
     # every tile at once: its bands' marks (0 and 1 softened), each type's level of each band's ink
-    mll = np.stack([ev.mark_ll for ev in evidence])  # (T, 3 bands, 7)
+    marks = np.stack([ev.mark_ll for ev in evidence]) if mark_ll is None else np.asarray(mark_ll, np.float64)
+    mll = marks.copy()  # (T, 3 bands, 7)
     m01 = np.maximum(mll[:, :, 0], mll[:, :, 1])
     mll[:, :, 0] = m01 + (mll[:, :, 0] - m01) * soft
     mll[:, :, 1] = m01 + (mll[:, :, 1] - m01) * soft
@@ -924,7 +927,7 @@ def score_matrix(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()
     gl = -np.sum((ground[:, None, :] - tarr[None]) ** 2 / s2, axis=2)
     out[:, : len(types)] = ml + gl
     for r, ev in enumerate(evidence):
-        k_ml = float(np.sum(ev.mark_ll[:, 6]))
+        k_ml = float(np.sum(marks[r, :, 6]))
         lum = np.log(max(ev.dark_luminance, 1e-4))
         out[r, : len(types)] -= max(0.0, np.log(config.normal_min_luminance) - lum) ** 2 / ks2
         out[r, len(types):] = k_ml + k_ground_loglik(ev, config)
