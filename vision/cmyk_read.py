@@ -251,10 +251,17 @@ def ink_tables(black_rgb: np.ndarray, white_rgb: np.ndarray, config: ReadConfig 
 def bin_index(rgb: np.ndarray) -> np.ndarray:
     """Flat look-up bin index of 8-bit (or float 0..255) RGB colours, shape ``rgb.shape[:-1]``."""
     a = np.asarray(rgb)
-    q = (a if a.dtype == np.uint8 else np.clip(a, 0, 255).astype(np.uint8)) >> (8 - _LUT_BITS)
+    a = a if a.dtype == np.uint8 else np.clip(a, 0, 255).astype(np.uint8)
+    if a.size == 0:
+        return np.zeros(a.shape[:-1], np.uint16)
     # one flat index (r, g, b bins) into the table: a single gather instead of three, the index in 16 bits (the
-    # table's 3 * _LUT_BITS), cheaper to build than a pointer-sized one on a whole view
-    return (q[..., 0].astype(np.uint16) << (2 * _LUT_BITS)) | (q[..., 1].astype(np.uint16) << _LUT_BITS) | q[..., 2]
+    # table's 3 * _LUT_BITS), built from the channels as contiguous planes (cheaper than strided on a whole view)
+    r, g, b = cv2.split(np.ascontiguousarray(a).reshape(-1, 1, 3))
+    index = (r >> (8 - _LUT_BITS)).astype(np.uint16)
+    index <<= 2 * _LUT_BITS
+    index |= (g >> (8 - _LUT_BITS)).astype(np.uint16) << _LUT_BITS
+    index |= b >> (8 - _LUT_BITS)
+    return index.reshape(a.shape[:-1])
 
 
 def classify_table(rgb: np.ndarray, table: np.ndarray) -> np.ndarray:
