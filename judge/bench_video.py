@@ -8,13 +8,14 @@ warm detection) and *read_warm* (later reads of the same still scene, which reus
 gives the floor (JPEG decode + ArUco +
 top view at 2 px/mm, :mod:`judge.floor`) measured on a frame of the same video in the same run, and the
 ratios. Per-frame costs and the floor are CPU time of this process on one core (OpenCV's threads are set to
-one while it runs), so a loaded machine does not inflate them; the stages are wall-clock milliseconds.
+one while it runs), so a loaded machine does not inflate them; each stage is given in both, wall-clock and CPU
+milliseconds.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -34,6 +35,8 @@ class VideoBenchReport:
     stages_ms : dict[str, tuple[float, float, float]]
         Stage -> (mean over all frames, p50 over the frames that ran it, max) wall-clock ms. ``decode`` is
         reading the video frame.
+    stages_cpu_ms : dict[str, tuple[float, float, float]]
+        The same stages in CPU ms on one core.
     per_frame_ms : dict[str, tuple[float, float, float, int]]
         ``all`` / ``tracked`` / ``read`` / ``read_cold`` / ``read_warm`` -> (mean, p50, max, count) of the
         whole per-frame cost, CPU ms on one core.
@@ -52,6 +55,7 @@ class VideoBenchReport:
     floor_ms: float
     floor_stages_ms: dict[str, float]
     events: list[str]
+    stages_cpu_ms: dict[str, tuple[float, float, float]] = field(default_factory=dict)
 
     def ratio(self, kind: str = "all") -> float:
         """Mean per-frame cost of ``kind`` frames over the floor."""
@@ -65,6 +69,8 @@ class VideoBenchReport:
             "image_size": list(self.image_size),
             "stages_ms": {k: {"mean": round(m, 2), "p50": round(p, 2), "max": round(x, 2)}
                           for k, (m, p, x) in self.stages_ms.items()},
+            "stages_cpu_ms": {k: {"mean": round(m, 2), "p50": round(p, 2), "max": round(x, 2)}
+                              for k, (m, p, x) in self.stages_cpu_ms.items()},
             "per_frame_ms": {k: {"mean": round(m, 2), "p50": round(p, 2), "max": round(x, 2), "frames": n}
                              for k, (m, p, x, n) in self.per_frame_ms.items()},
             "floor_ms": round(self.floor_ms, 2),
@@ -77,9 +83,11 @@ class VideoBenchReport:
         """A human-readable table for stderr."""
         w, h = self.image_size
         lines = [f"bench {self.game} on video {self.source}: {self.frames} frames of {w}x{h} px (one core)",
-                 f"{'stage (wall)':<16}{'mean ms':>10}{'p50 ms':>10}{'max ms':>10}   (mean: all frames)"]
+                 f"{'stage':<16}{'wall mean':>10}{'p50':>8}{'max':>8}{'CPU mean':>10}{'p50':>8}{'max':>8}"
+                 "   (ms; mean: all frames)"]
         for k, (m, p, x) in self.stages_ms.items():
-            lines.append(f"{k:<16}{m:>10.1f}{p:>10.1f}{x:>10.1f}")
+            cm, cp, cx = self.stages_cpu_ms.get(k, (float("nan"),) * 3)
+            lines.append(f"{k:<16}{m:>10.1f}{p:>8.1f}{x:>8.1f}{cm:>10.1f}{cp:>8.1f}{cx:>8.1f}")
         lines.append(f"{'per frame (CPU)':<16}{'mean ms':>10}{'p50 ms':>10}{'max ms':>10}{'frames':>8}{'x floor':>9}")
         for k, (m, p, x, n) in self.per_frame_ms.items():
             if n:
@@ -144,6 +152,7 @@ def run_video_bench(game_name: str, video: str, context: dict | None = None, sou
     cap = open_source(video)
     _warm_up(game, cap, context)
     stages: dict[str, list[float]] = {}
+    stages_cpu: dict[str, list[float]] = {}
     totals: dict[str, list[float]] = {"all": [], "tracked": [], "read": [], "read_cold": [], "read_warm": []}
     events: list[str] = []
     last = None
@@ -154,6 +163,7 @@ def run_video_bench(game_name: str, video: str, context: dict | None = None, sou
                 c0, t0 = time.process_time(), time.perf_counter()
                 image = next(it, None)
                 decode_ms = (time.perf_counter() - t0) * 1000.0
+                decode_cpu_ms = (time.process_time() - c0) * 1000.0
                 if image is None:
                     break
                 warm_before = live.warm_reads
@@ -162,6 +172,8 @@ def run_video_bench(game_name: str, video: str, context: dict | None = None, sou
                 timings = {"decode": decode_ms, **live.last_timings_ms}
                 for k, v in timings.items():
                     stages.setdefault(k, []).append(v)
+                for k, v in {"decode": decode_cpu_ms, **live.last_cpu_ms}.items():
+                    stages_cpu.setdefault(k, []).append(v)
                 totals["all"].append(total)
                 if "reading" in live.last_timings_ms:
                     totals["read"].append(total)
@@ -186,4 +198,5 @@ def run_video_bench(game_name: str, video: str, context: dict | None = None, sou
         floor_ms=floor,
         floor_stages_ms=floor_stages,
         events=events,
+        stages_cpu_ms={k: (float(np.sum(v)) / n, *_stats(v)[1:]) for k, v in stages_cpu.items()},
     )

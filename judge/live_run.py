@@ -100,7 +100,9 @@ class LiveJudge:
         Frames fed so far.
     last_sample : MotionSample or None
     last_timings_ms : dict[str, float]
-        Stage -> ms of the last frame (``motion``, ``markers``, ``reading`` and the game's stages).
+        Stage -> wall-clock ms of the last frame (``motion``, ``markers``, ``reading`` and the game's stages).
+    last_cpu_ms : dict[str, float]
+        The same stages' CPU ms (``core.timing.StageTimer.cpu_ms``).
     settled : LiveEvent or None
         The last ``settled``/``contested`` event.
     before : Frame or None
@@ -146,6 +148,7 @@ class LiveJudge:
         self.frame_index = 0
         self.last_sample: MotionSample | None = None
         self.last_timings_ms: dict[str, float] = {}
+        self.last_cpu_ms: dict[str, float] = {}
         self.settled: LiveEvent | None = None
         self.before: Frame | None = None
         self.before_frame: int | None = None  # index of the frame kept as ``before``
@@ -190,6 +193,7 @@ class LiveJudge:
             if ev.kind in ("settled", "contested"):
                 self.settled = ev
         self.last_timings_ms = timer.rounded()
+        self.last_cpu_ms = timer.rounded_cpu()
         return events
 
     def _working(self, image_rgb: np.ndarray, timer: StageTimer) -> np.ndarray:

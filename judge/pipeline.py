@@ -5,7 +5,7 @@ Shared by ``cli.py`` and ``app.py`` so that both judge exactly the same way.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -30,12 +30,16 @@ class Judgement:
         ``timings_ms``).
     adjudication : object
         The game's typed adjudication (``GamePlugin.adjudicate``), for overlays.
+    cpu_ms : dict[str, float]
+        CPU milliseconds of this process per stage, the same stages as ``result["timings_ms"]`` (wall clock);
+        not part of the CLI contract (``cli.py bench`` reports it).
     """
 
     frames: tuple[Frame, ...]
     state: Any
     result: dict
     adjudication: Any = None
+    cpu_ms: dict[str, float] = field(default_factory=dict)
 
 
 def make_frame(image_rgb: np.ndarray, source: str = "", profile: Any = None, layout: Any = None) -> Frame:
@@ -103,7 +107,7 @@ def judge_images(
         result = adj.to_json()
     add_calibration_notes(result, frames)
     result["timings_ms"] = timer.rounded()
-    return Judgement(frames=frames, state=state, result=result, adjudication=adj)
+    return Judgement(frames=frames, state=state, result=result, adjudication=adj, cpu_ms=timer.rounded_cpu())
 
 
 def add_calibration_notes(result: dict, frames: tuple[Frame, ...]) -> None:

@@ -627,7 +627,8 @@ def recognise_warm(
     if not has_height_model(cal):
         flags.append(Flag("no_camera_pose", "calibration has no camera pose: heights corrected from the homography "
                           f"(field of view assumed {DEFAULT_HFOV_DEG:.0f} deg when it cannot be measured)"))
-    views = _views_for(cal, config, carry.views if carry is not None else None)
+    with timer.stage("views"):
+        views = _views_for(cal, config, carry.views if carry is not None else None)
     b_img = None if before is None else before[0]
     still = _checkable_carry(carry, views, b_img)
     chips_held, chips, unread_blobs = _frame_chips(still, challenge_rgb, cal, ref, config, comp, layout, views,
@@ -727,8 +728,9 @@ def _fit_boards(challenge_rgb: np.ndarray, cal, ref, chips: list[ChipReading], c
     refitted : bool
         The carried boards were re-fitted (the carry's first fits stay what later frames are re-fitted from).
     """
-    with timer.stage("boards" if carry is None else "boards_carried"):
+    with timer.stage("board_maps"):
         ev = board_evidence(challenge_rgb, cal, ref, config, layout, views)
+    with timer.stage("boards" if carry is None else "boards_carried"):
         if carry is not None and carry.boards:
             boards, fits = _boards_from_evidence(ev, cal, chips, config, comp, carry.boards)
             if boards is not None:

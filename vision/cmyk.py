@@ -111,6 +111,13 @@ class CmykVisionConfig:
     #: Confidences (:func:`_confidence_scores`): the marks and the ground colour may each be wrong with this
     #: probability, so that where they contradict each other neither makes a level sure.
     evidence_outlier: float = 0.05
+    #: Where the palette's ink hues leave the mosaic in doubt as a whole (no tiles, bands off their places, tile
+    #: colour unread: :func:`_in_trouble`), read it again with the photo's own ink hues (:func:`_photo_inks`,
+    #: ``cmyk_read.fit_ink_hues``, fitted on the tile area the palette's hues found) where one of them lies at least
+    #: ``ink_hue_retry_256`` (of 256; half the hue tolerance) from the palette's, and keep the reading whose tiles'
+    #: bands sit better (``_Reading.band_score``).
+    fit_ink_hues: bool = True
+    ink_hue_retry_256: int = 7
     lattice: LatticeFitConfig = field(default_factory=LatticeFitConfig)
     read: rd.ReadConfig = field(default_factory=rd.ReadConfig)
     sharpness: SharpnessConfig = field(default_factory=SharpnessConfig)
@@ -197,16 +204,19 @@ def colour_reference(image: np.ndarray, cal, config: CmykVisionConfig) -> tuple[
 
 @dataclass(frozen=True)
 class _InkTables:
-    """This frame's ink look-up tables (``vision.cmyk_read.ink_table``): the reader's, and a faint one
-    (lower saturation) that only tells where tile colour is left unread."""
+    """This frame's ink look-up tables (``vision.cmyk_read.label_tables``): the reader's, and a faint one
+    (lower saturation) that only tells where tile colour is left unread; ``hues``: the inks' hues they use."""
 
     strict: np.ndarray
     faint: np.ndarray
+    hues: tuple[int, ...] = rd.INK_HUES_256
 
 
-def _ink_tables(black: np.ndarray, white: np.ndarray, config: CmykVisionConfig) -> _InkTables:
-    strict, faint = rd.ink_tables(black, white, config.read, (config.unread_min_saturation,))
-    return _InkTables(strict, faint)
+def _ink_tables(black: np.ndarray, white: np.ndarray, config: CmykVisionConfig, hues: tuple[int, ...] = rd.INK_HUES_256,
+                bins: rd.ColourBins | None = None) -> _InkTables:
+    bins = rd.colour_bins(black, white) if bins is None else bins
+    strict, faint = rd.label_tables(bins, config.read, (config.unread_min_saturation,), hues)
+    return _InkTables(strict, faint, tuple(hues))
 
 
 @dataclass(frozen=True)
@@ -257,8 +267,17 @@ def tile_evidence(lab: np.ndarray, mm_per_px: float, window_mm: float, min_share
     return out
 
 
-def _find_mosaic_region(image, mapper, inks: _InkTables, config) -> tuple[tuple, np.ndarray, _CoarseView] | None:
-    """The table region holding the mosaic (``(x0, y0, x1, y1)`` mm), its centre and the coarse view."""
+@dataclass(frozen=True)
+class _SearchView:
+    """The coarse top view of the search area (``coarse_mm_per_px``): its colours' look-up bins, and its corner."""
+
+    bins: np.ndarray
+    origin_mm: tuple[float, float]
+
+
+def _search_view(image, mapper, config) -> _SearchView:
+    """The coarse top view over the play area (the calibration's search region, else the markers' box widened by
+    ``search_margin_mm``), as look-up bin indices (``cmyk_read.bin_index``)."""
     from calibration.markers import MarkerLayout
 
     search = getattr(mapper.cal, "search_region_mm", None)
@@ -268,9 +287,20 @@ def _find_mosaic_region(image, mapper, inks: _InkTables, config) -> tuple[tuple,
         cs = np.array(list(MarkerLayout.from_components().centres_mm.values()))
         x0, y0 = cs.min(axis=0) - config.search_margin_mm
         x1, y1 = cs.max(axis=0) + config.search_margin_mm
+    view = mapper.homography_view(image, config.coarse_mm_per_px, (x0, y0, x1, y1))
+    return _SearchView(rd.bin_index(view), (float(x0), float(y0)))
+
+
+def _find_mosaic_region(image, mapper, inks: _InkTables, config) -> tuple[tuple, np.ndarray, _CoarseView] | None:
+    """The table region holding the mosaic (``(x0, y0, x1, y1)`` mm), its centre and the coarse view."""
+    return _mosaic_region(_search_view(image, mapper, config), inks, config)
+
+
+def _mosaic_region(search: _SearchView, inks: _InkTables, config) -> tuple[tuple, np.ndarray, _CoarseView] | None:
+    """:func:`_find_mosaic_region` on the search view."""
     mpp = config.coarse_mm_per_px
-    view = mapper.homography_view(image, mpp, (x0, y0, x1, y1))
-    lab = rd.classify_table(view, inks.strict)
+    x0, y0 = search.origin_mm
+    lab = inks.strict.reshape(-1)[search.bins]
     evidence = tile_evidence(lab, mpp, config.evidence_window_mm, config.evidence_min_share)
     n, comp, stats, _ = cv2.connectedComponentsWithStats(evidence.astype(np.uint8))
     min_area = config.min_tile_area_share * config.edge_mm ** 2 / mpp ** 2
@@ -285,6 +315,20 @@ def _find_mosaic_region(image, mapper, inks: _InkTables, config) -> tuple[tuple,
               y0 + (ys.max() + 1) * mpp + m)
     centre = np.array([x0 + xs.mean() * mpp, y0 + ys.mean() * mpp])
     return region, centre, _CoarseView(evidence, (float(x0), float(y0)), mpp)
+
+
+def _photo_inks(search: _SearchView, bins: rd.ColourBins, inks: _InkTables, found: tuple, config: CmykVisionConfig
+                ) -> tuple[_InkTables, tuple] | None:
+    """This photo's own ink tables (``cmyk_read.fit_ink_hues`` on the tile area the palette's tables found) and the
+    mosaic's region found with them; None where no ink's hue moves by ``ink_hue_retry_256`` or more (the palette's
+    tables read the photo as well), or where the photo's tables find no tile area."""
+    hues = rd.fit_ink_hues(bins, search.bins[found[2].evidence], config.read, inks.hues)
+    moved = max(abs((a - b + 128) % 256 - 128) for a, b in zip(hues, inks.hues, strict=True))
+    if moved < config.ink_hue_retry_256:
+        return None
+    fitted = _ink_tables(np.zeros(3), np.zeros(3), config, hues, bins)
+    again = _mosaic_region(search, fitted, config)
+    return None if again is None else (fitted, again)
 
 
 @lru_cache(maxsize=8)
@@ -445,13 +489,48 @@ def read_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None = N
     mapper = HeightMapping(calibration, config.thickness_mm)
     with timer.stage("tiles"):
         black, white = colour_reference(image_rgb, calibration, config)
-        inks = _ink_tables(black, white, config)
-        found = _find_mosaic_region(image_rgb, mapper, inks, config)
+        bins = rd.colour_bins(black, white)
+        inks = _ink_tables(black, white, config, bins=bins)
+        search = _search_view(image_rgb, mapper, config)
+        found = _mosaic_region(search, inks, config)
         if found is None:
             return MosaicMiss("no_ink")
-        region, centre, coarse = found
-        m = config.region_margin_mm
-        seen = (float(region[0] + m), float(region[1] + m), float(region[2] - m), float(region[3] - m))
+    read = _read_region(image_rgb, calibration, mapper, black, inks, found, timer, config, horizontal_deg, carried)
+    if not config.fit_ink_hues or not _in_trouble(read.result):
+        return read.result
+    with timer.stage("tiles"):
+        own = _photo_inks(search, bins, inks, found, config)
+    if own is None:
+        return read.result
+    again = _read_region(image_rgb, calibration, HeightMapping(calibration, config.thickness_mm), black, own[0],
+                         own[1], timer, config, horizontal_deg, carried)
+    return (again if again.band_score > read.band_score else read).result
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """One reading of the mosaic (:func:`_read_region`) and how well its tiles' bands sit on their places: the summed
+    band purity of the tiles read (more tiles, each band more in its ink; -1 for a miss)."""
+
+    result: MosaicDetection | MosaicMiss
+    band_score: float
+
+
+def _in_trouble(result: MosaicDetection | MosaicMiss) -> bool:
+    """Whether a reading leaves the mosaic in doubt as a whole: no tiles read, the bands off their places
+    (``registration_poor``) or tile colour left unread (``mosaic_incomplete``)."""
+    if isinstance(result, MosaicMiss):
+        return True
+    return any(f.code in ("registration_poor", "mosaic_incomplete") for f in result.state.flags)
+
+
+def _read_region(image_rgb, calibration, mapper: HeightMapping, black: np.ndarray, inks: _InkTables, found: tuple,
+                 timer: StageTimer, config: CmykVisionConfig, horizontal_deg: float,
+                 carried: tuple[tl.TriangleLattice, tuple[Flag, ...]] | None) -> _Reading:
+    """:func:`read_mosaic` from the mosaic's region on: the lattice, the bands, the marks, the tiles, completeness."""
+    region, centre, coarse = found
+    m = config.region_margin_mm
+    seen = (float(region[0] + m), float(region[1] + m), float(region[2] - m), float(region[3] - m))
     with timer.stage("lattice"):
         if carried is None:
             located = _locate_lattice(image_rgb, mapper, inks, region, centre, horizontal_deg, config)
@@ -459,14 +538,14 @@ def read_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None = N
             _prepare_mapper(mapper, region, config)
             located = (carried[0], list(carried[1]))
         if located is None:
-            return MosaicMiss("no_lattice", seen)
+            return _Reading(MosaicMiss("no_lattice", seen), -1.0)
         frame, flags = located
         lattice_flags = tuple(flags)
         cands = _candidate_cells(frame, region, config)
     with timer.stage("edges"):
         bands = _read_bands(image_rgb, mapper, frame, cands, inks, config)
         if not bands.cells:
-            return MosaicMiss("no_tiles", seen)
+            return _Reading(MosaicMiss("no_tiles", seen), -1.0)
         if carried is None and np.median(bands.purity) < config.purity_global:
             frame, bands = _register_bands(image_rgb, mapper, frame, cands, inks, bands, config)
     with timer.stage("marks"):
@@ -483,12 +562,14 @@ def read_mosaic(image_rgb: np.ndarray, calibration, timer: StageTimer | None = N
         flags.extend(tile_flags)
         flags.extend(_unreliable_flags(tiles, tile_flags, config))
     with timer.stage("complete"):
-        flags.extend(_completeness_flags(mapper, frame, coarse, tiles, bands.unread, config))
+        registered = bool(np.median(bands.purity) >= config.purity_global)
+        flags.extend(_completeness_flags(mapper, frame, coarse, tiles, bands.unread, config, registered))
         e = config.edge_mm
         px = mapper.to_px(frame.to_table(np.concatenate([tl.cell_vertices(*t.cell, e) for t in tiles])))
         outlines = {t.cell: px[3 * k:3 * k + 3] for k, t in enumerate(tiles)}
-    return MosaicDetection(state=MosaicState(tiles=tuple(tiles), flags=tuple(flags)), frame=frame,
-                           tile_outlines_px=outlines, lattice_flags=lattice_flags)
+    det = MosaicDetection(state=MosaicState(tiles=tuple(tiles), flags=tuple(flags)), frame=frame,
+                          tile_outlines_px=outlines, lattice_flags=lattice_flags)
+    return _Reading(det, float(np.sum(bands.purity)))
 
 
 def _prepare_mapper(mapper: HeightMapping, region: tuple, config: CmykVisionConfig) -> None:
@@ -1000,12 +1081,14 @@ def _k_ground_sigmas(ev: rd.TileEvidence, config: CmykVisionConfig) -> float:
 
 
 def _completeness_flags(mapper, frame: tl.TriangleLattice, coarse: _CoarseView, tiles: list[TileReading],
-                        unread_cells: list, config: CmykVisionConfig) -> list[Flag]:
+                        unread_cells: list, config: CmykVisionConfig, registered: bool = True) -> list[Flag]:
     """``mosaic_incomplete`` when tile-coloured area is left that no read tile explains.
 
     Two kinds: lattice cells next to the read ones whose edges show inks but were not read as tiles
     (partly hidden, glare, damaged), and tile evidence (all three inks together) away from every
     read tile. Each unexplained region is reported as a polygon in image pixels for the overlay.
+    Where the bands sit off their places (not ``registered``: lens distortion, a bad frame), an empty cell
+    enclosed by read tiles (a hole) cannot be told from a tile whose bands were missed: it is unread too.
     """
     e = config.edge_mm
     explained = np.zeros(coarse.evidence.shape, np.uint8)
@@ -1026,6 +1109,8 @@ def _completeness_flags(mapper, frame: tl.TriangleLattice, coarse: _CoarseView, 
         regions_mm.append(coarse.to_table(hull))
     read = {t.cell for t in tiles}
     cells = set(unread_cells) - read
+    if not registered:
+        cells |= _holes(read)
     # cells of the lattice under an unexplained region could hold tiles too
     for poly in regions_mm:
         lo, hi = poly.min(axis=0), poly.max(axis=0)
@@ -1045,6 +1130,12 @@ def _completeness_flags(mapper, frame: tl.TriangleLattice, coarse: _CoarseView, 
     return [Flag("mosaic_incomplete", msg, {"unread_cells": [list(c) for c in sorted(cells)],
                                            "regions_px": regions_px, "unread_area_mm2": round(area, 1),
                                            "unexplained_regions": len(regions_mm)})]
+
+
+def _holes(read: set) -> set:
+    """Cells not in ``read`` whose three neighbours all are."""
+    near = {tl.neighbour(*c, d) for c in read for d in rd.DIRS} - read
+    return {c for c in near if all(tl.neighbour(*c, d) in read for d in rd.DIRS)}
 
 
 def _name(t) -> str:

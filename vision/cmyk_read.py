@@ -113,6 +113,18 @@ class ReadConfig:
     ground_offset_prior: tuple[float, float] = (-0.2, 0.35)
     #: ... and the slope (0.75 .. 1.25 on nine photos in ten).
     ground_slope_prior: tuple[float, float] = (1.0, 0.15)
+    #: The photo's own ink hues (:func:`fit_ink_hues`): a colour cast the markers' black and white do not undo (a warm
+    #: lamp, a phone's saturation boost, a webcam's white balance) turns an ink's hue after normalisation, photoreal
+    #: dev set 5-22 steps (of 256) under a cast. Each ink's hue is the peak of the tile area's hue histogram (smoothed
+    #: with this Gaussian sigma) within ``ink_hue_max_shift_256`` of the palette's, ...
+    ink_hue_smooth_256: float = 3.0
+    ink_hue_max_shift_256: int = 24
+    #: ... weighed by a normal prior on the shift (this sigma: a peak near the palette's hue wins over an equal one far
+    #: from it, e.g. a wood table next to yellow) ...
+    ink_hue_prior_256: float = 16.0
+    #: ... and kept only where at least this many pixels of the tile area lie within the hue tolerance of it (else
+    #: the palette's hue).
+    ink_hue_min_pixels: int = 40
     #: EM iterations of the ground model's fit.
     ground_fit_iterations: int = 30
     #: ... or until no offset, slope or spread moves by more than this (levels' raw units).
@@ -142,10 +154,11 @@ def _hue_sat_value(norm: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return ((hsv[:, 0] * (256.0 / 360.0)).astype(np.int16) % 256, hsv[:, 1] * 255.0, value, hsv[:, 1] * value)
 
 
-def _label(hue, sat, value, chroma, config: ReadConfig, min_saturation: float) -> np.ndarray:
+def _label(hue, sat, value, chroma, config: ReadConfig, min_saturation: float,
+           hues: tuple[int, ...] = INK_HUES_256) -> np.ndarray:
     out = np.full(len(hue), -1, np.int8)
     ok = (sat >= min_saturation * 255) & (value >= config.ink_min_value) & (chroma >= config.ink_min_chroma)
-    for k, h in enumerate(INK_HUES_256):
+    for k, h in enumerate(hues):
         dh = np.abs(((hue - h + 128) % 256) - 128)
         out[ok & (dh <= config.ink_hue_tolerance_256)] = k
     return out
@@ -176,6 +189,46 @@ LUT_LEVELS = 32
 _LUT_BITS = LUT_LEVELS.bit_length() - 1
 
 
+@dataclass(frozen=True)
+class ColourBins:
+    """The colour look-up grid's bins (``LUT_LEVELS`` per 8-bit channel, bin centres) normalised to one frame's black
+    and white: what :func:`classify_inks` measures of each, flat in bin-index order (:func:`bin_index`).
+
+    Attributes
+    ----------
+    hue, sat, value, chroma : ndarray, shape (LUT_LEVELS ** 3,)
+        Hue 0..255, saturation 0..255, value and chroma (:func:`_hue_sat_value`).
+    """
+
+    hue: np.ndarray
+    sat: np.ndarray
+    value: np.ndarray
+    chroma: np.ndarray
+
+
+def colour_bins(black_rgb: np.ndarray, white_rgb: np.ndarray) -> ColourBins:
+    """Every look-up bin's hue, saturation, value and chroma for one frame's black and white."""
+    step = 256 // LUT_LEVELS
+    c = np.arange(LUT_LEVELS, dtype=np.float32) * step + (step - 1) / 2
+    rgb = np.stack(np.meshgrid(c, c, c, indexing="ij"), axis=-1).reshape(-1, 3)
+    return ColourBins(*_hue_sat_value(normalise(rgb, np.asarray(black_rgb, np.float32),
+                                                np.asarray(white_rgb, np.float32))))
+
+
+def label_tables(bins: ColourBins, config: ReadConfig = ReadConfig(), min_saturations: tuple[float, ...] = (),
+                 hues: tuple[int, ...] = INK_HUES_256) -> list[np.ndarray]:
+    """:func:`classify_inks` over the bins, with the inks at ``hues`` (0..255, C M Y).
+
+    Returns
+    -------
+    list of ndarray, shape (L, L, L), int8
+        The table for ``config``, then one per extra minimum saturation (``min_saturations``).
+    """
+    hsvc = (bins.hue, bins.sat, bins.value, bins.chroma)
+    return [_label(*hsvc, config, sat, hues).reshape(LUT_LEVELS, LUT_LEVELS, LUT_LEVELS)
+            for sat in (config.ink_min_saturation, *min_saturations)]
+
+
 def ink_tables(black_rgb: np.ndarray, white_rgb: np.ndarray, config: ReadConfig = ReadConfig(),
                min_saturations: tuple[float, ...] = ()) -> list[np.ndarray]:
     """:func:`classify_inks` tabulated over 8-bit RGB for one frame's black and white.
@@ -188,12 +241,15 @@ def ink_tables(black_rgb: np.ndarray, white_rgb: np.ndarray, config: ReadConfig 
     list of ndarray, shape (L, L, L), int8
         The table for ``config``, then one per extra minimum saturation (``min_saturations``).
     """
-    step = 256 // LUT_LEVELS
-    c = np.arange(LUT_LEVELS, dtype=np.float32) * step + (step - 1) / 2
-    rgb = np.stack(np.meshgrid(c, c, c, indexing="ij"), axis=-1).reshape(-1, 3)
-    hsvc = _hue_sat_value(normalise(rgb, np.asarray(black_rgb, np.float32), np.asarray(white_rgb, np.float32)))
-    return [_label(*hsvc, config, sat).reshape(LUT_LEVELS, LUT_LEVELS, LUT_LEVELS)
-            for sat in (config.ink_min_saturation, *min_saturations)]
+    return label_tables(colour_bins(black_rgb, white_rgb), config, min_saturations)
+
+
+def bin_index(rgb: np.ndarray) -> np.ndarray:
+    """Flat look-up bin index of 8-bit (or float 0..255) RGB colours, shape ``rgb.shape[:-1]``."""
+    a = np.asarray(rgb)
+    q = (a if a.dtype == np.uint8 else np.clip(a, 0, 255).astype(np.uint8)) >> (8 - _LUT_BITS)
+    # one flat index (r, g, b bins) into the table: a single gather instead of three
+    return (q[..., 0].astype(np.intp) << (2 * _LUT_BITS)) | (q[..., 1].astype(np.intp) << _LUT_BITS) | q[..., 2]
 
 
 def classify_table(rgb: np.ndarray, table: np.ndarray) -> np.ndarray:
@@ -203,11 +259,53 @@ def classify_table(rgb: np.ndarray, table: np.ndarray) -> np.ndarray:
     -------
     ndarray, shape ``rgb.shape[:-1]``, int8
     """
-    a = np.asarray(rgb)
-    q = (a if a.dtype == np.uint8 else np.clip(a, 0, 255).astype(np.uint8)) >> (8 - _LUT_BITS)
-    # one flat index (r, g, b bins) into the table: a single gather instead of three
-    return table.reshape(-1)[(q[..., 0].astype(np.intp) << (2 * _LUT_BITS)) | (q[..., 1].astype(np.intp) << _LUT_BITS)
-                             | q[..., 2]]
+    return table.reshape(-1)[bin_index(rgb)]
+
+
+def fit_ink_hues(bins: ColourBins, index: np.ndarray, config: ReadConfig = ReadConfig(),
+                 start: tuple[int, ...] = INK_HUES_256) -> tuple[int, ...]:
+    """The inks' hues in this photo: per ink, the peak of the tile area's hue histogram near the palette's hue.
+
+    The markers' black and white normalise the photo's exposure and grey balance, but not what a colour cast or a
+    device's processing does to saturated colours: under a warm lamp magenta turns towards red and yellow towards
+    orange, a phone's saturation boost turns them further. The tile area's own saturated pixels show where the inks
+    lie: for each ink, the peak of their hue histogram (smoothed, ``ink_hue_smooth_256``) within
+    ``ink_hue_max_shift_256`` of its palette hue, weighed by a normal prior on the shift (``ink_hue_prior_256``). An
+    ink with fewer than ``ink_hue_min_pixels`` pixels within the hue tolerance of its peak keeps the palette's hue.
+
+    Parameters
+    ----------
+    bins : ColourBins
+        This frame's bins (:func:`colour_bins`).
+    index : ndarray, shape (N,), int
+        Bin indices (:func:`bin_index`) of the pixels of the tile area.
+    config : ReadConfig
+    start : tuple of int
+        The palette's hues, C M Y (0..255).
+
+    Returns
+    -------
+    tuple of int
+        The fitted hues, C M Y (0..255).
+    """
+    idx = np.asarray(index, np.intp).reshape(-1)
+    ok = (bins.sat[idx] >= config.ink_min_saturation * 255) & (bins.value[idx] >= config.ink_min_value) \
+        & (bins.chroma[idx] >= config.ink_min_chroma)
+    hist = np.bincount(bins.hue[idx[ok]].astype(np.intp) % 256, minlength=256).astype(np.float64)
+    r = int(np.ceil(3 * config.ink_hue_smooth_256))
+    k = np.arange(-r, r + 1)
+    kernel = np.exp(-0.5 * (k / max(config.ink_hue_smooth_256, 1e-6)) ** 2)
+    smooth = np.convolve(np.concatenate([hist[-r:], hist, hist[:r]]), kernel, "valid") if r > 0 else hist
+    tol = config.ink_hue_tolerance_256
+    shifts = np.arange(-config.ink_hue_max_shift_256, config.ink_hue_max_shift_256 + 1)
+    prior = np.exp(-0.5 * (shifts / config.ink_hue_prior_256) ** 2)
+    out = []
+    for h0 in start:
+        at = (h0 + shifts) % 256
+        peak = int(at[np.argmax(smooth[at] * prior)])
+        near = hist[(peak + np.arange(-tol, tol + 1)) % 256].sum()
+        out.append(peak if near >= config.ink_hue_min_pixels else int(h0))
+    return tuple(out)
 
 
 def rotation_loglik(ink_counts: np.ndarray, config: ReadConfig = ReadConfig()) -> np.ndarray:
