@@ -411,7 +411,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("image", metavar="IMAGE")
     sp.set_defaults(func=cmd_register)
 
-    sp = sub.add_parser("bench", help="per-stage milliseconds and peak memory")
+    sp = sub.add_parser("bench", help="per-stage milliseconds (wall clock and CPU, one core), peak memory, the floor")
     game_arg(sp)
     sp.add_argument("--frames", type=int, default=10, help="rendered 1280x960 frames to time")
     sp.add_argument("--image", nargs="+", help="time this photo instead (e.g. a 12 MP phone photo; a pair game: "

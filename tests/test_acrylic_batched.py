@@ -15,6 +15,8 @@ from vision.acrylic import (
     _grid_best_many,
     _local_mode,
     _prepare_shapes,
+    _Sampler,
+    for_photo,
 )
 
 
@@ -78,3 +80,35 @@ def test_edge_responses_of_many_outlines_are_each_ones_response(board_scene):
     for (P, N, sign), resp in zip(jobs, together):
         np.testing.assert_array_equal(resp, _edge_response(ev, P, N, offs, sign, config))
     assert together[0].max() > config.min_contrast  # the board's edge answers
+
+
+def test_sampling_many_point_sets_gives_each_sets_own_values():
+    """``_Sampler.many`` writes every set into one map: the values of one call on all the points (OpenCV's remap
+    may round the last bit differently by where a point lies in its map row), NaN off the map, and the sets' shapes
+    kept (an empty set too)."""
+    rng = np.random.default_rng(3)
+    img = rng.uniform(0.7, 1.2, (90, 130)).astype(np.float32)
+    img[:, :10] = np.nan
+    s = _Sampler(img, (-20.0, 35.0), 0.75)
+    sets = [rng.uniform(-40, 90, (7, 11, 2)), rng.uniform(-30, 80, (5000, 2)).astype(np.float32),
+            np.zeros((0, 2)), rng.uniform(-25, 70, (3, 2))]
+    together = s.many(sets)
+    one_call = s(np.concatenate([np.asarray(xy, np.float32).reshape(-1, 2) for xy in sets]))
+    ends = np.cumsum([int(np.prod(xy.shape[:-1])) for xy in sets])
+    for xy, v, w in zip(sets, together, np.split(one_call, ends[:-1])):
+        assert v.shape == xy.shape[:-1]
+        np.testing.assert_array_equal(v.ravel(), w)
+        np.testing.assert_allclose(v, s(xy), rtol=1e-6)
+    assert np.isnan(together[0]).any() and np.isfinite(together[1]).any()
+
+
+def test_board_shapes_are_made_once_for_photos_of_any_scale():
+    """``for_photo`` changes the contrast offset photo by photo; the shapes, which do not read it, are not made
+    again (the very same objects come back)."""
+    outlines = {"A": np.array([[0, 0], [120, 0], [140, 60], [60, 110], [0, 80]], float)}
+    config = AcrylicConfig()
+    near, far = for_photo(config, 0.5), for_photo(config, 2.0)
+    assert far.contrast_offset_mm != near.contrast_offset_mm
+    shapes, radii = _prepare_shapes(outlines, near)
+    again, radii2 = _prepare_shapes(outlines, far)
+    assert again is shapes and radii2 is radii

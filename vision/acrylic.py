@@ -557,11 +557,30 @@ class _Sampler:
 
     def many(self, xy_mm: list[np.ndarray]) -> list[np.ndarray]:
         """Several point sets (each (..., 2)) sampled in one call, shapes (...) each: the same values as one call
-        per set (each point is sampled on its own), without a call's overhead per set."""
-        flat = [np.asarray(a, dtype=np.float32).reshape(-1, 2) for a in xy_mm]
-        v = self(np.concatenate(flat)) if flat else np.zeros(0, np.float32)
-        ends = np.cumsum([len(f) for f in flat])
-        return [part.reshape(a.shape[:-1]) for part, a in zip(np.split(v, ends[:-1]), xy_mm)]
+        per set (each point is sampled on its own: the same float32 positions, cast, shifted and scaled as
+        ``__call__`` does), without a call's overhead per set, written into one map without concatenating."""
+        sizes = [int(np.prod(a.shape[:-1])) for a in xy_mm]
+        n = sum(sizes)
+        if n == 0:
+            return [np.zeros(a.shape[:-1], np.float32) for a in xy_mm]
+        cols = min(n, 4096)  # remap takes a 2-D map: rows of at most 4096 points
+        rows = -(-n // cols)
+        z = np.empty(rows * cols, np.complex64)  # the points as x + iy
+        i = 0
+        for a, m in zip(xy_mm, sizes):
+            z[i:i + m] = _as_xy(a)  # each coordinate cast to float32 as np.asarray(a, dtype=np.float32)
+            i += m
+        z[n:] = self.o_xy  # padding: any position, its values are dropped
+        z -= self.o_xy
+        q = z.view(np.float32)
+        q /= self.s
+        v = cv2.remap(self.img, q.reshape(rows, cols, 2), None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                      borderValue=float("nan")).ravel()
+        out, i = [], 0
+        for a, m in zip(xy_mm, sizes):
+            out.append(v[i:i + m].reshape(a.shape[:-1]))
+            i += m
+        return out
 
 
 def board_maps(level: np.ndarray, mm_per_px: float, config: AcrylicConfig = AcrylicConfig(),
@@ -892,7 +911,8 @@ def _prepare_shapes(outlines_mm: dict[str, np.ndarray], config: AcrylicConfig) -
     radii : ndarray, shape (n_r,)
         Radius bins of the polar grid (mm), spanning every shape's outline radii.
     """
-    key = (tuple((k, np.asarray(v, dtype=np.float64).tobytes()) for k, v in sorted(outlines_mm.items())), config)
+    key = (tuple((k, np.asarray(v, dtype=np.float64).tobytes()) for k, v in sorted(outlines_mm.items())),
+           _shape_fields(config))
     if key in _SHAPE_CACHE:
         return _SHAPE_CACHE[key]
     n_phi = config.polar_n_phi
@@ -936,6 +956,13 @@ def _prepare_shapes(outlines_mm: dict[str, np.ndarray], config: AcrylicConfig) -
     return shapes, radii
 
 
+def _shape_fields(config: AcrylicConfig) -> tuple[float, ...]:
+    """The fields ``_prepare_shapes`` reads: its cache key (``for_photo`` changes other fields photo by photo,
+    which must not make the shapes again)."""
+    return (config.polar_n_phi, config.polar_r_step_mm, config.polar_r_margin_mm, config.sample_step_mm,
+            config.interior_step_mm, config.interior_inset_mm)
+
+
 def _dft_matrices(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Real-input DFT as real and imaginary matrices (n, n//2+1), float32, and its inverse to the mean
     (n//2+1, n), complex64."""
@@ -969,7 +996,8 @@ def _polar_grid(radii: np.ndarray, config: AcrylicConfig, mm_per_px: float) -> t
         Radii extended by ``k`` bins either side (for the radial step), angles ``polar_n_phi``.
     n_offsets, k : int
     """
-    key = ("grid", radii.tobytes(), config, mm_per_px)
+    key = ("grid", radii.tobytes(), config.polar_n_phi, config.coarse_offset_mm, config.polar_r_step_mm,
+           config.polar_offset_mm, config.polar_offset_step_mm, mm_per_px)
     if key not in _SHAPE_CACHE:
         n_phi = config.polar_n_phi
         phi = np.arange(n_phi) * 2 * np.pi / n_phi

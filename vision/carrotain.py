@@ -57,11 +57,11 @@ class CarrotainVisionConfig:
         The chips are searched on a top view this coarse (their bright blobs, a chip 25 mm across), then each
         candidate fitted and read on a patch of the view at ``chip_mm_per_px`` around it (``vision.chips.find_chips``'
         ``patches``); not coarser than ``chip_mm_per_px`` (equal: searched and read on one view of the whole mat).
-        Equal by default: searched at 1.0 the chips stage and the views cost about 40 % less CPU (a first frame
-        about 20 ms), and a candidate whose rim cannot be fitted is judged by its depth on the fine patch
-        (``vision.chips``), but on dev c10 as a browser (device seeds 0 and 1) or a webcam (seed 1) delivers it a
-        glare crescent on a board's edge, borderline deep, is read as a blob chip (presence 0.07, flagged) instead
-        of an unread blob: exact -> doubt, three TUNE judgements worse, none better.
+        1 mm by default: the chips stage and the views cost about 40 % less CPU than searched at 0.5 (a first
+        frame about 12 % less). A candidate whose rim cannot be fitted is judged by its depth on the fine patch
+        (``vision.chips``); a rim is only one where enough crossings lie on the circle fitted to them (the glare
+        crescent on a board's edge in dev c10 as a browser delivers it, fitted from the 1 mm view's candidate, is
+        not: ``vision.chips._fit_rim``).
     chip_face_z_mm, board_top_z_mm, board_thickness_mm : float
         Heights of the chip faces and of the board tops above the table; board thickness.
     acrylic_index : float
@@ -99,7 +99,7 @@ class CarrotainVisionConfig:
 
     region_mm: tuple[float, float, float, float] = (-20.0, 0.0, 580.0, 420.0)
     chip_mm_per_px: float = 0.5
-    chip_search_mm_per_px: float = 0.5
+    chip_search_mm_per_px: float = 1.0
     board_mm_per_px: float = 1.0
     chip_face_z_mm: float = 2.0
     board_top_z_mm: float = 5.0

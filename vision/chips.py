@@ -56,7 +56,8 @@ class ChipConfig:
     rim_tolerance_mm : float
         Rim crossings further than this from the nominal radius are outliers.
     min_rim_rays : float
-        Fraction of rays with a good crossing needed to accept a chip.
+        Fraction of rays with a good crossing needed to accept a chip, and of rays whose crossing lies on the circle
+        fitted to them (within ``rim_outlier_mm``): fewer, and the crossings are no rim (a glare streak or crescent).
     rim_outlier_mm : float
         Crossings further than this from the first circle fit are dropped before the refit.
     fallback_peak_fraction, fallback_sigma_mm, fallback_confidence, fallback_max_area : float
@@ -567,13 +568,15 @@ def _fit_rim(smooth: np.ndarray, c: np.ndarray, s: float, config: ChipConfig) ->
         cc, rr = _fit_circle(pts)
         resid = np.hypot(*(pts - cc).T) - rr
         keep = np.abs(resid) * s < config.rim_outlier_mm
-        if keep.sum() >= config.min_rim_rays * config.n_rays and not keep.all():
+        on_circle = keep.sum() >= config.min_rim_rays * config.n_rays
+        if on_circle and not keep.all():
             pts = pts[keep]
             cc, rr = _fit_circle(pts)
             resid = np.hypot(*(pts - cc).T) - rr
         moved = float(np.hypot(*(cc - centre))) * s
         centre = cc
-        ok = abs(rr * s - R) < config.radius_tolerance * R
+        # a rim is a circle: too few crossings on the circle fitted to them (a glare crescent, print) is none
+        ok = abs(rr * s - R) < config.radius_tolerance * R and on_circle
         rim = _Rim(cc, rr, float(np.sqrt(np.mean(resid ** 2))) * s, len(pts), False) if ok else None
         if moved < config.rim_converged_mm:
             break

@@ -50,7 +50,9 @@ from vision.genial_numeral import (
     shared_blur_mm2,
     token_blur_mm2,
     with_fit_residual,
+    with_learned,
 )
+from vision.genial_numeral_model import NumeralModelConfig, features, load_model, predict
 from vision.genial_token_centre import TokenCentreConfig, corrected_centres
 from vision.genial_token_centre import token_centres as find_token_centres
 from vision.hexboard import HexBoardConfig, HexBoardSpec, lattice_fit, top_view
@@ -199,6 +201,7 @@ class GenialVisionConfig:
     numeral_mm: float = 4.8
     min_numeral_px: float = 3.0
     numeral: NumeralConfig = NumeralConfig()
+    numeral_model: NumeralModelConfig | None = NumeralModelConfig()
     symbol_inner_mm: tuple[tuple[str, float], ...] = (("orange", 4.3), ("blue", 4.6), ("green", 4.9), ("purple", 3.9))
     side_ink_margin: float = 0.15
     token_set: tuple[tuple[int, int, int], ...] = ((2, 2, 2), (3, 3, 2), (4, 3, 3))
@@ -874,8 +877,10 @@ def token_value(numeral: NumeralRead | None, dark: bool, numeral_px: float,
     if numeral is None or numeral.value not in (low, low + 1):
         return low, f"numeral not read (part of it outside the photo): value {low} or {low + 1}"
     if not numeral.sure:
+        learned = ("" if numeral.learned_value is None or numeral.learned_value == numeral.value
+                   else f", the learned reader reads {numeral.learned_value}")
         return numeral.value, (f"numeral unclear ({numeral.value} or {numeral.other}, fits {numeral.score:.3f} "
-                               f"and {numeral.other_score:.3f})")
+                               f"and {numeral.other_score:.3f}{learned})")
     return numeral.value, ""
 
 
@@ -909,13 +914,15 @@ def token_centres_mm(view: TableView, pose: HexBoardPose, tokens: Mapping[Cell, 
 
 def _read_numerals(view: TableView, centres_mm: Mapping[Cell, np.ndarray],
                    wanted: Mapping[Cell, tuple[str, bool, str | None]],
-                   blur_px: np.ndarray, config: GenialVisionConfig) -> dict[Cell, tuple[NumeralRead | None, float]]:
+                   blur_px: np.ndarray, config: GenialVisionConfig
+                   ) -> dict[Cell, tuple[NumeralRead | None, float, np.ndarray]]:
     """The numerals of the tokens on the towers ``wanted`` ({cell: (size, dark, symbol)}, their sides known),
-    each sampled at its token's top around its centre (``centres_mm``: :func:`token_centres_mm`), and how many
-    photo pixels tall each numeral is there (one projection per tower height). The templates are shared by the
+    each sampled at its token's top around its centre (``centres_mm``: :func:`token_centres_mm`), how many
+    photo pixels tall each numeral is there (one projection per tower height), and the sampled window
+    (:func:`~vision.genial_numeral.sample_luminances`, shape (n, n)). The templates are shared by the
     tokens of one height (their blur's mean); each token's own blur sets the margin its reading needs. A numeral
     too small to read is not compared (None)."""
-    out: dict[Cell, tuple[NumeralRead | None, float]] = {}
+    out: dict[Cell, tuple[NumeralRead | None, float, np.ndarray]] = {}
     for size in sorted({w[0] for w in wanted.values()}):
         cells = sorted(c for c, w in wanted.items() if w[0] == size)
         centres = np.array([centres_mm[c] for c in cells], dtype=np.float64)
@@ -928,8 +935,50 @@ def _read_numerals(view: TableView, centres_mm: Mapping[Cell, np.ndarray],
             _, dark, symbol = wanted[c]
             read = read_numeral(lums[i], dark, jacobians[i], blur_px, _numeral_inner_mm(symbol, config),
                                 config.numeral, shared) if i in readable else None
-            out[c] = (read, float(tall[i]))
+            out[c] = (read, float(tall[i]), lums[i])
+    return _learned(out, wanted, config)
+
+
+def _learned(reads: dict[Cell, tuple[NumeralRead | None, float, np.ndarray]],
+             wanted: Mapping[Cell, tuple[str, bool, str | None]], config: GenialVisionConfig
+             ) -> dict[Cell, tuple[NumeralRead | None, float, np.ndarray]]:
+    """The template reads with the learned reader's answers taken (:func:`~vision.genial_numeral.with_learned`;
+    unchanged when ``config.numeral_model`` is None): each compared numeral's window viewed as each candidate's
+    best template lies, all of the photo's in one batch."""
+    cells = [c for c, (r, _, _) in reads.items() if r is not None]
+    if config.numeral_model is None or not cells:
+        return reads
+    model = load_model(config.numeral_model)
+    rows, darks = [], []
+    for c in cells:
+        r, _, lum = reads[c]
+        assert r is not None
+        dark = wanted[c][1]
+        rows.append(features(lum, dark, {r.value: (r.rotation_deg, r.offset_mm),
+                                         r.other: (r.other_rotation_deg, r.other_offset_mm)}, model.config))
+        darks.append(dark)
+    out = dict(reads)
+    for c, ans in zip(cells, predict(model, np.stack(rows), np.array(darks)), strict=True):
+        r, tall, lum = reads[c]
+        assert r is not None
+        out[c] = (with_learned(r, ans.value, ans.sure, ans.confidence, model.agreed_fraction(r.blur_mm)), tall, lum)
     return out
+
+
+def numeral_windows(view: TableView, pose: HexBoardPose, tokens: Mapping[Cell, tuple[str, str | None]],
+                    wanted: Mapping[Cell, tuple[str, bool, str | None]], config: GenialVisionConfig
+                    ) -> dict[Cell, tuple[np.ndarray, NumeralRead | None, float]]:
+    """What the numeral reader sees of the tokens ``wanted`` ({cell: (size, dark, symbol)}) on one photo: per
+    token its sampled window (linear luminance, shape (n, n)), the read on the side given (the photo's fit residual
+    taken, as :func:`read_tokens` takes it) and the numeral's height in photo px. ``tokens`` ({cell: (size,
+    symbol)}): every standing tower's token, whose symbols correct the board pose together
+    (:func:`token_centres_mm`). For the training of a numeral model (``tools/genial_numeral_crops.py``)."""
+    blur = photo_blur(view, marker_layout(), config.numeral)
+    centres = token_centres_mm(view, pose, tokens, config)
+    reads = _read_numerals(view, centres, wanted, blur, config)
+    residual = fit_residual([r for r, _, _ in reads.values()])
+    return {c: (lum, None if r is None else with_fit_residual(r, residual, config.numeral), tall)
+            for c, (r, tall, lum) in reads.items()}
 
 
 def read_tokens(view: TableView, pose: HexBoardPose, present: Mapping[Cell, str], labs: Mapping[Cell, np.ndarray],
@@ -969,13 +1018,13 @@ def read_tokens(view: TableView, pose: HexBoardPose, present: Mapping[Cell, str]
         flip = {c: (w[0], not w[1], w[2]) for c, w in wanted.items() if c in unclear}
         others = _read_numerals(view, centres, flip, blur, config) if flip else {}
         earlier_reads = [n.read for n in earlier.numerals.values()] if earlier is not None else []
-        residual = fit_residual([r for r, _ in reads.values()] + earlier_reads)   # same camera, same light
+        residual = fit_residual([r for r, _, _ in reads.values()] + earlier_reads)   # same camera, same light
 
         def taken(r: NumeralRead | None) -> NumeralRead | None:
             return None if r is None else with_fit_residual(r, residual, config.numeral)
 
         numerals |= {c: NumeralCarry(wanted[c][1], taken(r), tall, taken(others[c][0]) if c in others else None)
-                     for c, (r, tall) in reads.items()}
+                     for c, (r, tall, _) in reads.items()}
     for c in sorted(unclear & set(numerals)):
         faces[c], numerals[c] = _side_by_ink(faces[c], numerals[c], config)
     out = []
@@ -997,7 +1046,7 @@ def _side_by_ink(face: TokenFace, carry: NumeralCarry, config: GenialVisionConfi
     dark_read, light_read = by_side[True], by_side[False]
     side = face.dark
     if dark_read is not None and light_read is not None:
-        gap = dark_read.score - light_read.score
+        gap = dark_read.best_score - light_read.best_score
         if abs(gap) >= config.side_ink_margin:
             side = gap > 0
             face = TokenFace(side, face.symbol, tuple(p for p in face.doubts if not p.startswith("side unclear")))

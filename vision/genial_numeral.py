@@ -116,6 +116,24 @@ class NumeralRead:
         once :func:`with_fit_residual` has taken it.
     fit_residual : float or None
         The photo's fit residual taken (None: not yet).
+    other_rotation_deg : float
+        Turn of the other candidate's best template.
+    other_offset_mm : (float, float)
+        Where the other candidate's best template's centre lies from the tower's centre (table mm).
+    learned_value : int or None
+        The learned reader's value (:mod:`vision.genial_numeral_model`; None: not asked).
+    learned_sure : bool
+        The learned reader is sure of ``learned_value`` by itself (its calibrated confidence).
+    learned_confidence : float
+        Its confidence (0..2).
+    agreed_fraction : float
+        Where the learned reader agrees with the templates, the fraction of ``needed`` the templates' margin must
+        reach (the model's calibration: two readers that look differently agreeing are surer than either).
+
+    A read is sure (:attr:`sure`) only where the learned reader, when asked, agrees with ``value``, and then when
+    the learned reader is sure by itself or the templates' margin reaches ``agreed_fraction * needed``
+    (:func:`with_learned` puts a value the learned reader is sure of first). Where they disagree the value stays
+    the template's and is doubtful.
     """
 
     value: int
@@ -127,14 +145,45 @@ class NumeralRead:
     blur_mm: float = 0.0
     needed: float = 0.0
     fit_residual: float | None = None
+    other_rotation_deg: float = 0.0
+    other_offset_mm: tuple[float, float] = (0.0, 0.0)
+    learned_value: int | None = None
+    learned_sure: bool = False
+    learned_confidence: float = 0.0
+    agreed_fraction: float = 1.0
 
     @property
     def margin(self) -> float:
         return self.score - self.other_score
 
     @property
-    def sure(self) -> bool:
+    def best_score(self) -> float:
+        """The better of the two candidates' template fits (whichever :attr:`value` is)."""
+        return max(self.score, self.other_score)
+
+    @property
+    def template_sure(self) -> bool:
         return self.margin >= self.needed
+
+    @property
+    def sure(self) -> bool:
+        if self.learned_value is None:
+            return self.template_sure
+        return self.learned_value == self.value and (
+            self.learned_sure or self.margin >= self.agreed_fraction * self.needed)
+
+
+def with_learned(read: NumeralRead, value: int, sure: bool, confidence: float,
+                 agreed_fraction: float = 1.0) -> NumeralRead:
+    """The read with the learned reader's answer taken (class doc): a value it is sure of comes first (the
+    template's fits and poses swapped with it), any other leaves the template's value first."""
+    out = replace(read, learned_value=int(value), learned_sure=bool(sure), learned_confidence=float(confidence),
+                  agreed_fraction=float(agreed_fraction))
+    if sure and value == read.other:
+        out = replace(out, value=read.other, other=read.value, score=read.other_score, other_score=read.score,
+                      rotation_deg=read.other_rotation_deg, offset_mm=read.other_offset_mm,
+                      other_rotation_deg=read.rotation_deg, other_offset_mm=read.offset_mm)
+    return out
 
 
 @lru_cache(maxsize=1)
@@ -409,14 +458,15 @@ def read_numeral(luminance: np.ndarray, dark: bool, jacobian_px_per_mm: np.ndarr
         shift = (np.array([s % side, s // side]) - (side - 1) / 2.0) * config.mm_per_px
         turn = float(r * config.rotation_step_deg)
         best.append((float(ncc[r, s]), value, turn, (float(shift[0]), float(shift[1]))))
-    (s_a, v_a, rot_a, off_a), (s_b, v_b, _, _) = sorted(best, reverse=True)
-    return NumeralRead(v_a, v_b, s_a, s_b, rot_a, off_a, blur_mm, needed)
+    (s_a, v_a, rot_a, off_a), (s_b, v_b, rot_b, off_b) = sorted(best, reverse=True)
+    return NumeralRead(v_a, v_b, s_a, s_b, rot_a, off_a, blur_mm, needed, other_rotation_deg=rot_b,
+                       other_offset_mm=off_b)
 
 
 def fit_residual(reads: Iterable[NumeralRead | None]) -> float | None:
     """How badly a photo's numerals fit their best templates: the median of 1 - best correlation over ``reads``
     (the numerals compared on one photo, or on the photos of one camera); None when none was compared."""
-    misfits = [1.0 - r.score for r in reads if r is not None]
+    misfits = [1.0 - r.best_score for r in reads if r is not None]
     return float(np.median(misfits)) if misfits else None
 
 
