@@ -10,9 +10,12 @@ of fixed RGB thresholds.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
+
+from core.row_stats import percentile_last
 
 #: Cells across an ArUco 4x4 marker including its black border.
 _CELLS_4X4 = 6
@@ -248,7 +251,7 @@ def _sample(image_rgb: np.ndarray, H: np.ndarray, uv: np.ndarray) -> np.ndarray:
 def _trimmed_mean(samples: np.ndarray, lo_hi: tuple[float, float]) -> tuple[np.ndarray, int]:
     """Per-channel mean of the samples whose luminance lies within the percentiles; (mean (3,), count)."""
     lum = samples @ np.array([0.299, 0.587, 0.114])
-    lo, hi = np.percentile(lum, lo_hi)
+    lo, hi = (percentile_last(lum, float(q)) for q in lo_hi)  # np.percentile's numbers
     keep = (lum >= lo) & (lum <= hi)
     if not np.any(keep):
         keep[:] = True
@@ -257,6 +260,19 @@ def _trimmed_mean(samples: np.ndarray, lo_hi: tuple[float, float]) -> tuple[np.n
 
 def _cell_grid(cells: np.ndarray, config: ColourConfig) -> tuple[np.ndarray, np.ndarray]:
     """Unit-square sample points inside the white and black cells: (white_uv (N, 2), black_uv (M, 2))."""
+    return _cell_grid_of(cells.shape[0], np.asarray(cells, bool).tobytes(), config)
+
+
+@lru_cache(maxsize=64)
+def _cell_grid_of(n: int, cells: bytes, config: ColourConfig) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_cell_grid` of an ``n`` x ``n`` marker given as its cells' bytes (cached per marker: read-only)."""
+    white, black = _cell_points(np.frombuffer(cells, bool).reshape(n, n), config)
+    white.setflags(write=False)
+    black.setflags(write=False)
+    return white, black
+
+
+def _cell_points(cells: np.ndarray, config: ColourConfig) -> tuple[np.ndarray, np.ndarray]:
     n = cells.shape[0]
     k = config.samples_per_cell
     offs = (np.arange(k) + 0.5) / k - 0.5
@@ -271,8 +287,9 @@ def _cell_grid(cells: np.ndarray, config: ColourConfig) -> tuple[np.ndarray, np.
     return np.concatenate(white), np.concatenate(black)
 
 
+@lru_cache(maxsize=8)
 def _quiet_ring(config: ColourConfig) -> np.ndarray:
-    """Unit-square points in the white ring just outside the black square, shape (N, 2)."""
+    """Unit-square points in the white ring just outside the black square, shape (N, 2) (cached: read-only)."""
     a, b = config.quiet_band
     t = (np.arange(config.quiet_samples_per_side) + 0.5) / config.quiet_samples_per_side
     pts = []
@@ -280,7 +297,9 @@ def _quiet_ring(config: ColourConfig) -> np.ndarray:
         s = -d + t * (1 + 2 * d)
         pts += [np.stack([s, np.full_like(s, -d)], 1), np.stack([s, np.full_like(s, 1 + d)], 1)]
         pts += [np.stack([np.full_like(s, -d), s], 1), np.stack([np.full_like(s, 1 + d), s], 1)]
-    return np.concatenate(pts)
+    ring = np.concatenate(pts)
+    ring.setflags(write=False)
+    return ring
 
 
 def measure_colour_reference(

@@ -116,3 +116,22 @@ def test_one_srgb_linear_conversion_both_ways():
     x = np.linspace(0.0, 1.0, 257)
     assert np.allclose(linear_to_srgb(srgb_to_linear(x)), x, atol=1e-12)
     assert np.isclose(srgb_to_linear(np.array([0.5]))[0], 0.21404, atol=1e-5)  # the sRGB standard's curve
+
+
+def test_tabulated_sampling_is_the_two_step_sampling(view):
+    """``HeightMapping.sample`` of an 8-bit photo (the tabulated positions fed to the photo's remap as one map) gives
+    exactly what mapping the points (``to_px``) and then sampling them (``_remap_points``) gives, table or not."""
+    from vision.view import HeightMapping, _remap_points
+
+    region = (100.0, 80.0, 400.0, 300.0)
+    m = HeightMapping(view.calibration, 3.0)
+    rng = np.random.default_rng(3)
+    # more points than one remap row holds, a few outside the table (the exact mapping), and few points
+    for pts in (np.asarray(region[:2]) + rng.uniform([0, 0], [300, 220], (9000, 2)),
+                rng.uniform([50, 50], [450, 350], (300, 2)), rng.uniform([150, 150], [200, 200], (10, 2))):
+        for prepared in (False, True):
+            if prepared:
+                m.prepare(region, 5.0)
+            want = _remap_points(view.image_rgb, m.to_px(pts), "replicate").astype(np.float32)
+            got = m.sample(view.image_rgb, pts)
+            assert got.dtype == np.float32 and np.array_equal(got, want)

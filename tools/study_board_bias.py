@@ -12,6 +12,10 @@ challenge board of the truth read under its own id:
   kit's own wall parallax there (how far the bottom edge appears outside the top edge in a view at the board tops);
 - the board's rigid pose error: its outline's centroid minus the truth's, split into the part away from the camera's
   nadir (radial, + away) and across it, and its rotation error;
+- the same pose error split by the scene's main light (the kit's light giving the table centre the most light,
+  power / distance^2): along the direction away from it (+ the outline lies towards the board's cast shadow) and
+  across, and the outline points binned by how their edge faces that light (the cosine between n and the direction
+  away from the light: > 0 the edge's shadow falls outside the board);
 - every truth chip matched to a read chip (nearest within ``--match-mm``): the centre error, radial (+ away from the
   nadir) and across, and the decisive quantity: the chip's margin as read minus its true margin (signed distance to
   the challenge boards' union boundary, + inside), split into the board part (the true centre against the read
@@ -52,6 +56,21 @@ def camera_of(item: Item) -> tuple[np.ndarray, float, float]:
     return np.array([1000.0 * x, -1000.0 * y]), 1000.0 * z - KIT_MARKER_Z_MM, float(cam.get("tilt_deg", 0.0))
 
 
+def light_of(item: Item) -> tuple[np.ndarray, float]:
+    """(unit vector in the table frame pointing away from the scene's main light (2,), cot of its elevation).
+
+    The main light is the kit's light giving the table centre the most light (``power_w / distance_m^2``). The kit
+    places a light at azimuth a in Blender's frame (``cos a, sin a``), whose y is the table's -y: seen from the table
+    the light lies towards (cos a, -sin a), and a board's shadow falls the other way.
+    """
+    lights = item.doc["scene"]["render"].get("lights") or []
+    if not lights:
+        return np.zeros(2), 0.0
+    main = max(lights, key=lambda light: float(light["power_w"]) / float(light["distance_m"]) ** 2)
+    az, el = np.radians(float(main["azimuth_deg"])), np.radians(float(main["elevation_deg"]))
+    return np.array([-np.cos(az), np.sin(az)]), float(1.0 / np.tan(el))
+
+
 def _samples(outline: np.ndarray, step_mm: float) -> tuple[np.ndarray, np.ndarray]:
     from vision.acrylic import outline_samples
 
@@ -61,6 +80,7 @@ def _samples(outline: np.ndarray, step_mm: float) -> tuple[np.ndarray, np.ndarra
 def board_rows(item: Item, state, device: str, set_name: str, step_mm: float) -> list[dict]:
     """Per challenge board read under its truth id: point errors and the rigid pose error."""
     nadir, height, tilt = camera_of(item)
+    shadow_dir, light_cot = light_of(item)
     rows = []
     for tb in item.doc["scene"]["boards"]:
         if tb.get("role") != "challenge" or "tilt" in tb:
@@ -90,7 +110,9 @@ def board_rows(item: Item, state, device: str, set_name: str, step_mm: float) ->
                      "height": height, "signed": signed, "facing": facing, "kit_wall": kit_wall,
                      "abs_mean": float(np.mean(np.abs(signed))), "radial": float(dc @ away),
                      "across": float(dc @ np.array([-away[1], away[0]])), "rot_deg": rot_err,
-                     "dist_nadir": float(np.hypot(*(c_true - nadir)))})
+                     "dist_nadir": float(np.hypot(*(c_true - nadir))),
+                     "shadow_facing": N @ shadow_dir, "along_light": float(dc @ shadow_dir),
+                     "across_light": float(dc @ np.array([-shadow_dir[1], shadow_dir[0]])), "light_cot": light_cot})
     return rows
 
 
@@ -176,6 +198,19 @@ def report_boards(rows: list[dict], title: str) -> None:
     print(f"  board centroid error, radial (+ away from nadir) {_stats(radial)}")
     print(f"  board centroid error, across                     {_stats(across)}")
     print(f"  board rotation error, deg                        {_stats(rot[np.isfinite(rot)])}")
+    shadow_facing = np.concatenate([r["shadow_facing"] for r in rows])
+    for lo, hi, label in ((-1.01, -0.5, "edge faces the light"), (-0.5, 0.5, "side-on to the light"),
+                          (0.5, 1.01, "edge faces its shadow")):
+        m = (shadow_facing >= lo) & (shadow_facing < hi)
+        print(f"    {label:28s} {_stats(signed[m])}")
+    along = np.array([r["along_light"] for r in rows])
+    cot = np.array([r["light_cot"] for r in rows])
+    print(f"  board centroid error, away from the main light   {_stats(along)}")
+    print(f"  board centroid error, across the main light      {_stats(np.array([r['across_light'] for r in rows]))}")
+    if len(rows) > 2 and np.std(cot) > 0:
+        print(f"    correlation of the error away from the light with cot(its elevation): "
+              f"{np.corrcoef(along, cot)[0, 1]:+.2f}; percentiles 10/50/90/95 of it: "
+              + " ".join(f"{v:+.2f}" for v in np.percentile(along, [10, 50, 90, 95])))
     print(f"  board mean |point error|                         {_stats(np.array([r['abs_mean'] for r in rows]))}")
     tilt = np.array([r["tilt"] for r in rows])
     for lo, hi in ((0, 10), (10, 20), (20, 30), (30, 90)):
@@ -238,7 +273,8 @@ def main(argv: list[str] | None = None) -> int:
             if args.per_board:
                 for r in brows:
                     print(f"    {r['name']:28s} {r['board']}  tilt {r['tilt']:4.1f}  |pt| {r['abs_mean']:.2f}  "
-                          f"radial {r['radial']:+.2f}  across {r['across']:+.2f}  rot {r['rot_deg']:+.2f}")
+                          f"radial {r['radial']:+.2f}  across {r['across']:+.2f}  rot {r['rot_deg']:+.2f}  "
+                          f"away from the light {r['along_light']:+.2f}")
             all_b += brows
             all_c += crows
     for device in args.device.split(","):

@@ -7,6 +7,7 @@ against the frame's colour reference, and turns the detectors' doubts into sigma
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -39,6 +40,7 @@ from vision.carrotain_view import (
     top_view,
     top_view_maps,
 )
+from vision.cast_shadow import ShadowConfig, boards_toward_light, cast_shadow, chip_rings
 from vision.chips import ChipConfig, ChipDetection, PatchReader, find_chips
 from vision.colour import palette_to_normalised
 
@@ -93,6 +95,9 @@ class CarrotainVisionConfig:
         scene that moved further than this (or no longer fits) sends the frame to a fresh search.
     still : StillConfig
         Warm reads: the checks that a later frame of a still scene still shows what was read (``StillProbe``).
+    shadow : ShadowConfig
+        The fitted boards lie displaced towards their cast shadow: read its direction from the chips' shadows and
+        move them back towards the light (``vision.cast_shadow``).
     chips : ChipConfig
     boards : AcrylicConfig
     """
@@ -118,6 +123,7 @@ class CarrotainVisionConfig:
     unread_near_field_mm: float = 20.0
     warm_max_move_mm: float = 2.0
     still: StillConfig = field(default_factory=StillConfig)
+    shadow: ShadowConfig = field(default_factory=ShadowConfig)
     chips: ChipConfig = field(default_factory=ChipConfig)
     boards: AcrylicConfig = field(default_factory=AcrylicConfig)
 
@@ -648,6 +654,8 @@ def recognise_warm(
     else:
         boards, fits, refitted = _fit_boards(challenge_rgb, cal, ref, chips, carry, b_img, views, config, comp,
                                              layout, timer)
+        with timer.stage("shadow"):
+            boards = _toward_the_light(boards, challenge_rgb, cal, ref, read[0], config)
         checks = None
         if probe:
             with timer.stage("still_probe"):
@@ -660,6 +668,19 @@ def recognise_warm(
         chips = _refraction_correction(chips, boards, cal, config)
     flags += _reading_flags(chips, boards, config)
     return CarrotainState(tuple(chips), tuple(boards), tuple(flags)), new_carry
+
+
+def _toward_the_light(boards: list[BoardReading], challenge_rgb: np.ndarray, cal, ref, chips: Sequence[ChipReading],
+                      config: CarrotainVisionConfig) -> list[BoardReading]:
+    """The fitted boards moved ``ShadowConfig.board_shift_mm`` towards the light, where the chips' own shadows show
+    which way it falls (``vision.cast_shadow``): a board's outline is fitted to the board seen plus its shadow on the
+    mat. Unread acrylic regions and every board of a photo without a clear shadow direction stay as they are; the fits
+    a later frame is re-fitted from are not moved (this reads where the board lies, not where its evidence does)."""
+    if config.shadow.board_shift_mm <= 0 or not chips or not boards:
+        return boards
+    patches = _chip_patch_reader(challenge_rgb, cal, ref, config)
+    shadow = cast_shadow(chip_rings(patches, [c.xy_mm for c in chips], config.shadow), config.shadow)
+    return boards_toward_light(boards, shadow, config.shadow)
 
 
 def _checkable_carry(carry: CarrotainCarry | None, views: CarrotainViews, before_image: np.ndarray | None

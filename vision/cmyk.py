@@ -14,6 +14,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
+from core.row_stats import median_last, percentile_last
 from core.timing import StageTimer
 from geometry import trilattice as tl
 from geometry.mosaic import illegal_contacts
@@ -264,11 +265,13 @@ def tile_evidence(lab: np.ndarray, mm_per_px: float, window_mm: float, min_share
     ndarray, shape (H, W), bool
     """
     k = max(3, int(round(window_mm / mm_per_px)) | 1)
+    # a whole count is at least min_share * k * k where it is at least that bound rounded up: compared in 16 bits
+    need = np.uint16(min(np.ceil(max(min_share * k * k, 0.0)), np.iinfo(np.uint16).max))
     out = np.ones(lab.shape, bool)
     for ink in range(len(rd.INKS)):
         count = cv2.boxFilter((lab == ink).view(np.uint8), cv2.CV_16U, (k, k), normalize=False,
                               borderType=cv2.BORDER_CONSTANT)  # at most k * k: no overflow below k = 255
-        out &= count >= min_share * k * k
+        out &= count >= need
     return out
 
 
@@ -305,7 +308,7 @@ def _mosaic_region(search: _SearchView, inks: _InkTables, config) -> tuple[tuple
     """:func:`_find_mosaic_region` on the search view."""
     mpp = config.coarse_mm_per_px
     x0, y0 = search.origin_mm
-    lab = inks.strict.reshape(-1)[search.bins]
+    lab = np.take(inks.strict.reshape(-1), search.bins)  # np.take: a fifth of fancy indexing's cost
     evidence = tile_evidence(lab, mpp, config.evidence_window_mm, config.evidence_min_share)
     n, comp, stats, _ = cv2.connectedComponentsWithStats(evidence.astype(np.uint8))
     min_area = config.min_tile_area_share * config.edge_mm ** 2 / mpp ** 2
@@ -313,12 +316,19 @@ def _mosaic_region(search: _SearchView, inks: _InkTables, config) -> tuple[tuple
     if not keep:
         return None
     # one mosaic per photo: every tile-like blob belongs to it (a split mosaic stays whole)
-    sel = np.isin(comp, keep)
-    ys, xs = np.nonzero(sel)
+    kept = np.zeros(n, bool)
+    kept[keep] = True
+    sel = np.take(kept, comp)
+    # the kept pixels' extent and mean position from their row and column counts: whole-number sums, so the same
+    # numbers as ``np.nonzero``'s coordinates' min, max and mean
+    per_col, per_row = sel.sum(axis=0), sel.sum(axis=1)
+    xs, ys = np.flatnonzero(per_col), np.flatnonzero(per_row)
+    count = int(per_col.sum())
     m = config.region_margin_mm
-    region = (x0 + xs.min() * mpp - m, y0 + ys.min() * mpp - m, x0 + (xs.max() + 1) * mpp + m,
-              y0 + (ys.max() + 1) * mpp + m)
-    centre = np.array([x0 + xs.mean() * mpp, y0 + ys.mean() * mpp])
+    region = (x0 + xs[0] * mpp - m, y0 + ys[0] * mpp - m, x0 + (xs[-1] + 1) * mpp + m, y0 + (ys[-1] + 1) * mpp + m)
+    x_mean = np.float64(int(per_col @ np.arange(len(per_col)))) / count
+    y_mean = np.float64(int(per_row @ np.arange(len(per_row)))) / count
+    centre = np.array([x0 + x_mean * mpp, y0 + y_mean * mpp])
     return region, centre, _CoarseView(evidence, (float(x0), float(y0)), mpp)
 
 
@@ -667,18 +677,23 @@ def _read_bands(image_rgb, mapper, frame, cands, inks: _InkTables, config) -> _B
     occ = [k for k in range(len(cands)) if ink_frac[k] >= config.occupancy_min_ink
            and order_share[k] >= config.occupancy_min_order_share]
     counts = all_counts[occ]
-    rot_ll = np.array([rd.rotation_loglik(c, config.read) for c in counts]).reshape(-1, 3)
+    rot_ll = rd.rotation_logliks(counts, config.read)
     rots = np.argmax(rot_ll, axis=1)
     # registration: share of each band's samples in the ink the rotation gives it (misplaced
     # sampling, e.g. from an unmodelled lens, mixes neighbouring bands and ground in)
-    purity = np.array([np.mean([share[k, d, rd.INKS.index(rd.ROTATIONS[rots[t]][d])] for d in range(3)])
-                       for t, k in enumerate(occ)])
+    # (the mean of the three bands' shares, added in band order as np.mean adds three)
+    band_share = np.take_along_axis(share[occ], _ROTATION_INKS[rots][:, :, None], axis=2)[..., 0]  # (T, 3)
+    purity = (band_share[:, 0] + band_share[:, 1] + band_share[:, 2]) / 3
     # faint inks (washed out by glare, partly covered) still count as tile colour for completeness
     faint = rd.classify_table(cols, inks.faint)
     faint_share = _band_counts(faint, o, nb) / np.array(nb, float)[None, :, None]
     unread = _unread_cells(cands, occ, rots, faint_share, config)
     return _BandReading(cells=[cands[k] for k in occ], occupied=occ, colours=cols, offsets=o, counts=counts,
                         rotation_ll=rot_ll, rotations=rots, purity=purity, unread=unread)
+
+
+#: Each rotation's band inks as indices into ``cmyk_read.INKS``, shape (3 rotations, 3 bands H, P, N).
+_ROTATION_INKS = np.array([[rd.INKS.index(ink) for ink in rot] for rot in rd.ROTATIONS], np.intp)
 
 
 def _register_bands(image_rgb, mapper, frame: tl.TriangleLattice, cands: list, inks: _InkTables, bands: _BandReading,
@@ -798,8 +813,10 @@ def _read_marks(image_rgb, mapper, frame, px_per_mm: float, bands: _BandReading,
     cells = bands.cells
     mcols = mapper.sample(image_rgb, _cell_points(frame, cells, lines.reshape(-1, 2), e))
     mcols = mcols.reshape(len(cells), 3, len(config.mark_offsets_mm), len(s), 3)
-    lum_o = mcols.mean(axis=4)  # (T, 3, O, L): one profile per offset across the band
-    band_lum = np.percentile(lum_o, config.band_luminance_percentile, axis=(2, 3), keepdims=True)
+    # (T, 3, O, L): one profile per offset across the band; the channels' mean as the sum of three over three
+    # (NumPy's mean of three, the same numbers at a fraction of its strided reduction's cost)
+    lum_o = (mcols[..., 0] + mcols[..., 1] + mcols[..., 2]) / 3
+    band_lum = percentile_last(lum_o.reshape(len(cells), 3, -1), config.band_luminance_percentile)[..., None, None]
     dark_o = 1.0 - lum_o / np.maximum(band_lum, 1.0)
     # the marks' row: the window of offsets with the most darkness (absorbs ~1-2 mm misregistration)
     energy = np.clip(dark_o, 0, None).sum(axis=3)  # (T, 3, O)
@@ -807,7 +824,11 @@ def _read_marks(image_rgb, mapper, frame, px_per_mm: float, bands: _BandReading,
     csum = np.stack([energy[..., i:i + win].sum(axis=2) for i in range(energy.shape[2] - win + 1)], axis=2)
     start = np.argmax(csum, axis=2)  # (T, 3)
     idx = start[..., None] + np.arange(win)
-    dark = np.take_along_axis(dark_o, idx[..., None], axis=2).mean(axis=2)  # (T, 3, L)
+    rows = np.take_along_axis(dark_o, idx[..., None], axis=2)  # (T, 3, win, L)
+    dark = rows[:, :, 0]
+    for i in range(1, win):  # their mean, the rows added in order as np.mean adds them
+        dark = dark + rows[:, :, i]
+    dark = dark / win  # (T, 3, L)
     templates, _ = rd.mark_templates(s, blur.sigma_px / max(px_per_mm, config.min_px_per_mm), config.read)
     mll, mamp, noise_var = rd.mark_fit(dark.reshape(-1, len(s)), templates, config.read)
     # what the marks can tell apart, at the most blur the photo may have along a band (a motion blur's direction)
@@ -818,27 +839,45 @@ def _read_marks(image_rgb, mapper, frame, px_per_mm: float, bands: _BandReading,
     mamp = mamp.reshape(len(cells), 3, 6)
     black_lin = rd.srgb_to_linear(black / 255.0)
     o = bands.offsets
-    cols = bands.colours[bands.occupied]
-    band_lin = np.stack([np.median(rd.srgb_to_linear(cols[:, o[d]:o[d + 1]] / 255.0), axis=1) for d in range(3)],
+    linear = _sample_linear(image_rgb.dtype)
+    cols = linear(bands.colours[bands.occupied])
+    band_lin = np.stack([median_last(np.swapaxes(cols[:, o[d]:o[d + 1]], 1, 2)) for d in range(3)],
                         axis=1)  # (T, 3 bands, 3)
-    ground_lin = rd.srgb_to_linear(cols[:, o[3]:o[4]] / 255.0)
+    ground_lin = cols[:, o[3]:o[4]]
     inks = np.array([[rd.INKS.index(rd.ROTATIONS[r][d]) for d in range(3)] for r in bands.rotations])
     gest, dark_lum = rd.ground_levels_batch(ground_lin, band_lin, inks, black_lin, config.read)
     corner_t, centre_t = _letter_samples(e, config.sample_step_mm, config.band_mm, config.k_corner_band_clear_mm,
                                          config.k_letter_radius_mm, config.k_centre_radius_mm)
     lcols = mapper.sample(image_rgb, _cell_points(frame, cells, np.concatenate([corner_t, centre_t]), e))
-    llin = rd.srgb_to_linear(lcols.reshape(len(cells), len(corner_t) + len(centre_t), 3) / 255.0)
+    llin = linear(lcols.reshape(len(cells), len(corner_t) + len(centre_t), 3))
     corner_v, centre_v = rd.letter_values(llin[:, :len(corner_t)], llin[:, len(corner_t):],
                                           rd.band_gain(band_lin, inks, black_lin, config.read), black_lin, config.read)
     out = []
+    rotation_post = rd.posteriors(bands.rotation_ll)  # every tile's at once: the same numbers as one row's
     for t in range(len(cells)):
         r = int(bands.rotations[t])
-        p = rd.posterior(bands.rotation_ll[t])
+        p = rotation_post[t]
         out.append(rd.TileEvidence(rotation=r, rotation_confidence=float(p[r]), ground_est=gest[t], mark_ll=mll[t],
                                    mark_amp=mamp[t], dark_luminance=float(dark_lum[t]),
                                    mark_ll_resolved=mll_resolved[t], k_corner_value=float(corner_v[t]),
                                    k_centre_value=float(centre_v[t])))
     return out
+
+
+def _sample_linear(image_dtype: np.dtype):
+    """The linear light (``cmyk_read.srgb_to_linear``) of sampled colours (``HeightMapping.sample``'s float32, on
+    the 0..255 scale), as a function: of an 8-bit photo's samples (whole values) through a table of the 256
+    values, the same numbers at a fraction of the cost."""
+    if np.dtype(image_dtype) != np.uint8:
+        return lambda cols: rd.srgb_to_linear(np.asarray(cols) / 255.0)
+    table = _srgb_table()
+    return lambda cols: np.take(table, np.asarray(cols).astype(np.uint8))
+
+
+@lru_cache(maxsize=1)
+def _srgb_table() -> np.ndarray:
+    """``cmyk_read.srgb_to_linear`` of the 256 sample values (float32 over 255, as the samples are divided)."""
+    return _read_only(rd.srgb_to_linear(np.arange(256, dtype=np.float32) / 255.0))
 
 
 def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence], config: CmykVisionConfig,
@@ -847,8 +886,7 @@ def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence], config: 
     ``marks_resolved``: the photo resolves the marks' dots (:func:`_calibrated_evidence`)."""
     cells = bands.cells
     evidence, weight, pooled, gsigma = _calibrated_evidence(evidence, config, marks_resolved)
-    weighed = [replace(ev, mark_ll=_weighed_marks(ev, weight, pooled)) for ev in evidence]
-    own_scores, columns = rd.score_matrix(weighed, config.read, gsigma)
+    own_scores, columns = rd.score_matrix(evidence, config.read, gsigma, _weighed_marks(evidence, weight, pooled))
     chosen = rd.assign(own_scores)
     scores = own_scores
     bonus = np.zeros_like(own_scores)
@@ -858,11 +896,12 @@ def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence], config: 
         scores = own_scores + bonus
         chosen = rd.assign(scores)
     sure = _confidence_scores(evidence, scores, bonus, gsigma, config, cells, chosen, columns)
+    sure_posterior = rd.posteriors(sure)  # every row's posterior at once: the same numbers as one row's
     flags: list[Flag] = []
     tiles = []
     for t, cell in enumerate(cells):
         tile, tile_flags = _tile_reading(cell, evidence[t], scores[t], int(chosen[t]), columns,
-                                         float(bands.purity[t]), config, sure[t])
+                                         float(bands.purity[t]), config, sure[t], sure_posterior[t])
         tiles.append(tile)
         flags.extend(tile_flags)
     purity = float(np.median(bands.purity))
@@ -879,18 +918,22 @@ def _assign_tiles(bands: _BandReading, evidence: list[rd.TileEvidence], config: 
     return tiles, flags
 
 
-def _weighed_marks(ev: rd.TileEvidence, weight: float | np.ndarray, pooled: float | None = None) -> np.ndarray:
-    """The mark log-likelihoods (3, 7) the readings use: the levels only as far as the photo resolves them
+def _weighed_marks(evidence: list[rd.TileEvidence], weight: float | np.ndarray,
+                       pooled: float | None = None) -> np.ndarray:
+    """Every tile's mark log-likelihoods (T, 3, 7) the readings use: the levels only as far as the photo resolves them
     (``TileEvidence.mark_ll_resolved``: a blurred dot and dash leave levels 0 and 1 to the ground) and at the marks'
     reliability here (``weight``, per ink as each band's ink: they agree with the ground colours that far; a webcam
     loses them, often one ink's), and whether a band carries a mark at all (the last column, a K tile's "no mark") at
     the marks' reliability over all inks (``pooled``; without it, the band's ink's): a photo that blurs the dots
     into the band also blurs a K tile's bare band into "a mark" (webcam simulation: K tiles read "a mark" at -7 to
     -18 while their black corners and letter say K, ``cmyk_read.k_ground_loglik``)."""
-    levels = (ev.mark_ll if ev.mark_ll_resolved is None else ev.mark_ll_resolved)[:, :6]
-    band_w = _band_weights(ev, weight)
-    marks = ev.mark_ll[:, 6:] * (band_w if pooled is None else pooled)
-    return np.concatenate([levels * band_w, marks], axis=1)
+    if not evidence:
+        return np.zeros((0, 3, 7))
+    w = np.broadcast_to(np.asarray(weight, np.float64), (3,))
+    band_w = w[_ROTATION_INKS[[ev.rotation for ev in evidence]]][..., None]  # (T, 3 bands, 1)
+    levels = np.stack([(ev.mark_ll if ev.mark_ll_resolved is None else ev.mark_ll_resolved)[:, :6] for ev in evidence])
+    marks = np.stack([ev.mark_ll[:, 6:] for ev in evidence]) * (band_w if pooled is None else pooled)
+    return np.concatenate([levels * band_w, marks], axis=2)
 
 
 def _marks_weighed_by_band(ev: rd.TileEvidence, band_w: np.ndarray) -> rd.TileEvidence:
@@ -942,11 +985,12 @@ def _calibrated_evidence(evidence: list[rd.TileEvidence], config: CmykVisionConf
         levelled = [replace(ev, ground_est=model.levels(ev.ground_est)) for ev in evidence]
         return levelled, np.ones(3), 1.0, model.sigma
     weight = np.zeros(3)
+    raw = np.array([ev.ground_est for ev in evidence], np.float64).reshape(-1, 3)
     for _ in range(config.ground_fit_rounds):
         model = rd.calibrate_ground_levels(evidence, weight, config.read)
-        levelled = [replace(ev, ground_est=model.levels(ev.ground_est)) for ev in evidence]
-        weight = rd.ink_mark_weights(levelled, config.read)
-    pooled, _ = rd.mark_weight(levelled, config.read)
+        levels = model.levels(raw)  # (T, 3): every tile's ground as levels
+        weight, pooled = rd.ink_mark_weights_at(evidence, levels, config.read)
+    levelled = [replace(ev, ground_est=levels[t]) for t, ev in enumerate(evidence)]
     return levelled, weight, pooled, model.sigma
 
 
@@ -1039,13 +1083,18 @@ _TILE_DOUBT_CODES = ("tile_doubtful", "tile_set_conflict", "tile_unassigned", "e
 
 
 def _tile_reading(cell, ev: rd.TileEvidence, scores: np.ndarray, col: int, columns: list, purity: float,
-                  config: CmykVisionConfig, sure_scores: np.ndarray | None = None) -> tuple[TileReading, list[Flag]]:
+                  config: CmykVisionConfig, sure_scores: np.ndarray | None = None,
+                  sure_posterior: np.ndarray | None = None) -> tuple[TileReading, list[Flag]]:
     """One tile's reading from its score row and assigned column, and its own doubts; the confidences come from
-    ``sure_scores`` when given (:func:`_confidence_scores`)."""
+    ``sure_scores`` when given (:func:`_confidence_scores`), or from their posterior ``sure_posterior`` (the
+    same, computed for every tile at once)."""
     flags = []
     rot = rd.ROTATIONS[ev.rotation]
-    post = rd.posterior(scores if sure_scores is None else sure_scores)
-    levels = np.array([c if c != "k" else (-1, -1, -1) for c in columns])
+    if sure_posterior is not None:
+        post = sure_posterior
+    else:
+        post = rd.posterior(scores if sure_scores is None else sure_scores)
+    levels = _column_levels(tuple(columns))
     own_best = int(np.argmax(scores))
     if col < 0:
         col = own_best
@@ -1053,7 +1102,7 @@ def _tile_reading(cell, ev: rd.TileEvidence, scores: np.ndarray, col: int, colum
                           {"cells": [list(cell)]}))
     kind = "k" if columns[col] == "k" else "normal"
     tile_conf = float(post[col] if columns[col] != "k" else post[-2:].sum())
-    reg = float(np.clip((purity - config.purity_bad) / (config.purity_good - config.purity_bad), 0, 1))
+    reg = min(max((purity - config.purity_bad) / (config.purity_good - config.purity_bad), 0.0), 1.0)  # np.clip's
     tile_conf *= reg * config.confidence_scale
     k_light = kind == "k" and _k_ground_sigmas(ev, config) > config.k_ground_max_sigma
     if k_light:  # the best of bad readings, not a K: a tile whose marks the photo lost, on a light ground
@@ -1096,6 +1145,12 @@ def _tile_reading(cell, ev: rd.TileEvidence, scores: np.ndarray, col: int, colum
     return tile, flags
 
 
+@lru_cache(maxsize=4)
+def _column_levels(columns: tuple) -> np.ndarray:
+    """The score-matrix columns' levels (C, M, Y), a K column's (-1, -1, -1), shape (len(columns), 3)."""
+    return _read_only(np.array([c if c != "k" else (-1, -1, -1) for c in columns]))
+
+
 def _k_ground_sigmas(ev: rd.TileEvidence, config: CmykVisionConfig) -> float:
     """How many sigmas of the K ground model (``cmyk_read.k_ground_loglik``) the tile's ground is from a K tile's."""
     return float(np.sqrt(-2.0 * rd.k_ground_loglik(ev, config.read)))
@@ -1119,8 +1174,11 @@ def _completeness_flags(mapper, frame: tl.TriangleLattice, coarse: _CoarseView, 
     grow = max(3, int(round(config.explained_margin_mm / coarse.mm_per_px)) | 1)
     explained = cv2.dilate(explained, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (grow, grow)))
     left = (coarse.evidence & (explained == 0)).astype(np.uint8)
-    n, comp, stats, _ = cv2.connectedComponentsWithStats(left)
     min_area = config.unexplained_min_tile_share * _cell_area_mm2(e) / coarse.mm_per_px ** 2
+    # less tile evidence left than one region needs: no component can count (the labelling is most of this step's
+    # cost)
+    enough = np.count_nonzero(left) >= min_area
+    n, comp, stats, _ = cv2.connectedComponentsWithStats(left) if enough else (1, None, None, None)
     regions_mm = []
     for c in range(1, n):
         if stats[c, cv2.CC_STAT_AREA] < min_area:

@@ -97,15 +97,33 @@ def orientation_mod60(gray: np.ndarray, weight_mask: np.ndarray | None = None) -
     """
     gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
-    w = gx * gx + gy * gy
+    # every product as written below, each computed once and in place (whole-view temporaries cost more than the
+    # arithmetic): the same numbers
+    gx2, gy2 = gx * gx, gy * gy
+    w = gx2 + gy2
     if weight_mask is not None:
-        w = w * weight_mask
+        w *= weight_mask
     # w * exp(6i theta) = w * (g / |g|)^6, without trigonometry, in real arithmetic: with g^2 = a + ib,
     # g^6 = a (a^2 - 3 b^2) + i b (3 a^2 - b^2)
-    a = gx * gx - gy * gy
-    b = 2 * gx * gy
-    f = w / np.maximum(w, np.float32(1e-12)) ** 3
-    z = complex(np.sum(f * (a * (a * a - 3 * b * b))), np.sum(f * (b * (3 * a * a - b * b))))
+    a = np.subtract(gx2, gy2, out=gx2)
+    b = np.multiply(gx, 2, out=gx)
+    b *= gy
+    f = np.maximum(w, np.float32(1e-12), out=gy2)
+    np.power(f, 3, out=f)
+    np.divide(w, f, out=f)  # w / max(w, eps)^3
+    t, u = a * a, np.multiply(b, 3, out=gy)
+    u *= b
+    t -= u  # a^2 - 3 b^2
+    t *= a
+    t *= f
+    re = np.sum(t)
+    np.multiply(a, 3, out=t)
+    t *= a
+    np.multiply(b, b, out=u)
+    t -= u  # 3 a^2 - b^2
+    t *= b
+    t *= f
+    z = complex(re, np.sum(t))
     tot = float(np.sum(w)) + 1e-9
     a = float(np.angle(z) / 6.0) % (np.pi / 3)
     return a, float(abs(z) / tot)
@@ -141,9 +159,15 @@ def _family_phasors(pts: dict[str, np.ndarray], phi: float, h: float,
     concentration : tuple of float
         ``|phasor|`` of each family's ink (0..1).
     """
-    phasor = _phasors(pts, np.array([phi]), h, config)[0]
+    return _family_choice(_phasors(pts, np.array([phi]), h, config)[0])
+
+
+def _family_choice(phasor: np.ndarray) -> tuple[np.ndarray, tuple[int, ...], tuple[float, float, float]]:
+    """:func:`_family_phasors` from one angle's phasors (3 families, 3 inks): the phasors, the ink of each family
+    and their concentrations."""
     perm = _PERMS[int(np.argmax(_perm_totals(np.abs(phasor)[None])[0]))]
-    return phasor, perm, tuple(float(abs(phasor[k, perm[k]])) for k in range(3))
+    c0, c1, c2 = (float(abs(phasor[k, perm[k]])) for k in range(3))
+    return phasor, perm, (c0, c1, c2)
 
 
 #: The inks' assignments to the three families, in ``itertools.permutations`` order (the first best wins).
@@ -239,10 +263,12 @@ def fit_lattice(ink_masks: dict[str, np.ndarray], gray: np.ndarray, tile_mask: n
     inks = ("cyan", "magenta", "yellow")
     pts = _ink_points(ink_masks, mm_per_px, origin_mm, config)
     phi, _ = orientation_mod60(gray, tile_mask.astype(np.float32))
-    phasor, best_perm, conc = _family_phasors(pts, phi, h, config)
     refined = _refine_angle(pts, phi, h, config)
+    # both angles' phasors in one pass (each angle's the same numbers as alone)
+    both = _phasors(pts, np.array([phi, refined] if refined != phi else [phi]), h, config)
+    phasor, best_perm, conc = _family_choice(both[0])
     if refined != phi:  # the same angle gathers the same (no gain)
-        phasor_r, perm_r, conc_r = _family_phasors(pts, refined, h, config)
+        phasor_r, perm_r, conc_r = _family_choice(both[1])
         if sum(conc_r) > sum(conc) + config.angle_refine_min_gain:
             phi, phasor, best_perm, conc = refined, phasor_r, perm_r, conc_r
     if min(conc) < config.min_family_concentration:

@@ -8,11 +8,13 @@ reported instead of silently resolved.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import math
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
+from core.row_stats import median_last, percentile_last
 from vision.colour import linear_to_srgb, srgb_to_linear  # the project's one sRGB <-> linear conversion
 
 INKS = ("cyan", "magenta", "yellow")
@@ -187,6 +189,7 @@ def classify_inks(norm: np.ndarray, config: ReadConfig = ReadConfig()) -> np.nda
 #: Levels per channel of the colour look-up tables (:func:`ink_table`).
 LUT_LEVELS = 32
 _LUT_BITS = LUT_LEVELS.bit_length() - 1
+assert 3 * _LUT_BITS <= 16, "bin_index's flat index is 16 bits"
 
 
 @dataclass(frozen=True)
@@ -210,9 +213,10 @@ def colour_bins(black_rgb: np.ndarray, white_rgb: np.ndarray) -> ColourBins:
     """Every look-up bin's hue, saturation, value and chroma for one frame's black and white."""
     step = 256 // LUT_LEVELS
     c = np.arange(LUT_LEVELS, dtype=np.float32) * step + (step - 1) / 2
-    rgb = np.stack(np.meshgrid(c, c, c, indexing="ij"), axis=-1).reshape(-1, 3)
-    return ColourBins(*_hue_sat_value(normalise(rgb, np.asarray(black_rgb, np.float32),
-                                                np.asarray(white_rgb, np.float32))))
+    # normalised channel by channel (as :func:`normalise` works), then every combination: the same numbers
+    axes = normalise(np.stack([c, c, c], axis=1), np.asarray(black_rgb, np.float32), np.asarray(white_rgb, np.float32))
+    norm = np.stack(np.meshgrid(axes[:, 0], axes[:, 1], axes[:, 2], indexing="ij"), axis=-1).reshape(-1, 3)
+    return ColourBins(*_hue_sat_value(norm))
 
 
 def label_tables(bins: ColourBins, config: ReadConfig = ReadConfig(), min_saturations: tuple[float, ...] = (),
@@ -247,9 +251,17 @@ def ink_tables(black_rgb: np.ndarray, white_rgb: np.ndarray, config: ReadConfig 
 def bin_index(rgb: np.ndarray) -> np.ndarray:
     """Flat look-up bin index of 8-bit (or float 0..255) RGB colours, shape ``rgb.shape[:-1]``."""
     a = np.asarray(rgb)
-    q = (a if a.dtype == np.uint8 else np.clip(a, 0, 255).astype(np.uint8)) >> (8 - _LUT_BITS)
-    # one flat index (r, g, b bins) into the table: a single gather instead of three
-    return (q[..., 0].astype(np.intp) << (2 * _LUT_BITS)) | (q[..., 1].astype(np.intp) << _LUT_BITS) | q[..., 2]
+    a = a if a.dtype == np.uint8 else np.clip(a, 0, 255).astype(np.uint8)
+    if a.size == 0:
+        return np.zeros(a.shape[:-1], np.uint16)
+    # one flat index (r, g, b bins) into the table: a single gather instead of three, the index in 16 bits (the
+    # table's 3 * _LUT_BITS), built from the channels as contiguous planes (cheaper than strided on a whole view)
+    r, g, b = cv2.split(np.ascontiguousarray(a).reshape(-1, 1, 3))
+    index = (r >> (8 - _LUT_BITS)).astype(np.uint16)
+    index <<= 2 * _LUT_BITS
+    index |= (g >> (8 - _LUT_BITS)).astype(np.uint16) << _LUT_BITS
+    index |= b >> (8 - _LUT_BITS)
+    return index.reshape(a.shape[:-1])
 
 
 def classify_table(rgb: np.ndarray, table: np.ndarray) -> np.ndarray:
@@ -259,7 +271,7 @@ def classify_table(rgb: np.ndarray, table: np.ndarray) -> np.ndarray:
     -------
     ndarray, shape ``rgb.shape[:-1]``, int8
     """
-    return table.reshape(-1)[bin_index(rgb)]
+    return np.take(table.reshape(-1), bin_index(rgb))  # np.take: a fifth of fancy indexing's cost
 
 
 def fit_ink_hues(bins: ColourBins, index: np.ndarray, config: ReadConfig = ReadConfig(),
@@ -325,6 +337,15 @@ def rotation_loglik(ink_counts: np.ndarray, config: ReadConfig = ReadConfig()) -
     p = (ink_counts + a) / (ink_counts.sum(axis=1, keepdims=True) + len(INKS) * a)
     lp = np.log(p)
     return np.array([sum(lp[d, INKS.index(rot[d])] for d in range(3)) for rot in ROTATIONS])
+
+
+def rotation_logliks(ink_counts: np.ndarray, config: ReadConfig = ReadConfig()) -> np.ndarray:
+    """:func:`rotation_loglik` of T tiles at once (the same numbers): shape (T, 3) from ink counts (T, 3, 3)."""
+    a = config.rotation_prior_votes
+    counts = np.asarray(ink_counts).reshape(-1, 3, 3)
+    lp = np.log((counts + a) / (counts.sum(axis=2, keepdims=True) + len(INKS) * a))
+    # each rotation's three bands added in band order, as rotation_loglik's sum
+    return np.stack([lp[:, 0, i0] + lp[:, 1, i1] + lp[:, 2, i2] for i0, i1, i2 in _ROTATION_INKS.tolist()], axis=1)
 
 
 def mark_templates(s_mm: np.ndarray, blur_mm: float,
@@ -417,7 +438,11 @@ def template_separation(templates: np.ndarray, a: int, b: int) -> float:
     float
         Residual sum of squares in squared darkness units (0: ``b`` mimics ``a`` exactly).
     """
-    t = templates - templates.mean(axis=2, keepdims=True)
+    return _centred_separation(templates - templates.mean(axis=2, keepdims=True), a, b)
+
+
+def _centred_separation(t: np.ndarray, a: int, b: int) -> float:
+    """:func:`template_separation` of templates already centred along their positions."""
     x, ys = t[a, t.shape[1] // 2], t[b]
     amp = (ys @ x) / np.maximum(np.sum(ys * ys, axis=1), 1e-12)
     return float(np.min(np.sum((x[None] - amp[:, None] * ys) ** 2, axis=1)))
@@ -453,9 +478,10 @@ def resolve_level_pairs(ll: np.ndarray, amplitude: np.ndarray, templates: np.nda
     ndarray, shape (M, 7)
     """
     out = ll.copy()
+    centred = templates - templates.mean(axis=2, keepdims=True)  # once for every pair (template_separation's)
     for a, b in config.resolve_pairs:
         a_wins = ll[:, a] >= ll[:, b]
-        sep = np.where(a_wins, template_separation(templates, a, b), template_separation(templates, b, a))
+        sep = np.where(a_wins, _centred_separation(centred, a, b), _centred_separation(centred, b, a))
         amp = np.where(a_wins, amplitude[:, a], amplitude[:, b])
         cap = np.clip(amp, 0.0, None) ** 2 * sep / (2 * noise_var)
         cap = np.where(cap < config.resolve_min_ll, 0.0, cap)
@@ -574,7 +600,7 @@ def letter_values(corner_lin: np.ndarray, centre_lin: np.ndarray, gain: np.ndarr
     def value(lin: np.ndarray) -> np.ndarray:  # (T, n, 3) -> (T, n): the brightest channel's albedo
         return np.clip((np.asarray(lin) - black_lin) / g, 0.0, config.ground_albedo_max).max(axis=2)
 
-    return np.percentile(value(corner_lin), config.k_corner_percentile, axis=1), np.median(value(centre_lin), axis=1)
+    return percentile_last(value(corner_lin), config.k_corner_percentile), median_last(value(centre_lin))
 
 
 def ground_levels_batch(ground_lin: np.ndarray, band_lin: np.ndarray, band_inks: np.ndarray,
@@ -597,13 +623,13 @@ def ground_levels_batch(ground_lin: np.ndarray, band_lin: np.ndarray, band_inks:
     gain = band_gain(band_lin, band_inks, black_lin, config)
     albedo = np.clip((np.asarray(ground_lin) - black_lin) / np.maximum(gain, 1e-4)[:, None], 0.0,
                      config.ground_albedo_max)
-    med = np.median(albedo, axis=1)
+    med = median_last(np.swapaxes(albedo, 1, 2))
     lum = albedo @ np.array([0.2126, 0.7152, 0.0722])
     # not clipped at paper white (only the albedo is, at ``ground_albedo_max``): a ground lighter than the bands'
     # white balance expects (a device's tone curve) reads below level 0, and the ground model
     # (:func:`calibrate_ground_levels`) learns how far
     levels = 5.0 * (1.0 - linear_to_srgb(med))
-    return levels, np.percentile(lum, config.ground_dark_percentile, axis=1)
+    return levels, percentile_last(lum, config.ground_dark_percentile)
 
 
 @dataclass(frozen=True)
@@ -721,29 +747,49 @@ def calibrate_ground_levels(evidence: list[TileEvidence], mark_weight: float | n
     band_ink = _ROTATION_INKS[[ev.rotation for ev in normal]]  # (T, 3 bands): each band's ink
     marks[np.arange(len(normal))[:, None], band_ink] = (w_ink[band_ink][..., None]
                                                         * np.array([ev.mark_ll[:, :6] for ev in normal]))
-    g = raw.T[:, :, None]  # (3 inks, T, 1)
-    w = log_prior + marks.transpose(1, 0, 2)  # (3, T, 6)
+    # tile-major (T, 3 inks, 6 levels): each sum over an ink's tiles and levels is NumPy's over that layout (a
+    # tile's six levels in order, then the tiles in order: :func:`_tile_major_sums`), the same numbers
+    w = log_prior + marks
     w = w - w.max(axis=2, keepdims=True)
-    a, b, s = np.full(3, a0), np.full(3, b0), np.full(3, config.ground_sigma_levels * b0)
+    g = raw[:, :, None]  # (T, 3 inks, 1)
+    # the per-ink updates in Python floats (three inks: NumPy's per-call cost would dominate), the same numbers
+    a, b, s = [a0] * 3, [b0] * 3, [config.ground_sigma_levels * b0] * 3
+    lo, hi = config.ground_sigma_min, config.ground_sigma_max
+    d2 = (g - _level_means(a, b, lv)) ** 2  # each ground's squared distance from each level's mean
     for _ in range(config.ground_fit_iterations):
-        last = np.concatenate([a, b, s])
-        z = w - (g - (a[:, None, None] + b[:, None, None] * lv)) ** 2 / (2 * s[:, None, None] ** 2)
+        last = (a, b, s)
+        z = w - d2 / np.array([2 * (x * x) for x in s])[:, None]  # 2 sigma^2 (NumPy's square: x * x)
         r = np.exp(z - z.max(axis=2, keepdims=True))
-        r /= r.sum(axis=2, keepdims=True)  # (3, T, 6): each ground's level
-        n, sl, sll = r.sum(axis=(1, 2)), (r * lv).sum(axis=(1, 2)), (r * lv * lv).sum(axis=(1, 2))
-        sg, sgl = (r * g).sum(axis=(1, 2)), (r * g * lv).sum(axis=(1, 2))
-        pa, pb = s * s / sa ** 2, s * s / sb ** 2
-        # maximum a posteriori offset and slope: the 2 x 2 normal equations with the priors, per ink
-        det = (n + pa) * (sll + pb) - sl * sl
-        ya, yb = sg + pa * a0, sgl + pb * b0
-        a = ((sll + pb) * ya - sl * yb) / det
-        b = np.maximum(((n + pa) * yb - sl * ya) / det, b0 - 3 * sb)
-        s = np.sqrt((r * (g - (a[:, None, None] + b[:, None, None] * lv)) ** 2).sum(axis=(1, 2)) / n)
-        s = np.clip(s / b, config.ground_sigma_min, config.ground_sigma_max) * b
-        if np.max(np.abs(np.concatenate([a, b, s]) - last)) < config.ground_fit_tolerance:
+        r /= r.sum(axis=2, keepdims=True)  # (T, 3, 6): each ground's level
+        rl, rg = r * lv, r * g
+        n, sl, sll, sg, sgl = _tile_major_sums(np.stack([r, rl, rl * lv, rg, rg * lv]))
+        a, b = [], []
+        for k in range(3):
+            pa, pb = s[k] * s[k] / sa ** 2, s[k] * s[k] / sb ** 2
+            # maximum a posteriori offset and slope: the 2 x 2 normal equations with the priors
+            det = (n[k] + pa) * (sll[k] + pb) - sl[k] * sl[k]
+            ya, yb = sg[k] + pa * a0, sgl[k] + pb * b0
+            a.append(((sll[k] + pb) * ya - sl[k] * yb) / det)
+            b.append(max(((n[k] + pa) * yb - sl[k] * ya) / det, b0 - 3 * sb))
+        d2 = (g - _level_means(a, b, lv)) ** 2  # at the new means: this round's spread, the next round's E step
+        rss = _tile_major_sums((r * d2)[None])[0]
+        s = [min(max(math.sqrt(rss[k] / n[k]) / b[k], lo), hi) * b[k] for k in range(3)]
+        if max(abs(x - y) for now, was in zip((a, b, s), last) for x, y in zip(now, was)) < config.ground_fit_tolerance:
             break
-    offset, slope, sigma = a, b, s / b
-    return GroundModel(offset, slope, sigma)
+    slope = np.array(b)
+    return GroundModel(np.array(a), slope, np.array(s) / slope)
+
+
+def _level_means(offset: list[float], slope: list[float], lv: np.ndarray) -> np.ndarray:
+    """Each ink's level's expected raw ground estimate, ``offset + slope * L``, shape (3 inks, 6 levels)."""
+    return np.array(offset)[:, None] + np.array(slope)[:, None] * lv
+
+
+def _tile_major_sums(x: np.ndarray) -> list[list[float]]:
+    """Per stack entry and ink, the sum of ``x`` (K, T, 3 inks, 6 levels) over tiles and levels: each tile's six
+    levels summed in order, then the tiles in order, as NumPy's ``sum(axis=(1, 2))`` adds up the ink-major (3, T, 6)
+    view of that memory. Shape (K, 3)."""
+    return np.cumsum(x.sum(axis=3), axis=1)[:, -1].tolist()
 
 
 def mark_weight(evidence: list[TileEvidence], config: ReadConfig = ReadConfig(),
@@ -775,26 +821,49 @@ def mark_weight(evidence: list[TileEvidence], config: ReadConfig = ReadConfig(),
     """
     if not evidence:
         return 1.0, 0
-    # every tile's bands at once, witnesses in tile then band order
-    band_ink = _ROTATION_INKS[[ev.rotation for ev in evidence]]  # (T, 3 bands)
-    g = np.take_along_axis(np.array([ev.ground_est for ev in evidence], np.float64), band_ink, axis=1)
-    lv = np.rint(g)  # half to even, as round()
-    witness = (lv >= 0) & (lv <= 5) & (np.abs(g - lv) <= config.weight_ground_tolerance)
-    if ink is not None:
-        witness &= band_ink == ink
-    levels = lv[witness].astype(np.intp)
-    if len(levels) < config.weight_min_witnesses:
-        return 1.0, len(levels)
-    ll = np.array([ev.mark_ll[:, :6] for ev in evidence])[witness]  # (N, 6)
-    idx = np.arange(len(levels)), levels
-    eps = config.weight_witness_outlier
+    witnesses = _Witnesses.of(evidence, np.array([ev.ground_est for ev in evidence], np.float64), config)
+    return witnesses.weight(config, config.weight_min_witnesses, ink)
 
-    # every weight of the grid at once: (W, N, 6)
-    z = np.asarray(config.weight_grid, np.float64)[:, None, None] * ll[None]
-    z = z - z.max(axis=2, keepdims=True)
-    p = np.exp(z[:, idx[0], idx[1]] - np.log(np.exp(z).sum(axis=2)))
-    witness_loglik = np.sum(np.log(eps / 6 + (1 - eps) * p), axis=1)
-    return config.weight_grid[int(np.argmax(witness_loglik))], len(levels)
+
+@dataclass(frozen=True)
+class _Witnesses:
+    """The bands whose ground witnesses a level (:func:`mark_weight`), in tile then band order, and each one's
+    log-likelihood term under the marks at every weight of ``weight_grid``.
+
+    Attributes
+    ----------
+    ink : ndarray, shape (N,)
+        The witness band's ink (0 C, 1 M, 2 Y).
+    terms : ndarray, shape (W, N)
+        ``log(eps / 6 + (1 - eps) p)``, ``p`` the witnessed level's probability under ``softmax(w * mark_ll)``.
+    """
+
+    ink: np.ndarray
+    terms: np.ndarray
+
+    @classmethod
+    def of(cls, evidence: list[TileEvidence], ground_levels: np.ndarray, config: ReadConfig) -> _Witnesses:
+        """Every tile's bands at once; ``ground_levels`` (T, 3 inks) the tiles' grounds as levels."""
+        band_ink = _ROTATION_INKS[[ev.rotation for ev in evidence]]  # (T, 3 bands)
+        g = np.take_along_axis(ground_levels, band_ink, axis=1)
+        lv = np.rint(g)  # half to even, as round()
+        witness = (lv >= 0) & (lv <= 5) & (np.abs(g - lv) <= config.weight_ground_tolerance)
+        levels = lv[witness].astype(np.intp)
+        ll = np.array([ev.mark_ll[:, :6] for ev in evidence])[witness]  # (N, 6)
+        idx = np.arange(len(levels)), levels
+        eps = config.weight_witness_outlier
+        # every weight of the grid at once: (W, N, 6)
+        z = np.asarray(config.weight_grid, np.float64)[:, None, None] * ll[None]
+        z = z - z.max(axis=2, keepdims=True)
+        p = np.exp(z[:, idx[0], idx[1]] - np.log(np.exp(z).sum(axis=2)))
+        return cls(band_ink[witness], np.log(eps / 6 + (1 - eps) * p))
+
+    def weight(self, config: ReadConfig, min_witnesses: int, ink: int | None = None) -> tuple[float, int]:
+        """:func:`mark_weight` from these witnesses (those of ``ink`` only, where given): the weight and how many."""
+        terms = self.terms if ink is None else self.terms[:, self.ink == ink]
+        if terms.shape[1] < min_witnesses:
+            return 1.0, terms.shape[1]
+        return config.weight_grid[int(np.argmax(np.sum(terms, axis=1)))], terms.shape[1]
 
 
 def ink_mark_weights(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()) -> np.ndarray:
@@ -806,20 +875,32 @@ def ink_mark_weights(evidence: list[TileEvidence], config: ReadConfig = ReadConf
     -------
     ndarray, shape (3,)
     """
-    pooled, _ = mark_weight(evidence, config)
+    return ink_mark_weights_at(evidence, np.array([ev.ground_est for ev in evidence], np.float64), config)[0]
+
+
+def ink_mark_weights_at(evidence: list[TileEvidence], ground_levels: np.ndarray,
+                        config: ReadConfig = ReadConfig()) -> tuple[np.ndarray, float]:
+    """:func:`ink_mark_weights` with the tiles' grounds as levels given apart (shape (T, 3 inks), in place of their
+    ``ground_est``), and the weight of all inks together (:func:`mark_weight`): weights shape (3,), pooled."""
+    if not evidence:
+        return np.ones(3), 1.0
+    witnesses = _Witnesses.of(evidence, np.asarray(ground_levels, np.float64), config)
+    pooled, _ = witnesses.weight(config, config.weight_min_witnesses)
     out = np.full(3, pooled)
     for ink in range(3):
-        w, n = mark_weight(evidence, replace(config, weight_min_witnesses=config.weight_min_ink_witnesses), ink)
+        w, n = witnesses.weight(config, config.weight_min_ink_witnesses, ink)
         if n >= config.weight_min_ink_witnesses:
             out[ink] = w
-    return out
+    return out, pooled
 
 
 def score_matrix(evidence: list[TileEvidence], config: ReadConfig = ReadConfig(),
-                 ground_sigma: float | np.ndarray | None = None) -> tuple[np.ndarray, list]:
+                 ground_sigma: float | np.ndarray | None = None,
+                 mark_ll: np.ndarray | None = None) -> tuple[np.ndarray, list]:
     """Log-likelihood of every tile being every type (82 normal, then 2 K columns).
 
     ``ground_sigma``: the ground's spread in levels, one for all inks or one per ink (shape (3,), C M Y).
+    ``mark_ll``: the tiles' mark log-likelihoods, shape (T, 3, 7), in place of their own ``mark_ll``.
 
     Returns
     -------
@@ -839,7 +920,8 @@ def score_matrix(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()
     if not evidence:
         return out, types + ["k", "k"]
     # every tile at once: its bands' marks (0 and 1 softened), each type's level of each band's ink
-    mll = np.stack([ev.mark_ll for ev in evidence])  # (T, 3 bands, 7)
+    marks = np.stack([ev.mark_ll for ev in evidence]) if mark_ll is None else np.asarray(mark_ll, np.float64)
+    mll = marks.copy()  # (T, 3 bands, 7)
     m01 = np.maximum(mll[:, :, 0], mll[:, :, 1])
     mll[:, :, 0] = m01 + (mll[:, :, 0] - m01) * soft
     mll[:, :, 1] = m01 + (mll[:, :, 1] - m01) * soft
@@ -852,7 +934,7 @@ def score_matrix(evidence: list[TileEvidence], config: ReadConfig = ReadConfig()
     gl = -np.sum((ground[:, None, :] - tarr[None]) ** 2 / s2, axis=2)
     out[:, : len(types)] = ml + gl
     for r, ev in enumerate(evidence):
-        k_ml = float(np.sum(ev.mark_ll[:, 6]))
+        k_ml = float(np.sum(marks[r, :, 6]))
         lum = np.log(max(ev.dark_luminance, 1e-4))
         out[r, : len(types)] -= max(0.0, np.log(config.normal_min_luminance) - lum) ** 2 / ks2
         out[r, len(types):] = k_ml + k_ground_loglik(ev, config)
@@ -961,20 +1043,19 @@ def mark_error_model(evidence: list[TileEvidence], config: ReadConfig = ReadConf
     rows = np.arange(len(lv))
     eps = config.weight_witness_outlier
     errs = np.array([(n, f) for n in config.error_grid for f in config.error_grid if n + f <= config.error_max_total])
-    # per weight: each witness's own-level and neighbour-level probability under the marks at that weight
-    table = []
-    for w in config.weight_grid:
-        z = w * m
-        p = np.exp(z - z.max(axis=1, keepdims=True))
-        p /= p.sum(axis=1, keepdims=True)
-        table.append((p[rows, lv], neighbour_levels(p)[rows, lv]))
+    # per weight: each witness's own-level and neighbour-level probability under the marks at that weight, every
+    # weight at once (W, N)
+    z = np.asarray(config.weight_grid, np.float64)[:, None, None] * m  # (W, N, 6)
+    p = np.exp(z - z.max(axis=2, keepdims=True))
+    p /= p.sum(axis=2, keepdims=True)
+    own_all, near_all = p[:, rows, lv], neighbour_levels(p)[:, rows, lv]
+    keep = (1.0 - errs.sum(axis=1))[:, None]
+    # every witness's log-likelihood term under every weight and error pair, once: (W, E, N)
+    q = keep * own_all[:, None, :] + errs[:, :1] * near_all[:, None, :] + errs[:, 1:] / 6.0
+    terms = np.log(eps / 6.0 + (1.0 - eps) * q)
 
     def best(sel: np.ndarray) -> tuple[float, np.ndarray]:
-        scores = []
-        for own, near in table:
-            p = (1.0 - errs.sum(axis=1))[:, None] * own[sel] + errs[:, :1] * near[sel] + errs[:, 1:] / 6.0
-            scores.append(np.sum(np.log(eps / 6.0 + (1.0 - eps) * p), axis=1))
-        s = np.array(scores)  # (weights, error pairs)
+        s = np.sum(terms[:, :, sel], axis=2)  # (weights, error pairs)
         wi, ei = np.unravel_index(int(np.argmax(s)), s.shape)
         return config.weight_grid[wi], errs[ei]
 
@@ -1018,18 +1099,31 @@ def contact_bonus(cells: list[tuple[int, int]], rotations: list[int], chosen: np
     -------
     ndarray, shape (T, len(columns))
     """
-    index = {c: k for k, c in enumerate(cells)}
     normal = np.array([c if c != "k" else (-1, -1, -1) for c in columns], dtype=float)
     out = np.zeros((len(cells), len(columns)))
+    pairs = [(t, d, n) for t, d, n in _touching(cells, neighbour_of)
+             if chosen[n] >= 0 and columns[chosen[n]] != "k"]
+    if not pairs:
+        return out
+    t, d, n = (np.array(x, np.intp) for x in zip(*pairs))
+    nb_level = np.array([columns[chosen[k]][i] for k, i in zip(n.tolist(), _ROTATION_INKS[np.asarray(rotations)[n], d]
+                                                                  .tolist())], float)
+    ink = _ROTATION_INKS[np.asarray(rotations)[t], d]
+    # every edge's term at once, added in tile then direction order (as one edge after the other): the same sums
+    np.add.at(out, t, weight * (normal[:, ink].T == nb_level[:, None]))
+    return out
+
+
+def _touching(cells: list[tuple[int, int]], neighbour_of) -> list[tuple[int, int, int]]:
+    """Every tile's touching neighbours among ``cells``: (tile, direction index into ``DIRS``, neighbour), in tile
+    then direction order."""
+    index = {c: k for k, c in enumerate(cells)}
+    out = []
     for t, cell in enumerate(cells):
         for d, dn in enumerate(DIRS):
             n = index.get(neighbour_of(cell, dn))
-            if n is None or chosen[n] < 0 or columns[chosen[n]] == "k":
-                continue
-            nb_ink = INKS.index(ROTATIONS[rotations[n]][d])
-            nb_level = columns[chosen[n]][nb_ink]
-            ink = INKS.index(ROTATIONS[rotations[t]][d])
-            out[t] += weight * (normal[:, ink] == nb_level)
+            if n is not None:
+                out.append((t, d, n))
     return out
 
 
@@ -1053,18 +1147,20 @@ def witnessed_contact_bonus(cells: list[tuple[int, int]], rotations: list[int], 
     -------
     ndarray, shape (T, len(columns))
     """
-    index = {c: k for k, c in enumerate(cells)}
     normal = np.array([c if c != "k" else (-1, -1, -1) for c in columns], dtype=int)
     is_normal = normal[:, 0] >= 0
     out = np.zeros((len(cells), len(columns)))
-    for t, cell in enumerate(cells):
-        for d, dn in enumerate(DIRS):
-            n = index.get(neighbour_of(cell, dn))
-            if n is None:
-                continue
-            nb_ink = INKS.index(ROTATIONS[rotations[n]][d])
-            ink = INKS.index(ROTATIONS[rotations[t]][d])
-            out[t, is_normal] += weight * level_post[n, nb_ink, normal[is_normal, ink]]
+    pairs = _touching(cells, neighbour_of)
+    if not pairs:
+        return out
+    t, d, n = (np.array(x, np.intp) for x in zip(*pairs))
+    rot = np.asarray(rotations, np.intp)
+    nb_ink, ink = _ROTATION_INKS[rot[n], d], _ROTATION_INKS[rot[t], d]
+    # every edge's term at once, added in tile then direction order (as one edge after the other): the same sums
+    terms = weight * level_post[n[:, None], nb_ink[:, None], normal[is_normal][:, ink].T]  # (edges, normal columns)
+    normal_out = np.zeros((len(cells), int(is_normal.sum())))
+    np.add.at(normal_out, t, terms)
+    out[:, is_normal] = normal_out
     return out
 
 
