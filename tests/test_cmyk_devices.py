@@ -499,3 +499,31 @@ def test_score_matrix_rows_are_each_tiles_own_scores():
             want = sum(m[d, cmy[rd.INKS.index(ink)]] for d, ink in enumerate(rd.ROTATIONS[x.rotation]))
             want -= np.sum((x.ground_est - np.array(cmy, float)) ** 2 / (2 * sigma ** 2))
             assert scores[t, c] == pytest.approx(want, abs=1e-9)
+
+
+def test_resolved_marks_are_not_judged_by_a_bent_ground():
+    """A phone's tone mapping bends one ink's ground (photoreal dev s100000_10 as a phone delivers it: yellow level 5
+    reads 3.1-3.8, level 1 anywhere from -0.2 to 1.7) while the photo resolves its marks, which read every level right.
+    Judged by that ground, the sharp marks lose their weight and tiles are misread where it strays; where the
+    photo resolves the marks (``marks_resolved``), their weight stays 1 and every tile reads as its marks say."""
+    from vision.cmyk import CmykVisionConfig, _assign_tiles, _calibrated_evidence
+
+    rng = np.random.default_rng(32)
+    truth = _set_levels(24, 10)
+    bend = np.array([0.0, 0.8, 1.7, 2.6, 3.1, 3.3])  # yellow's levels 0..5 as this ground reads them
+    ev = []
+    for t in truth:
+        ground = -0.3 + np.array([t[0], t[1], bend[t[2]]], float) + rng.normal(0, [0.1, 0.1, 0.45])
+        ev.append(_evidence(t, ground, True))
+    config = CmykVisionConfig()
+    _, judged, _, _ = _calibrated_evidence(ev, config)
+    _, kept, _, _ = _calibrated_evidence(ev, config, marks_resolved=True)
+    assert judged[2] < 0.5
+    assert list(kept) == [1.0, 1.0, 1.0]
+
+    def read(resolved: bool) -> list:
+        tiles, _ = _assign_tiles(_row_of_tiles(ev), ev, config, resolved)
+        return [tuple(x.edges[d].level for d in ("H", "P", "N")) for x in tiles]  # rotation 1: H c, P m, N y
+
+    assert read(True) == truth
+    assert sum(r != t for r, t in zip(read(False), truth)) >= 2
