@@ -1657,18 +1657,8 @@ def _region_best_many(reg: _Region, jobs: list[tuple[np.ndarray, np.ndarray, np.
                       config: AcrylicConfig) -> list[tuple[float, float, np.ndarray]]:
     """``_grid_best_many`` by the region score (``region_scores``, signed by each job's polarity) instead of the
     outline step at the edges' scale."""
-    posed = []
-    for pts, nrm, thetas, centres, _ in jobs:
-        Rs = _rot(thetas)
-        P = _posed(np.einsum("tij,nj->tni", Rs, pts), centres)
-        posed.append((P, np.broadcast_to(np.einsum("tij,nj->tni", Rs, nrm)[:, None], P.shape)))
-    out = []
-    for (_, _, thetas, centres, sign), sc in zip(jobs, _band_steps(reg, posed, config)):
-        sc = sign * sc
-        j = int(np.argmax(sc))
-        ti, di = divmod(j, centres.shape[0])
-        out.append((float(sc[ti, di]), float(thetas[ti]), centres[di].copy()))
-    return out
+    scores = _band_steps(reg, _posed_grids(jobs), config)
+    return [_grid_argmax(sign * sc, thetas, centres) for (_, _, thetas, centres, sign), sc in zip(jobs, scores)]
 
 
 def _quick_chamfers(ev: _Evidence, shapes: list[_Shape], cands: list[_Candidate], config: AcrylicConfig
@@ -1940,18 +1930,26 @@ def _grid_best(ev: _Evidence, pts: np.ndarray, nrm: np.ndarray, thetas: np.ndarr
 def _grid_best_many(ev: _Evidence, jobs: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]], d: float
                     ) -> list[tuple[float, float, np.ndarray]]:
     """``_grid_best`` of several grids ``(pts, nrm, thetas, centres, sign)``, the evidence sampled once for all."""
+    terms = ev.outline_terms_many(_posed_grids(jobs), d)
+    return [_grid_argmax(ev.score(c, ln, sign), thetas, centres)
+            for (_, _, thetas, centres, sign), (c, ln) in zip(jobs, terms)]
+
+
+def _posed_grids(jobs: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]]
+                 ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each grid job's outline samples and normals at every (rotation, centre): ``(P, N)``, shape (T, C, n, 2) each."""
     posed = []
     for pts, nrm, thetas, centres, _ in jobs:
         Rs = _rot(thetas)
         P = _posed(np.einsum("tij,nj->tni", Rs, pts), centres)
         posed.append((P, np.broadcast_to(np.einsum("tij,nj->tni", Rs, nrm)[:, None], P.shape)))
-    out = []
-    for (_, _, thetas, centres, sign), (c, ln) in zip(jobs, ev.outline_terms_many(posed, d)):
-        sc = ev.score(c, ln, sign)
-        j = int(np.argmax(sc))
-        ti, di = divmod(j, centres.shape[0])
-        out.append((float(sc[ti, di]), float(thetas[ti]), centres[di].copy()))
-    return out
+    return posed
+
+
+def _grid_argmax(sc: np.ndarray, thetas: np.ndarray, centres: np.ndarray) -> tuple[float, float, np.ndarray]:
+    """The best (score, rotation, centre) of a grid's scores ``sc``, shape (T, C)."""
+    ti, di = divmod(int(np.argmax(sc)), centres.shape[0])
+    return float(sc[ti, di]), float(thetas[ti]), centres[di].copy()
 
 
 def _refine(ev: _Evidence, sh: _Shape, theta, t, sign: float, config: AcrylicConfig,
