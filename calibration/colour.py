@@ -15,7 +15,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from core.row_stats import percentile_last
+from core.order_stats import percentile_last
 
 #: Cells across an ArUco 4x4 marker including its black border.
 _CELLS_4X4 = 6

@@ -8,8 +8,8 @@ import warnings
 
 import numpy as np
 
+from core.order_stats import median, percentile
 from vision.acrylic import _nanmean_last, _posed, _rot
-from vision.order_stats import median, percentile
 
 
 def test_median_by_selection_is_numpys_median():

@@ -27,8 +27,8 @@ import numpy as np
 from shapely import contains_xy, distance, points
 from shapely.geometry import MultiPoint, Point, Polygon
 
+from core.order_stats import median, percentile
 from vision.morphology import disc_tophat
-from vision.order_stats import median, percentile
 
 #: Median absolute deviation -> standard deviation of a normal distribution.
 MAD_TO_SIGMA = 1.4826

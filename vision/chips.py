@@ -14,9 +14,9 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
+from core.order_stats import median
 from vision.colour import ColourConfig, classify, rgb_to_lab
 from vision.morphology import disc_close, disc_open
-from vision.order_stats import median
 
 
 @dataclass(frozen=True)

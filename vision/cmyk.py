@@ -14,7 +14,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from core.row_stats import median_last, percentile_last
+from core.order_stats import median_last, percentile_last
 from core.timing import StageTimer
 from geometry import trilattice as tl
 from geometry.mosaic import illegal_contacts

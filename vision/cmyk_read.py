@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from core.row_stats import median_last, percentile_last
+from core.order_stats import median_last, percentile_last
 from vision.colour import linear_to_srgb, srgb_to_linear  # the project's one sRGB <-> linear conversion
 
 INKS = ("cyan", "magenta", "yellow")

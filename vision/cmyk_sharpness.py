@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from core.row_stats import percentile_last
+from core.order_stats import percentile_last
 from vision.view import sample
 
 #: 20-80 % rise of a Gaussian-blurred step, in sigmas (2 * 0.8416).

@@ -1,11 +1,11 @@
-"""core.row_stats: the same numbers as NumPy's percentile and median along the last axis."""
+"""core.order_stats (rows): the same numbers as NumPy's percentile and median along the last axis."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from core.row_stats import median_last, percentile_last
+from core.order_stats import median_last, percentile_last
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
