@@ -12,7 +12,14 @@ import pytest
 import shapely
 
 from scoring.carrotain_state import BoardReading
-from vision.cast_shadow import CastShadow, ShadowConfig, boards_toward_light, cast_shadow, chip_rings
+from vision.cast_shadow import (
+    CastShadow,
+    ShadowConfig,
+    boards_toward_light,
+    cast_shadow,
+    chip_rings,
+    points_from_patches,
+)
 
 S = 0.5  # mm per px of the synthetic chip-face view
 SIZE_MM = 300.0
@@ -45,7 +52,7 @@ def _patches(view: np.ndarray):
 def test_the_chips_shadows_tell_which_way_the_light_casts_them(angle_deg):
     away = np.array([np.cos(np.radians(angle_deg)), np.sin(np.radians(angle_deg))])
     config = ShadowConfig()
-    shadow = cast_shadow(chip_rings(_patches(_view(2.5 * away, 0.02)), CHIPS, config), config)
+    shadow = cast_shadow(chip_rings(points_from_patches(_patches(_view(2.5 * away, 0.02))), CHIPS, config), config)
     assert shadow is not None and shadow.n_chips == len(CHIPS)
     assert float(shadow.direction @ away) > np.cos(np.radians(10.0))
     assert shadow.significance >= config.min_significance
@@ -53,18 +60,21 @@ def test_the_chips_shadows_tell_which_way_the_light_casts_them(angle_deg):
 
 def test_no_shadow_no_direction():
     config = ShadowConfig()
-    assert cast_shadow(chip_rings(_patches(_view(np.zeros(2), 0.02, seed=3)), CHIPS, config), config) is None
+    rings = chip_rings(points_from_patches(_patches(_view(np.zeros(2), 0.02, seed=3))), CHIPS, config)
+    assert cast_shadow(rings, config) is None
 
 
 def test_a_chip_whose_ring_leaves_the_view_is_not_read():
     config = ShadowConfig()
-    rings = chip_rings(_patches(_view(np.array([2.0, 0.0]), 0.02)), [*CHIPS, (5.0, 150.0)], config)
+    points = points_from_patches(_patches(_view(np.array([2.0, 0.0]), 0.02)))
+    rings = chip_rings(points, [*CHIPS, (5.0, 150.0)], config)
     assert np.isfinite(rings[:-1]).all() and np.isnan(rings[-1]).all()
 
 
 def test_too_few_chips_no_direction():
     config = ShadowConfig()
-    rings = chip_rings(_patches(_view(np.array([2.0, 0.0]), 0.02)), CHIPS[:config.min_chips - 1], config)
+    points = points_from_patches(_patches(_view(np.array([2.0, 0.0]), 0.02)))
+    rings = chip_rings(points, CHIPS[:config.min_chips - 1], config)
     assert cast_shadow(rings, config) is None
 
 
@@ -140,3 +150,34 @@ def test_on_photoreal_renders_the_boards_read_nearer_where_they_lie(name):
     was, now = _centroid_errors(item, before), _centroid_errors(item, after)
     assert len(was) == len(now) == 2
     assert sum(now) < sum(was) - 0.5
+
+
+def test_the_carrotain_ring_reader_reads_what_the_whole_patches_show():
+    """``vision.carrotain``'s point reader resamples only the ring pixels (issue 11): the very values that picking them
+    from its whole patches gives (``points_from_patches`` of ``_chip_patch_reader``), and the same rings, on a
+    tune-set render and as a phone delivers it (a chip off the photo included)."""
+    from judge.images import load_image
+    from judge.pipeline import make_frame
+    from tests.carrotain_photoreal import ITEMS
+    from tools.device_sim import simulate
+    from vision.carrotain import CarrotainVisionConfig, _chip_patch_reader, _chip_point_reader
+    from vision.carrotain_view import colour_reference
+
+    image = load_image(str(ITEMS["carrotain_s100000_c11"].images[0]))
+    config = CarrotainVisionConfig()
+    chips = [(60.0 + 37.3 * k, 55.0 + 23.9 * (k % 7)) for k in range(14)] + [(-30.0, 100.0)]
+    for photo in (image, simulate(image, "phone", 7)):
+        cal = make_frame(photo).calibration
+        assert cal is not None
+        ref = colour_reference(cal, photo)
+        whole = points_from_patches(_chip_patch_reader(photo, cal, ref, config))
+        fast = _chip_point_reader(photo, cal, ref, config)
+        rings = [np.stack([x + np.arange(14.0, 16.1, 0.5)[:, None] * np.cos(np.arange(36) / 36 * 2 * np.pi)[None],
+                           y + np.arange(14.0, 16.1, 0.5)[:, None] * np.sin(np.arange(36) / 36 * 2 * np.pi)[None]], -1)
+                 for x, y in chips]
+        want, got = whole(chips, 18.0, rings), fast(chips, 18.0, rings)
+        for a, b in zip(want, got):
+            assert a is not None and b is not None and a.dtype == b.dtype and a.shape == (5, 36, 3)
+            np.testing.assert_array_equal(a, b)
+        assert whole(chips, 12.0, rings) == fast(chips, 12.0, rings) == [None] * len(chips)  # rings off the patches
+        np.testing.assert_array_equal(chip_rings(whole, chips, ShadowConfig()), chip_rings(fast, chips, ShadowConfig()))

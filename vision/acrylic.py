@@ -1591,7 +1591,7 @@ def _polar_candidates(ev: _Evidence, seed: np.ndarray, shapes: list[_Shape], rad
     np.subtract(rv[:, 2 * k:], rv[:, :-2 * k], out=ev_polar[:n_o])  # outside - inside, (O, I, J)
     if ev.l is not None:
         ev_polar[n_o:] = lv[:, k:-k]
-    np.nan_to_num(ev_polar, copy=False, nan=0.0)
+    np.copyto(ev_polar, 0.0, where=np.isnan(ev_polar))  # NaN: off the view (the maps hold no infinities)
     inv = _dft_matrices(n_phi)[2]
     f_ev = np.fft.rfft(ev_polar, axis=-1)  # (m*O, I, F): DFT along the angle, complex64
     corr = np.matmul(f_ev.transpose(2, 0, 1), _shape_bank(shapes))  # (F, m*O, S)

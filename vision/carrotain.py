@@ -39,8 +39,17 @@ from vision.carrotain_view import (
     px_to_mm,
     top_view,
     top_view_maps,
+    top_view_pixels,
+    view_shape,
 )
-from vision.cast_shadow import ShadowConfig, boards_toward_light, cast_shadow, chip_rings
+from vision.cast_shadow import (
+    PointReader,
+    ShadowConfig,
+    boards_toward_light,
+    cast_shadow,
+    chip_rings,
+    nearest_pixels,
+)
 from vision.chips import ChipConfig, ChipDetection, PatchReader, find_chips
 from vision.colour import palette_to_normalised
 
@@ -251,6 +260,27 @@ def _chip_patch_reader(image_rgb: np.ndarray, cal, ref, config: CarrotainVisionC
         tv = top_view(cal, image_rgb, (x - half_mm, y - half_mm, x + half_mm, y + half_mm), config.chip_mm_per_px,
                       config.chip_face_z_mm)
         return np.asarray(ref.normalise(tv.image), dtype=np.float32), tv.origin_mm, tv.mm_per_px
+    return read
+
+
+def _chip_point_reader(image_rgb: np.ndarray, cal, ref, config: CarrotainVisionConfig) -> PointReader:
+    """``_chip_patch_reader``'s views at the pixels nearest table points (``vision.cast_shadow.PointReader``): the same
+    colours as picked from its whole patches, only those pixels resampled, every patch's grid projected at once."""
+    s = config.chip_mm_per_px
+
+    def read(centres_mm: Sequence[tuple[float, float]], half_mm: float, points_mm: Sequence[np.ndarray]
+             ) -> list[np.ndarray | None]:
+        regions = [(x - half_mm, y - half_mm, x + half_mm, y + half_mm) for x, y in centres_mm]
+        at = [nearest_pixels(pts, (float(r[0]), float(r[1])), float(s), view_shape(r, s))
+              for r, pts in zip(regions, points_mm)]
+        read_at = [i for i, a in enumerate(at) if a is not None]
+        values = top_view_pixels(cal, image_rgb, [regions[i] for i in read_at], s, config.chip_face_z_mm,
+                                 [(at[i][0].ravel(), at[i][1].ravel()) for i in read_at])
+        out: list[np.ndarray | None] = [None] * len(regions)
+        for i, v in zip(read_at, values):
+            rgb = np.asarray(ref.normalise(v[None]), dtype=np.float32)[0]  # as the patch's image, one row
+            out[i] = rgb.reshape(at[i][0].shape + rgb.shape[1:])
+        return out
     return read
 
 
@@ -678,8 +708,8 @@ def _toward_the_light(boards: list[BoardReading], challenge_rgb: np.ndarray, cal
     a later frame is re-fitted from are not moved (this reads where the board lies, not where its evidence does)."""
     if config.shadow.board_shift_mm <= 0 or not chips or not boards:
         return boards
-    patches = _chip_patch_reader(challenge_rgb, cal, ref, config)
-    shadow = cast_shadow(chip_rings(patches, [c.xy_mm for c in chips], config.shadow), config.shadow)
+    points = _chip_point_reader(challenge_rgb, cal, ref, config)
+    shadow = cast_shadow(chip_rings(points, [c.xy_mm for c in chips], config.shadow), config.shadow)
     return boards_toward_light(boards, shadow, config.shadow)
 
 

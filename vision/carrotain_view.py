@@ -134,9 +134,7 @@ class TopViewMaps:
 
     def resample(self, image: np.ndarray) -> TopView:
         """The top view of ``image`` (a frame of the calibration these maps were made for)."""
-        out = cv2.remap(image, self.map_xy, self.map_frac, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                        borderValue=0)
-        return TopView(out, self.origin_mm, self.mm_per_px, self.z_mm)
+        return TopView(_resampled(image, self.map_xy, self.map_frac), self.origin_mm, self.mm_per_px, self.z_mm)
 
     def photo_xy_px(self, step_px: int = 1) -> np.ndarray:
         """Where every ``step_px``-th view pixel lies in the photo, px, shape (h', w', 2) float64: the fixed-point
@@ -147,6 +145,11 @@ class TopViewMaps:
         xy[..., 0] += (frac % tab) / tab
         xy[..., 1] += (frac // tab) / tab
         return xy
+
+
+def _resampled(image: np.ndarray, map_xy: np.ndarray, map_frac: np.ndarray) -> np.ndarray:
+    """``image`` at the fixed-point maps' positions (bilinear; black outside the photo), shape of the maps (+ C)."""
+    return cv2.remap(image, map_xy, map_frac, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
 
 
 @lru_cache(maxsize=8)
@@ -166,20 +169,68 @@ def _grid_positions(w: int, h: int, grid_step_px: int) -> tuple[np.ndarray, np.n
 def top_view_maps(cal, region_mm: tuple[float, float, float, float], mm_per_px: float, z_mm: float = 0.0,
                   grid_step_px: int = 8) -> TopViewMaps:
     """The maps of :func:`top_view` (same parameters), to resample any frame of this calibration."""
+    ((w, h, nodes_px),) = _grid_nodes_px(cal, [region_mm], mm_per_px, z_mm, grid_step_px)
+    map_xy, map_frac = _interpolated_maps(nodes_px, *_grid_positions(w, h, grid_step_px))
+    return TopViewMaps(map_xy, map_frac, (float(region_mm[0]), float(region_mm[1])), float(mm_per_px), float(z_mm))
+
+
+def top_view_pixels(cal, image: np.ndarray, regions_mm: list[tuple[float, float, float, float]], mm_per_px: float,
+                    z_mm: float, pixels: list[tuple[np.ndarray, np.ndarray]], grid_step_px: int = 8
+                    ) -> list[np.ndarray]:
+    """A few pixels of several top views of one photo: per region, the view pixels ``pixels[i]`` (rows, cols: int
+    arrays (n_i,)) exactly as :func:`top_view` of that region has them, each pixel resampled alone (the same fixed-point
+    maps and ``cv2.remap`` as the whole view, pixel by pixel), every region's grid nodes projected at once.
+
+    Returns
+    -------
+    list of ndarray, shape (n_i, C) (or (n_i,) for a one-channel image)
+    """
+    out = []
+    for (w, h, nodes_px), (rows, cols) in zip(_grid_nodes_px(cal, regions_mm, mm_per_px, z_mm, grid_step_px), pixels):
+        q_xy, q_frac = _grid_positions(w, h, grid_step_px)
+        map_xy, map_frac = _interpolated_maps(nodes_px, q_xy[rows, cols][None], q_frac[rows, cols][None])
+        out.append(_resampled(image, map_xy, map_frac)[0])
+    return out
+
+
+def view_shape(region_mm: tuple[float, float, float, float], mm_per_px: float) -> tuple[int, int]:
+    """(rows, cols) of the top view of ``region_mm`` at ``mm_per_px`` (:func:`top_view`)."""
     x0, y0, x1, y1 = region_mm
-    w = int(round((x1 - x0) / mm_per_px))
-    h = int(round((y1 - y0) / mm_per_px))
-    gx = np.arange(0, w + grid_step_px, grid_step_px, dtype=np.float64)
-    gy = np.arange(0, h + grid_step_px, grid_step_px, dtype=np.float64)
-    GX, GY = np.meshgrid(gx, gy)
-    mm = np.stack([GX.ravel() * mm_per_px + x0, GY.ravel() * mm_per_px + y0], axis=1)
-    px = mm_to_px(cal, mm, z_mm).reshape(len(gy), len(gx), 2).astype(np.float32)
-    # bilinear interpolation of the coarse grid with its nodes on exact output pixels
-    q_xy, q_frac = _grid_positions(w, h, grid_step_px)
-    mx = cv2.remap(np.ascontiguousarray(px[..., 0]), q_xy, q_frac, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    my = cv2.remap(np.ascontiguousarray(px[..., 1]), q_xy, q_frac, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    map_xy, map_frac = cv2.convertMaps(mx, my, cv2.CV_16SC2)
-    return TopViewMaps(map_xy, map_frac, (float(x0), float(y0)), float(mm_per_px), float(z_mm))
+    return int(round((y1 - y0) / mm_per_px)), int(round((x1 - x0) / mm_per_px))
+
+
+def _grid_nodes_px(cal, regions_mm: list[tuple[float, float, float, float]], mm_per_px: float, z_mm: float,
+                   grid_step_px: int) -> list[tuple[int, int, np.ndarray]]:
+    """Per region: its top view's width and height (px) and where the view's coarse grid nodes (every ``grid_step_px``
+    view px) lie in the photo, px, shape (rows, cols, 2) float32; every region's nodes projected in one call (the
+    projection works point by point: the same numbers as one region at a time)."""
+    sizes, nodes_mm = [], []
+    for x0, y0, x1, y1 in regions_mm:
+        h, w = view_shape((x0, y0, x1, y1), mm_per_px)
+        gx = np.arange(0, w + grid_step_px, grid_step_px, dtype=np.float64)
+        gy = np.arange(0, h + grid_step_px, grid_step_px, dtype=np.float64)
+        GX, GY = np.meshgrid(gx, gy)
+        nodes_mm.append(np.stack([GX.ravel() * mm_per_px + x0, GY.ravel() * mm_per_px + y0], axis=1))
+        sizes.append((w, h, len(gy), len(gx)))
+    if not nodes_mm:
+        return []
+    px = mm_to_px(cal, np.concatenate(nodes_mm), z_mm)
+    out, i = [], 0
+    for (w, h, rows, cols), nodes in zip(sizes, nodes_mm):
+        out.append((w, h, px[i:i + len(nodes)].reshape(rows, cols, 2).astype(np.float32)))
+        i += len(nodes)
+    return out
+
+
+def _interpolated_maps(nodes_px: np.ndarray, q_xy: np.ndarray, q_frac: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The fixed-point ``cv2.remap`` maps of the view pixels at grid positions ``q_xy, q_frac`` (``_grid_positions``):
+    bilinear interpolation of the coarse grid's photo positions ``nodes_px`` (rows, cols, 2), its nodes on exact
+    output pixels."""
+    mx = cv2.remap(np.ascontiguousarray(nodes_px[..., 0]), q_xy, q_frac, cv2.INTER_LINEAR,
+                   borderMode=cv2.BORDER_REPLICATE)
+    my = cv2.remap(np.ascontiguousarray(nodes_px[..., 1]), q_xy, q_frac, cv2.INTER_LINEAR,
+                   borderMode=cv2.BORDER_REPLICATE)
+    return cv2.convertMaps(mx, my, cv2.CV_16SC2)
 
 
 def top_view(cal, image: np.ndarray, region_mm: tuple[float, float, float, float], mm_per_px: float,

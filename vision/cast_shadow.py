@@ -15,7 +15,7 @@ main light in 81 % of the photos (median 15 degrees off; 75 % and 72 % as phones
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -80,10 +80,42 @@ class CastShadow:
     n_chips: int
 
 
-def chip_rings(patches: PatchReader, chips_xy_mm: Sequence[tuple[float, float]], config: ShadowConfig
-               ) -> np.ndarray:
-    """Each chip's ring profile: the chip faces' view's level around it at ``ring_mm``, each radius less its median,
-    averaged over the radii; NaN for a chip whose ring is not wholly in view.
+#: Reads a view's colours at table points around several centres: ``(centres_mm, half_mm, points_mm)`` -> per centre
+#: the colours (n_i, C) of the pixels nearest its points (``points_mm[i]``: (..., 2) table mm, n_i points) in the
+#: view of the square ``half_mm`` either side of it, or None where a point lies off that view
+#: (``points_from_patches``; the Carrotain reader, ``vision.carrotain``, resamples only those pixels).
+PointReader = Callable[[Sequence[tuple[float, float]], float, Sequence[np.ndarray]], list[np.ndarray | None]]
+
+
+def nearest_pixels(points_mm: np.ndarray, origin_mm: tuple[float, float], mm_per_px: float, shape: tuple[int, ...]
+                   ) -> tuple[np.ndarray, np.ndarray] | None:
+    """The (row, col) indices (int arrays, shape of ``points_mm`` less its last axis) of the pixels nearest table points
+    ``points_mm`` (..., 2) in a view with pixel (0, 0) at ``origin_mm``; None when one lies off the view (``shape``)."""
+    px = (points_mm[..., 0] - origin_mm[0]) / mm_per_px
+    py = (points_mm[..., 1] - origin_mm[1]) / mm_per_px
+    inside = (px >= 0) & (py >= 0) & (px <= shape[1] - 1) & (py <= shape[0] - 1)
+    if not inside.all():
+        return None
+    return np.round(py).astype(int), np.round(px).astype(int)
+
+
+def points_from_patches(patches: PatchReader) -> PointReader:
+    """A ``PointReader`` reading each centre's whole patch (``vision.chips.PatchReader``) and picking its pixels."""
+    def read(centres_mm: Sequence[tuple[float, float]], half_mm: float, points_mm: Sequence[np.ndarray]
+             ) -> list[np.ndarray | None]:
+        out: list[np.ndarray | None] = []
+        for (x, y), pts in zip(centres_mm, points_mm):
+            rgb, origin_mm, mm_per_px = patches((float(x), float(y)), half_mm)
+            at = nearest_pixels(pts, origin_mm, mm_per_px, rgb.shape)
+            out.append(None if at is None else rgb[at])
+        return out
+    return read
+
+
+def chip_rings(points: PointReader, chips_xy_mm: Sequence[tuple[float, float]], config: ShadowConfig) -> np.ndarray:
+    """Each chip's ring profile: the chip faces' view's level around it at ``ring_mm`` (the pixel nearest each point of
+    the ring, in the view ``ring_mm[1] + 2`` mm either side of the chip), each radius less its median, averaged over the
+    radii; NaN for a chip whose ring is not wholly in view.
 
     Returns
     -------
@@ -91,16 +123,14 @@ def chip_rings(patches: PatchReader, chips_xy_mm: Sequence[tuple[float, float]],
     """
     angles = np.linspace(0.0, 2.0 * np.pi, config.n_angles, endpoint=False)
     radii = np.arange(config.ring_mm[0], config.ring_mm[1] + 1e-9, config.ring_step_mm)
+    rings = [np.stack([x + radii[:, None] * np.cos(angles)[None], y + radii[:, None] * np.sin(angles)[None]], axis=-1)
+             for x, y in chips_xy_mm]  # (radii, angles, 2) each
+    centres = [(float(x), float(y)) for x, y in chips_xy_mm]
     out = np.full((len(chips_xy_mm), len(angles)), np.nan)
-    for i, (x, y) in enumerate(chips_xy_mm):
-        rgb, origin_mm, mm_per_px = patches((float(x), float(y)), config.ring_mm[1] + 2.0)
-        level = np.asarray(rgb, dtype=np.float64).mean(axis=2)
-        px = (x + radii[:, None] * np.cos(angles)[None] - origin_mm[0]) / mm_per_px
-        py = (y + radii[:, None] * np.sin(angles)[None] - origin_mm[1]) / mm_per_px
-        inside = (px >= 0) & (py >= 0) & (px <= level.shape[1] - 1) & (py <= level.shape[0] - 1)
-        if not inside.all():
+    for i, rgb in enumerate(points(centres, config.ring_mm[1] + 2.0, rings)):
+        if rgb is None:
             continue
-        v = level[np.round(py).astype(int), np.round(px).astype(int)]
+        v = np.asarray(rgb, dtype=np.float64).mean(axis=-1)
         if not np.isfinite(v).all():
             continue
         out[i] = np.mean(v - np.median(v, axis=1, keepdims=True), axis=0)
