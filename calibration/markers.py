@@ -121,12 +121,19 @@ class MarkerDetectorConfig:
         (a webcam's 960 px, a browser's 704 px) lose markers at half size: they are searched whole.
     coarse_side_px : int
         The reduced copy's larger side, at least (an integer factor of the photo's).
+    coarse_thresh_win_px : int
+        The reduced copy is searched with this one adaptive-threshold window (it only places the crops; the
+        first pass's windows read them). On the photoreal dev photos as rendered and as a phone delivers them
+        (seeds 0, 1: 284 photos) it found every marker the first pass's two windows found there.
     region_margin_min_px, region_margin_sides : float
         Each crop reaches this far beyond the marker found at the reduced scale: the larger of the px and of the
         marker's mean side times this. Far enough that the thresholds (windows up to 23 px), the contour and
         the quiet ring about the marker are those of the whole photo (at 24 px and half a side, 8 of 71
-        photoreal dev photos kept a marker unconfirmed in its crop; at 48 px and a side, none of 284 photos and
-        devices did, and every corner was the whole photo's to the bit).
+        photoreal dev photos kept a marker unconfirmed in its crop; at 48 px and a side, none as rendered;
+        every corner found was the whole photo's to the bit).
+    region_margin_tries : int
+        A crop that does not confirm its marker is tried again this many times in all, each reaching one margin
+        further (a phone's sharpening halos about a marker: 18 of those 284 photos needed the second margin).
     """
 
     corner_refinement_win_px: int = 5
@@ -141,8 +148,10 @@ class MarkerDetectorConfig:
     corrected_max_offset_rel: float = 0.5
     coarse_min_side_px: int = 1280
     coarse_side_px: int = 640
+    coarse_thresh_win_px: int = 7
     region_margin_min_px: float = 48.0
     region_margin_sides: float = 1.0
+    region_margin_tries: int = 2
 
 
 def aruco_dictionary(name: str) -> cv2.aruco.Dictionary:
@@ -284,7 +293,9 @@ def _first_pass_in_regions(gray: np.ndarray, layout: MarkerLayout, dictionary: c
     small = cv2.resize(gray, (w // factor, h // factor), interpolation=cv2.INTER_AREA)
     scale = np.array([w / small.shape[1], h / small.shape[0]])
     coarse = {**base, "cornerRefinementMethod": cv2.aruco.CORNER_REFINE_NONE}
-    corners, ids, rejected = _detector(dictionary, coarse).detectMarkers(small)
+    one_window = {"adaptiveThreshWinSizeMin": config.coarse_thresh_win_px,
+                  "adaptiveThreshWinSizeMax": config.coarse_thresh_win_px}
+    corners, ids, rejected = _detector(dictionary, {**coarse, **one_window}).detectMarkers(small)
     seen = [] if ids is None else [int(i) for i in ids.ravel()]
     if not set(layout.centres_mm) <= set(seen):
         return None
@@ -297,16 +308,19 @@ def _first_pass_in_regions(gray: np.ndarray, layout: MarkerLayout, dictionary: c
             continue
         quad = c.reshape(4, 2) * scale
         side = float(np.mean(np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)))
-        m = max(config.region_margin_min_px, config.region_margin_sides * side)
-        x0, y0 = np.maximum(np.floor(quad.min(axis=0) - m), 0).astype(int)
-        x1, y1 = np.ceil(quad.max(axis=0) + m).astype(int)
-        crop = gray[y0:y1, x0:x1]
-        # the whole photo's perimeter limits in px (a rate is of the image's larger side)
-        n = max(crop.shape)
-        in_crop = {**coarse, "minMarkerPerimeterRate": (min_perimeter_px + 0.5) / n,
-                   "maxMarkerPerimeterRate": (max_perimeter_px + 0.5) / n}
-        found, found_ids, _ = _detector(dictionary, in_crop).detectMarkers(crop)
-        mine = [] if found_ids is None else [f for f, j in zip(found, found_ids.ravel()) if int(j) == i]
+        margin = max(config.region_margin_min_px, config.region_margin_sides * side)
+        for k in range(1, config.region_margin_tries + 1):
+            x0, y0 = np.maximum(np.floor(quad.min(axis=0) - k * margin), 0).astype(int)
+            x1, y1 = np.ceil(quad.max(axis=0) + k * margin).astype(int)
+            crop = gray[y0:y1, x0:x1]
+            # the whole photo's perimeter limits in px (a rate is of the image's larger side)
+            n = max(crop.shape)
+            in_crop = {**coarse, "minMarkerPerimeterRate": (min_perimeter_px + 0.5) / n,
+                       "maxMarkerPerimeterRate": (max_perimeter_px + 0.5) / n}
+            found, found_ids, _ = _detector(dictionary, in_crop).detectMarkers(crop)
+            mine = [] if found_ids is None else [f for f, j in zip(found, found_ids.ravel()) if int(j) == i]
+            if mine:
+                break
         if not mine:
             return None
         for f in mine:
