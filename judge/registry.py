@@ -24,7 +24,6 @@ import importlib
 import importlib.util
 import os
 import pkgutil
-from importlib.metadata import entry_points
 
 from core.errors import BadInput
 from judge.plugin import GamePlugin
@@ -75,6 +74,8 @@ def _builtin_named(name: str) -> GamePlugin | None:
 
 
 def _discover() -> dict[str, GamePlugin]:
+    from importlib.metadata import entry_points  # only here: importing it costs a CLI call judging one game ~50 ms
+
     plugins = _builtin()
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         plugins.append(_as_plugin(ep.load(), f"entry point {ep.name!r}"))

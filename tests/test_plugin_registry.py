@@ -124,3 +124,16 @@ def test_toy_game_through_the_page(toy_registered):
     assert rec.result["squares"] == 3 and rec.source == "camera"
     history = at.dataframe
     assert history and "3 square(s)" in history[0].value.to_string()
+
+
+def test_one_builtin_game_is_found_without_the_entry_points():
+    """``registry.game`` of a built-in game (what a CLI call judging it does) leaves ``importlib.metadata`` unimported
+    (about 40 ms of CPU on the dev machine); listing every game still reads the entry points."""
+    import subprocess
+    import sys
+
+    seen = "print('importlib.metadata' in sys.modules)"
+    code = f"import sys; from judge import registry; registry.game('cmyk'); {seen}; registry.names(); {seen}"
+    env = {k: v for k, v in os.environ.items() if k != registry.ENV_VAR}
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True"]

@@ -86,7 +86,7 @@ def orientation_mod60(gray: np.ndarray, weight_mask: np.ndarray | None = None) -
     Parameters
     ----------
     gray : ndarray, shape (H, W), float32
-    weight_mask : ndarray, shape (H, W), bool, optional
+    weight_mask : ndarray, shape (H, W), bool or float32, optional
 
     Returns
     -------
@@ -98,20 +98,23 @@ def orientation_mod60(gray: np.ndarray, weight_mask: np.ndarray | None = None) -
     gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
     # every product as written below, each computed once and in place (whole-view temporaries cost more than the
-    # arithmetic): the same numbers
+    # arithmetic: a fresh view-sized array is mostly its page faults): the same numbers
     gx2, gy2 = gx * gx, gy * gy
     w = gx2 + gy2
     if weight_mask is not None:
-        w *= weight_mask
+        w *= weight_mask  # a bool mask multiplies as 1.0 / 0.0
+    tot = float(np.sum(w)) + 1e-9
     # w * exp(6i theta) = w * (g / |g|)^6, without trigonometry, in real arithmetic: with g^2 = a + ib,
     # g^6 = a (a^2 - 3 b^2) + i b (3 a^2 - b^2)
     a = np.subtract(gx2, gy2, out=gx2)
     b = np.multiply(gx, 2, out=gx)
     b *= gy
     f = np.maximum(w, np.float32(1e-12), out=gy2)
-    np.power(f, 3, out=f)
+    # cubed only where w > 0 (a third of a mosaic's view: the masked-out and flat pixels have w = 0, and 0 / f is 0
+    # whatever positive f holds); the cube is libm's powf, by far the costliest step, and the same powf where taken
+    np.power(f, 3, out=f, where=w > 0)
     np.divide(w, f, out=f)  # w / max(w, eps)^3
-    t, u = a * a, np.multiply(b, 3, out=gy)
+    t, u = np.multiply(a, a, out=w), np.multiply(b, 3, out=gy)  # w summed already
     u *= b
     t -= u  # a^2 - 3 b^2
     t *= a
@@ -124,7 +127,6 @@ def orientation_mod60(gray: np.ndarray, weight_mask: np.ndarray | None = None) -
     t *= b
     t *= f
     z = complex(re, np.sum(t))
-    tot = float(np.sum(w)) + 1e-9
     a = float(np.angle(z) / 6.0) % (np.pi / 3)
     return a, float(abs(z) / tot)
 
@@ -262,7 +264,7 @@ def fit_lattice(ink_masks: dict[str, np.ndarray], gray: np.ndarray, tile_mask: n
     h = tl.row_height(config.edge_mm)
     inks = ("cyan", "magenta", "yellow")
     pts = _ink_points(ink_masks, mm_per_px, origin_mm, config)
-    phi, _ = orientation_mod60(gray, tile_mask.astype(np.float32))
+    phi, _ = orientation_mod60(gray, tile_mask)
     refined = _refine_angle(pts, phi, h, config)
     # both angles' phasors in one pass (each angle's the same numbers as alone)
     both = _phasors(pts, np.array([phi, refined] if refined != phi else [phi]), h, config)
