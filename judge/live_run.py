@@ -31,6 +31,7 @@ settles. ``restart_table`` forgets the photos gathered so far.
 
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -160,6 +161,7 @@ class LiveJudge:
         self._calibration: Any = None  # TableCalibration, reused while the scene is still
         self._fresh = False  # the calibration was found after the last motion
         self._shape: tuple[int, ...] | None = None
+        self._judged: tuple[Any, Any, dict] | None = None  # the last reading frame's (state, context, judgement)
 
     @property
     def phase(self) -> str:
@@ -264,7 +266,7 @@ class LiveJudge:
         try:
             with timer.stage("reading"):
                 state = self._detect(frames, ctx, timer)
-                result = adjudicate(self.game, state, ctx)
+                result = self._judge(state, ctx)
         except CannotJudge as exc:
             return Reading(cannot_key(str(exc)), False, str(exc), ReadPayload(frame, None, before))
         except BadInput as exc:  # e.g. a context that does not fit what is on the table
@@ -274,6 +276,18 @@ class LiveJudge:
             result.setdefault("flags", []).append({"code": "live_context_stale", "message": self.stale})
         payload = ReadPayload(frame, state, before, self.context_json if self.pairs else None, result)
         return Reading(reading_key(result, self._vote), True, result, payload)
+
+    def _judge(self, state: Any, ctx: Any) -> dict:
+        """The rules on a reading frame's state: the previous reading frame's judgement again (a copy) when the game
+        says equal states judge the same (``LiveSupport.same_state_same_judgement``), this state equals that
+        frame's and the context is the same object; else judged."""
+        last = self._judged
+        if (self.game.live.same_state_same_judgement and last is not None and last[1] is ctx
+                and last[0] == state):
+            return copy.deepcopy(last[2])
+        result = adjudicate(self.game, state, ctx)
+        self._judged = (state, ctx, copy.deepcopy(result))
+        return result
 
     def _detect(self, frames: list[Frame], ctx: Any, timer: StageTimer) -> Any:
         """The game's detection; warm (carrying what earlier reads of this still scene found) when it can."""

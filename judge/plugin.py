@@ -125,6 +125,10 @@ class LiveSupport:
         each photo's label ("Aki's mosaic") and the context that judges it alone, in the order they are shown.
         Live mode reads each still scene as the next photo and judges them together once the last has
         settled. None: every still scene is one judgement.
+    same_state_same_judgement : bool
+        The game's state is a frozen value (no arrays) whose equality holds exactly when the rules see the same
+        thing: a reading frame whose state equals the previous reading frame's, judged with the same context, takes
+        that frame's judgement instead of running the rules again (the frames of a still board read the same).
     """
 
     before: str = "none"
@@ -135,6 +139,7 @@ class LiveSupport:
     next_context: Callable[[dict | None, dict], dict | None] | None = None
     vote_ignores: tuple[str, ...] = ()
     per_photo: Callable[[dict | None], tuple[tuple[str, dict], ...]] | None = None
+    same_state_same_judgement: bool = False
 
 
 @dataclass(frozen=True)

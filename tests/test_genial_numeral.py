@@ -15,6 +15,7 @@ from scoring.genial_judgement import GenialReading, judge_placement
 from synth.genial import sample_game
 from tools.eval_genial import judge_pair, photoreal_items
 from vision.genial import GenialPhoto, TokenRead
+from vision.genial_doubt import DoubtKind, doubt
 from vision.genial_numeral import NumeralConfig, numeral_outlines, read_numeral
 
 BOARD = G.board()
@@ -76,9 +77,9 @@ def _reads(game, doubt_at: frozenset = frozenset(), wrong_at: frozenset = frozen
     for t in game.tower_list():
         low = 2 if t.dark else 1
         value = (low + 1 if t.value == low else low) if t.qr in wrong_at else t.value
-        doubt = f"numeral unclear ({value} or {low if value != low else low + 1}, fits 0.9 and 0.9)" \
-            if t.qr in doubt_at else ""
-        out.append(TokenRead(t.qr, t.size, t.symbol, value, t.dark, doubt))
+        why = (doubt(DoubtKind.NUMERAL_UNCLEAR, value=value, other=low if value != low else low + 1, score=0.9,
+                     other_score=0.9),) if t.qr in doubt_at else ()
+        out.append(TokenRead(t.qr, t.size, t.symbol, value, t.dark, why))
     return out
 
 
@@ -150,7 +151,7 @@ def test_a_side_the_face_leaves_unclear_is_decided_by_the_numerals_ink_only_when
     from vision.genial_numeral import NumeralRead
 
     config = GenialVisionConfig()
-    face = TokenFace(False, "green", ("side unclear (face lightness 49)",))
+    face = TokenFace(False, "green", (doubt(DoubtKind.SIDE_FACE, lightness=49.0),))
     white = NumeralRead(3, 2, 0.97, 0.90, 0.0, (0.0, 0.0), 0.9, 0.036)
     for black_score, decided in ((0.60, True), (0.90, False)):
         black = NumeralRead(2, 1, black_score, black_score - 0.05, 0.0, (0.0, 0.0), 0.9, 0.036)

@@ -19,11 +19,12 @@ from geometry.hexgrid import HexBoardPose
 from tools.device_sim import seed_for, simulate
 from tools.eval_genial import judge_pair, photoreal_items
 from vision.genial import GenialPhoto, NumeralCarry, TokenRead
+from vision.genial_doubt import Doubted, DoubtKind, doubt
 from vision.genial_numeral import NumeralConfig, NumeralRead, fit_residual, with_fit_residual
 from vision.genial_tokens import settle_tokens
 
 WEBCAM_SET = Path(__file__).resolve().parent / "data" / "photoreal_genial_webcam"
-UNCLEAR = "numeral unclear (1 or 2, fits 0.950 and 0.930)"
+UNCLEAR = (doubt(DoubtKind.NUMERAL_UNCLEAR, value=1, other=2, score=0.95, other_score=0.93),)
 
 
 def _read(value: int, score: float, other: float, needed: float = 0.04) -> NumeralRead:
@@ -64,7 +65,7 @@ def test_a_numeral_neither_photo_reads_surely_is_read_from_both_together(after_f
     got = settle_tokens([before, after], 5, ())
     for ph in got:
         (x,) = ph.towers
-        assert ("numeral" not in x.doubt and x.value == 2) if settled else ("numeral" in x.doubt)
+        assert (not x.doubted(Doubted.NUMERAL) and x.value == 2) if settled else x.doubted(Doubted.NUMERAL)
 
 
 def test_a_photo_whose_numerals_fit_badly_needs_as_much_more_together():
@@ -74,7 +75,7 @@ def test_a_photo_whose_numerals_fit_badly_needs_as_much_more_together():
     dim = [with_fit_residual(_read(*fit), 0.08) for _ in range(2)]
     photos = [replace(_photo([t], {}), numerals={t.qr: NumeralCarry(False, r, 4.0)}) for r in dim]
     got = settle_tokens(photos, 5, ())
-    assert all("numeral" in x.doubt for ph in got for x in ph.towers)
+    assert all(x.doubted(Doubted.NUMERAL) for ph in got for x in ph.towers)
 
 
 @pytest.mark.parametrize("item", list(photoreal_items(WEBCAM_SET, device="webcam")), ids=lambda it: it[0])

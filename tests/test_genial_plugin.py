@@ -15,17 +15,19 @@ from scoring.genial import GameSetup, Placement, Tower
 from scoring.genial_judgement import GenialReading, judge_placement
 from synth.genial import sample_game
 from vision.genial import GenialPhoto, TokenRead
+from vision.genial_doubt import DoubtKind, TokenDoubt, doubt
 
 BOARD = G.board()
+UNSEEN = (doubt(DoubtKind.SYMBOL_UNSEEN),)
 
 
 def _game(seed: int) -> dict:
     return sample_game(np.random.default_rng(seed), BOARD)
 
 
-def _photo(owner: dict, colours: dict, towers, doubt: str = "") -> GenialPhoto:
+def _photo(owner: dict, colours: dict, towers, doubts: tuple[TokenDoubt, ...] = ()) -> GenialPhoto:
     tiles = {c: colours[p] for c, p in owner.items()}
-    reads = tuple(TokenRead(t.qr, t.size, t.symbol, t.value, t.dark, doubt) for t in towers)
+    reads = tuple(TokenRead(t.qr, t.size, t.symbol, t.value, t.dark, doubts) for t in towers)
     return GenialPhoto(HexBoardPose((350.0, 280.0), 0.0, 24.0), tiles, reads, (), {}, 200, 150, "tiles")
 
 
@@ -45,8 +47,9 @@ def test_given_token_values_replace_unreadable_numerals():
     before, after = setup.replay(BOARD, moves), setup.replay(BOARD, moves + [Placement.from_json(sc["move"])])
     # every numeral unreadable: the reader's best guess is always the low value
     guess = [Tower(t.qr, t.size, t.symbol, 1, t.dark) for t in before.tower_list()]
-    state = G.GenialState(_photo(after.owner, sc["players"], after.tower_list(), "numeral too small"),
-                          _photo(before.owner, sc["players"], guess, "numeral too small"))
+    small = (doubt(DoubtKind.NUMERAL_SMALL, tall_px=2.0, low=1, high=2),)
+    state = G.GenialState(_photo(after.owner, sc["players"], after.tower_list(), small),
+                          _photo(before.owner, sc["players"], guess, small))
     ctx = {k: sc[k] for k in ("players", "mover", "moves_before")}
     truth = judge_placement(BOARD, G.parse_context(ctx),
                             GenialReading({c: sc["players"][p] for c, p in after.owner.items()}, after.tower_list()),
@@ -80,12 +83,12 @@ def test_given_symbols_replace_unread_symbols_and_a_clear_disagreement_is_flagge
     moves = [Placement.from_json(m) for m in sc["moves_before"]]
     before, after = setup.replay(BOARD, moves), setup.replay(BOARD, moves + [Placement.from_json(sc["move"])])
 
-    def photo(game, doubt):
-        reads = tuple(TokenRead(t.qr, t.size, None, t.value, t.dark, doubt) for t in game.tower_list())
+    def photo(game, doubts):
+        reads = tuple(TokenRead(t.qr, t.size, None, t.value, t.dark, doubts) for t in game.tower_list())
         tiles = {c: sc["players"][p] for c, p in game.owner.items()}
         return GenialPhoto(HexBoardPose((350.0, 280.0), 0.0, 24.0), tiles, reads, (), {}, 200, 150, "tiles")
 
-    state = G.GenialState(photo(after, "symbol not seen"), photo(before, "symbol not seen"))
+    state = G.GenialState(photo(after, UNSEEN), photo(before, UNSEEN))
     ctx = {k: sc[k] for k in ("players", "mover", "moves_before")}
     truth = judge_placement(BOARD, G.parse_context(ctx),
                             GenialReading({c: sc["players"][p] for c, p in after.owner.items()}, after.tower_list()),
@@ -103,7 +106,7 @@ def test_given_symbols_replace_unread_symbols_and_a_clear_disagreement_is_flagge
     seen = G.GenialState(state.after, GenialPhoto(
         state.before.pose, state.before.tiles,
         tuple(TokenRead(t.qr, t.size, other if t.qr == odd.qr else None, t.value, t.dark,
-                        "" if t.qr == odd.qr else "symbol not seen") for t in state.before.towers),
+                        () if t.qr == odd.qr else UNSEEN) for t in state.before.towers),
         (), {}, 200, 150, "tiles"))
     flagged = G.adjudicate(seen, G.parse_context(ctx | {"token_values": given})).to_json()
     assert any(f["code"] == "token_symbol_disagrees" and list(odd.qr) in f["cells"] for f in flagged["flags"])
@@ -253,26 +256,31 @@ def test_a_baseline_frame_is_read_once_and_its_next_frames_compare_no_numeral(mo
     assert compared == [] and second.after.towers == first.after.towers
 
 
-def test_a_verdict_is_judged_once_per_reading_and_its_json_is_a_copy(monkeypatch):
-    """The live frames of a still board read the same: judged once. A caller adding to the JSON (the calibration
-    notes, a stale-context flag) changes neither the verdict nor the next frame's JSON; another reading is judged
-    afresh."""
+def test_a_still_board_read_the_same_is_judged_once_by_the_live_runner_and_its_json_is_a_copy(monkeypatch):
+    """The live frames of a still board read the same state: the live runner judges it once (the state compared as a
+    typed value, the same context), and gives each frame a copy (a caller adding the calibration notes or a
+    stale-context flag changes neither the kept judgement nor the next frame's); another reading, or another
+    context, is judged afresh. ``adjudicate`` itself keeps nothing between calls."""
+    import judge.live_run as LR
+
     sc = _game(11)
     setup = GameSetup(sc["players"], tuple(Tower.from_json(t) for t in sc["towers"]))
     moves = [Placement.from_json(m) for m in sc["moves_before"]]
     before, after = setup.replay(BOARD, moves), setup.replay(BOARD, moves + [Placement.from_json(sc["move"])])
     state = G.GenialState(_photo(after.owner, sc["players"], after.tower_list()),
                           _photo(before.owner, sc["players"], before.tower_list()))
-    ctx = G.parse_context({k: sc[k] for k in ("players", "mover", "moves_before")})
+    context = {k: sc[k] for k in ("players", "mover", "moves_before")}
+    live = LR.LiveJudge(G.PLUGIN, context)
     judged = []
-    real = G._judged
-    monkeypatch.setattr(G, "_judged", lambda *a: judged.append(1) or real(*a))
-    first = G.adjudicate(state, ctx)
-    out = first.to_json()
-    out.setdefault("flags", []).append({"code": "calibration_warning", "message": "added by a caller"})
-    again = G.adjudicate(G.GenialState.from_json(state.to_json()), G.parse_context(ctx.to_json()))
-    assert judged == [1] and again.to_json() == first.to_json()
-    assert all(f["code"] != "calibration_warning" for f in first.to_json().get("flags", []))
-    moved = G.GenialState(_photo(after.owner, sc["players"], after.tower_list(), "numeral unclear"), state.before)
-    G.adjudicate(moved, ctx)
+    real = LR.adjudicate
+    monkeypatch.setattr(LR, "adjudicate", lambda *a: judged.append(1) or real(*a))
+    first = live._judge(state, live.ctx)
+    first.setdefault("flags", []).append({"code": "calibration_warning", "message": "added by a caller"})
+    again = live._judge(G.GenialState.from_json(state.to_json()), live.ctx)   # an equal state, another object
+    assert judged == [1] and again == G.adjudicate(state, live.ctx).to_json()
+    assert all(f["code"] != "calibration_warning" for f in again.get("flags", []))
+    moved = G.GenialState(_photo(after.owner, sc["players"], after.tower_list(), UNSEEN), state.before)
+    live._judge(moved, live.ctx)
     assert judged == [1, 1]
+    live._judge(moved, G.parse_context(context))    # the same context's content, but a context set anew
+    assert judged == [1, 1, 1]

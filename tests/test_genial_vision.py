@@ -11,6 +11,7 @@ from scoring.genial import GameSetup, Placement, Tower
 from scoring.genial_board import GenialBoard
 from synth.genial import render_pair
 from vision.genial import GenialPhoto, marker_layout, read_photo
+from vision.genial_doubt import FACE_UNCLEAR
 
 BOARD = GenialBoard.from_components(load_components()["genial_spezial"])
 
@@ -41,7 +42,7 @@ def _check(photo: GenialPhoto, game, sc) -> None:
     assert all(t.symbol == towers[t.qr].symbol for t in photo.towers if t.symbol is not None)
     for t in photo.towers:
         # a side read wrong says so (blur can spread a large symbol's colour over a dark face)
-        assert t.dark == towers[t.qr].dark or "side unclear" in t.doubt
+        assert t.dark == towers[t.qr].dark or t.any_of(FACE_UNCLEAR)
         assert t.symbol in (None, towers[t.qr].symbol)
         if not t.doubt:
             assert t.value == towers[t.qr].value

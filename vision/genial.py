@@ -40,6 +40,16 @@ from geometry.hexgrid import (
     nearest_cells,
 )
 from scoring.genial_board import GenialBoard
+from vision.genial_doubt import (
+    AT_EDGE,
+    FACE_UNCLEAR,
+    Doubted,
+    DoubtKind,
+    TokenDoubt,
+    doubt,
+    doubt_text,
+    doubts_from_json,
+)
 from vision.genial_numeral import (
     NumeralConfig,
     NumeralRead,
@@ -226,10 +236,11 @@ class TokenRead:
     symbol : str or None
         None when the symbol's colour could not be read.
     value : int
-        The numeral showing (best reading; see ``doubt``).
+        The numeral showing (best reading; see ``doubts``).
     dark : bool
-    doubt : str
-        Empty when the token read cleanly, else why its symbol or value is doubtful.
+    doubts : tuple of TokenDoubt
+        Empty when the token read cleanly, else why its side, symbol or value is doubtful
+        (:mod:`vision.genial_doubt`: decisions read their kinds; ``doubt`` is their text).
     """
 
     qr: Cell
@@ -237,32 +248,45 @@ class TokenRead:
     symbol: str | None
     value: int
     dark: bool
-    doubt: str = ""
+    doubts: tuple[TokenDoubt, ...] = ()
+
+    @property
+    def doubt(self) -> str:
+        """Why it is doubtful, as the players read it (empty when it read cleanly)."""
+        return doubt_text(self.doubts)
+
+    def doubted(self, what: Doubted) -> bool:
+        """Some reason puts any of ``what`` in doubt."""
+        return any(d.about(what) for d in self.doubts)
+
+    def any_of(self, kinds: frozenset[DoubtKind]) -> bool:
+        """Some reason is of one of ``kinds``."""
+        return any(d.kind in kinds for d in self.doubts)
 
     @property
     def value_doubted(self) -> bool:
         """Its value was read with doubt: its numeral, or its side (and so which two values it chooses between)."""
-        return any(w in self.doubt for w in ("numeral", "side", "outside"))
+        return self.doubted(Doubted.NUMERAL | Doubted.SIDE)
 
     @property
     def side_doubted(self) -> bool:
         """Its side (light or dark) was read with doubt."""
-        return any(w in self.doubt for w in ("side", "outside"))
+        return self.doubted(Doubted.SIDE)
 
     @property
     def symbol_doubted(self) -> bool:
-        """Its symbol was not read, or read with doubt."""
-        return self.symbol is None or any(w in self.doubt for w in ("symbol", "outside"))
+        """Its symbol was not read, or read with doubt (a token at the photo's edge: always)."""
+        return self.symbol is None or self.doubted(Doubted.SYMBOL) or self.any_of(AT_EDGE)
 
     def to_json(self) -> dict:
         return {"qr": list(self.qr), "size": self.size, "symbol": self.symbol, "value": self.value,
-                "dark": self.dark, "doubt": self.doubt}
+                "dark": self.dark, "doubt": self.doubt, "doubts": [d.to_json() for d in self.doubts]}
 
     @classmethod
     def from_json(cls, obj: Mapping) -> TokenRead:
         q, r = obj["qr"]
         return cls((int(q), int(r)), str(obj["size"]), obj.get("symbol"), int(obj["value"]), bool(obj["dark"]),
-                   str(obj.get("doubt", "")))
+                   doubts_from_json(obj))
 
 
 @dataclass(frozen=True)
@@ -815,12 +839,17 @@ class TokenFace:
     ----------
     dark : bool
     symbol : str or None
-    doubts : tuple of str
+    doubts : tuple of TokenDoubt
     """
 
     dark: bool
     symbol: str | None
-    doubts: tuple[str, ...] = ()
+    doubts: tuple[TokenDoubt, ...] = ()
+
+    @property
+    def side_unclear(self) -> bool:
+        """Its lightness left the side open."""
+        return any(d.kind in FACE_UNCLEAR for d in self.doubts)
 
 
 def token_face(lab: np.ndarray, config: GenialVisionConfig) -> TokenFace:
@@ -829,13 +858,13 @@ def token_face(lab: np.ndarray, config: GenialVisionConfig) -> TokenFace:
     plain = np.hypot(lab[:, 1], lab[:, 2]) < config.symbol_chroma_min
     dark, face_l = token_side(lab, config)
     if abs(face_l - config.dark_face_lightness) < config.side_margin:
-        doubts.append(f"side unclear (face lightness {face_l:.0f})")
+        doubts.append(doubt(DoubtKind.SIDE_FACE, lightness=float(face_l)))
     elif not dark and plain.mean() < config.min_plain:
-        doubts.append(f"side unclear (the symbol's colour covers {1.0 - plain.mean():.0%} of the token)")
+        doubts.append(doubt(DoubtKind.SIDE_COVERED, covered=float(1.0 - plain.mean())))
     sym_px = lab[~plain]
     symbol = None
     if len(sym_px) < config.min_symbol_px:
-        doubts.append("symbol not seen")
+        doubts.append(doubt(DoubtKind.SYMBOL_UNSEEN))
     else:
         hue = float(np.degrees(np.arctan2(np.median(sym_px[:, 2]), np.median(sym_px[:, 1]))))
         hues = _symbol_hues()
@@ -843,7 +872,7 @@ def token_face(lab: np.ndarray, config: GenialVisionConfig) -> TokenFace:
         ranked = sorted(gaps, key=lambda s: gaps[s])
         symbol = ranked[0]
         if gaps[ranked[1]] - gaps[ranked[0]] < 15.0:
-            doubts.append(f"symbol between {ranked[0]} and {ranked[1]}")
+            doubts.append(doubt(DoubtKind.SYMBOL_BETWEEN, first=ranked[0], second=ranked[1]))
     return TokenFace(dark, symbol, tuple(doubts))
 
 
@@ -854,10 +883,10 @@ def read_token(lab: np.ndarray, qr: Cell, size: str, config: GenialVisionConfig,
     :func:`token_face`); its value from ``numeral`` (:func:`read_numeral` with that side; None: not read, the side's
     low value, doubtful), or ``known`` (read clearly on the earlier photo of the pair, the same side up)."""
     if len(lab) == 0:
-        return TokenRead(qr, size, None, 1, False, "token outside the photo")
+        return TokenRead(qr, size, None, 1, False, (doubt(DoubtKind.TOKEN_OUTSIDE),))
     face = token_face(lab, config) if face is None else face
-    value, why = (known, "") if known is not None else token_value(numeral, face.dark, numeral_px, config)
-    return TokenRead(qr, size, face.symbol, value, face.dark, "; ".join(face.doubts + ((why,) if why else ())))
+    value, why = (known, None) if known is not None else token_value(numeral, face.dark, numeral_px, config)
+    return TokenRead(qr, size, face.symbol, value, face.dark, face.doubts + ((why,) if why else ()))
 
 
 def token_side(lab: np.ndarray, config: GenialVisionConfig) -> tuple[bool, float]:
@@ -869,19 +898,26 @@ def token_side(lab: np.ndarray, config: GenialVisionConfig) -> tuple[bool, float
 
 
 def token_value(numeral: NumeralRead | None, dark: bool, numeral_px: float,
-                config: GenialVisionConfig) -> tuple[int, str]:
-    """The value a token shows and, when it is doubtful, why (empty when it is sure)."""
+                config: GenialVisionConfig) -> tuple[int, TokenDoubt | None]:
+    """The value a token shows and, when it is doubtful, why (None when it is sure)."""
     low = 2 if dark else 1
     if numeral_px < config.min_numeral_px:
-        return low, f"numeral too small to read ({numeral_px:.0f} px tall): value {low} or {low + 1}"
+        return low, doubt(DoubtKind.NUMERAL_SMALL, tall_px=float(numeral_px), low=low, high=low + 1)
     if numeral is None or numeral.value not in (low, low + 1):
-        return low, f"numeral not read (part of it outside the photo): value {low} or {low + 1}"
+        return low, doubt(DoubtKind.NUMERAL_CUT, low=low, high=low + 1)
     if not numeral.sure:
-        learned = ("" if numeral.learned_value is None or numeral.learned_value == numeral.value
-                   else f", the learned reader reads {numeral.learned_value}")
-        return numeral.value, (f"numeral unclear ({numeral.value} or {numeral.other}, fits {numeral.score:.3f} "
-                               f"and {numeral.other_score:.3f}{learned})")
-    return numeral.value, ""
+        return numeral.value, numeral_unclear(numeral)
+    return numeral.value, None
+
+
+def numeral_unclear(numeral: NumeralRead) -> TokenDoubt:
+    """Why a numeral read but not surely is doubtful: its two values and their fits (and the learned reader's
+    value when it reads the other one)."""
+    fits = {"value": int(numeral.value), "other": int(numeral.other), "score": float(numeral.score),
+            "other_score": float(numeral.other_score)}
+    if numeral.learned_value is None or numeral.learned_value == numeral.value:
+        return doubt(DoubtKind.NUMERAL_UNCLEAR, **fits)
+    return doubt(DoubtKind.NUMERAL_UNCLEAR_LEARNED, **fits, learned=int(numeral.learned_value))
 
 
 def _token_z(size: str, config: GenialVisionConfig) -> float:
@@ -998,7 +1034,7 @@ def read_tokens(view: TableView, pose: HexBoardPose, present: Mapping[Cell, str]
     numerals: dict[Cell, NumeralCarry] = {}
     wanted: dict[Cell, tuple[str, bool, str | None]] = {}
     faces = {c: token_face(labs[c], config) for c in sorted(present) if len(labs[c])}
-    unclear = {c for c, f in faces.items() if any(p.startswith("side unclear") for p in f.doubts)}
+    unclear = {c for c, f in faces.items() if f.side_unclear}
     for c, size in sorted(present.items()):
         if c not in faces:
             continue
@@ -1049,7 +1085,7 @@ def _side_by_ink(face: TokenFace, carry: NumeralCarry, config: GenialVisionConfi
         gap = dark_read.best_score - light_read.best_score
         if abs(gap) >= config.side_ink_margin:
             side = gap > 0
-            face = TokenFace(side, face.symbol, tuple(p for p in face.doubts if not p.startswith("side unclear")))
+            face = TokenFace(side, face.symbol, tuple(d for d in face.doubts if d.kind not in FACE_UNCLEAR))
     return face, NumeralCarry(side, by_side[side], carry.tall_px, by_side[not side])
 
 

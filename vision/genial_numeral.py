@@ -347,10 +347,10 @@ def photo_blur(view: TableView, layout: MarkerLayout, config: NumeralConfig = Nu
     normal = tip - base
     normal /= np.linalg.norm(normal, axis=1, keepdims=True)
     prof = _luminance_at(view, base[:, None, :] + steps[None, :, None] * normal[:, None, :])   # (S*A, steps)
-    normal, prof = normal.reshape(n_s, n_a, 2), prof.reshape(n_s, n_a, -1)
+    normal, spread = normal.reshape(n_s, n_a, 2), _edge_spreads(prof).reshape(n_s, n_a)
     rows, sig2 = [], []
     for k in range(n_s):
-        widths = [w for w in map(_edge_spread, prof[k]) if w is not None]
+        widths = spread[k][np.isfinite(spread[k])]
         if len(widths) >= n_a // 2:
             u = normal[k].mean(axis=0) / np.linalg.norm(normal[k].mean(axis=0))
             rows.append([u[0] ** 2, 2.0 * u[0] * u[1], u[1] ** 2])
@@ -387,17 +387,19 @@ def _luminance_at(view: TableView, px: np.ndarray) -> np.ndarray:
     return srgb_to_linear(rgb / 255.0) @ _LUMA
 
 
-def _edge_spread(profile: np.ndarray, step_px: float = 0.25, min_contrast: float = 0.05) -> float | None:
-    """Variance (px\u00b2) of a dark-to-bright edge's derivative along a profile sampled every ``step_px``; None
-    when the profile shows no clear edge (a hand, glare, the photo's border)."""
-    if profile[-1] - profile[0] < min_contrast or np.any(~np.isfinite(profile)):
-        return None
-    d = np.clip(np.diff(profile), 0.0, None)
-    if d.sum() <= 0:
-        return None
-    x = np.arange(len(d)) * step_px
-    m = float((d * x).sum() / d.sum())
-    return float((d * (x - m) ** 2).sum() / d.sum())
+def _edge_spreads(profiles: np.ndarray, step_px: float = 0.25, min_contrast: float = 0.05) -> np.ndarray:
+    """Variance (px\u00b2) of a dark-to-bright edge's derivative along each profile (rows of ``profiles``, shape
+    (N, L), sampled every ``step_px``), shape (N,); NaN where a profile shows no clear edge (a hand, glare, the
+    photo's border)."""
+    d = np.clip(np.diff(profiles, axis=1), 0.0, None)
+    total = d.sum(axis=1)
+    clear = (profiles[:, -1] - profiles[:, 0] >= min_contrast) & np.all(np.isfinite(profiles), axis=1) & (total > 0)
+    d, total = d[clear], total[clear]
+    x = np.arange(d.shape[1]) * step_px
+    m = (d * x).sum(axis=1) / total
+    out = np.full(len(profiles), np.nan)
+    out[clear] = (d * (x - m[:, None]) ** 2).sum(axis=1) / total
+    return out
 
 
 def token_blur_mm2(jacobian_px_per_mm: np.ndarray, blur_cov_px: np.ndarray | None,

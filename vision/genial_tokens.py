@@ -43,6 +43,7 @@ from math import sqrt
 
 from geometry.hexgrid import Cell
 from vision.genial import SYMBOL_RGB, GenialPhoto, TokenRead
+from vision.genial_doubt import AGAINST_REPLAY, AT_EDGE, FACE_UNCLEAR, Doubted, DoubtKind, TokenDoubt, doubt
 from vision.genial_numeral import NumeralRead
 
 SYMBOLS: tuple[str, ...] = tuple(SYMBOL_RGB)
@@ -57,19 +58,19 @@ def token_set(n_players: int, counts: Sequence[tuple[int, int, int]]) -> dict[tu
     return {(s, v): row[v] for s in SYMBOLS for v in (1, 2)}
 
 
-def _parts(doubt: str) -> list[str]:
-    return [p for p in doubt.split("; ") if p]
-
-
 def _symbol_options(reads: Sequence[TokenRead]) -> set[str]:
-    """The symbols a tower's token may show, from its doubtful reads ("between a and b" keeps those two)."""
+    """The symbols a tower's token may show, from its doubtful reads (a symbol between two keeps those two)."""
     out = set(SYMBOLS)
     for t in reads:
-        for p in _parts(t.doubt):
-            if p.startswith("symbol between "):
-                a, _, b = p.removeprefix("symbol between ").partition(" and ")
-                out &= {a, b}
+        for d in t.doubts:
+            if d.kind is DoubtKind.SYMBOL_BETWEEN:
+                out &= {d.detail("first"), d.detail("second")}
     return out
+
+
+def _without(doubts: Sequence[TokenDoubt], what: Doubted) -> list[TokenDoubt]:
+    """The reasons that put none of ``what`` in doubt."""
+    return [d for d in doubts if not d.about(what)]
 
 
 def _agreed(values: dict[Cell, set]) -> tuple[dict, set[Cell]]:
@@ -163,23 +164,23 @@ def _settled(t: TokenRead, symbol: Mapping[Cell, str], light: Mapping[Cell, int]
              notes: Mapping[str, set[Cell]]) -> TokenRead:
     """One token's read with what the settling decided: a doubtful symbol or numeral replaced by the decided one,
     a contradiction added to its doubt."""
-    parts = _parts(t.doubt)
+    parts = list(t.doubts)
     sym, value = t.symbol, t.value
     if t.qr in notes["sym_clash"]:
-        parts.append("symbol read differently on the two photos")
+        parts.append(doubt(DoubtKind.SYMBOL_CLASH))
     elif t.qr in notes["sym_over"]:
-        parts.append(f"symbol: more {t.symbol} tokens read than the set holds")
-    elif t.symbol_doubted and t.qr in symbol and "outside" not in t.doubt:
+        parts.append(doubt(DoubtKind.SYMBOL_OVER, symbol=t.symbol))
+    elif t.symbol_doubted and t.qr in symbol and not t.any_of(AT_EDGE):
         sym = symbol[t.qr]
-        parts = [p for p in parts if "symbol" not in p]
+        parts = _without(parts, Doubted.SYMBOL)
     if t.qr in notes["light_clash"]:
-        parts.append("numeral read as different values on the two photos")
+        parts.append(doubt(DoubtKind.NUMERAL_CLASH))
     elif t.qr in notes["light_over"]:
-        parts.append(f"numeral: more {t.symbol} tokens of light value {t.value - int(t.dark)} read than the set holds")
+        parts.append(doubt(DoubtKind.NUMERAL_OVER, symbol=t.symbol, light=t.value - int(t.dark)))
     elif t.value_doubted and not t.side_doubted and t.qr in light:
         value = light[t.qr] + int(t.dark)
-        parts = [p for p in parts if "numeral" not in p]
-    return replace(t, symbol=sym, value=value, doubt="; ".join(parts))
+        parts = _without(parts, Doubted.NUMERAL)
+    return replace(t, symbol=sym, value=value, doubts=tuple(parts))
 
 
 def _numeral_on(ph: GenialPhoto, t: TokenRead) -> NumeralRead | None:
@@ -199,7 +200,7 @@ def _sides_replayed(photos: Sequence[GenialPhoto], dark_before: frozenset[Cell])
                                               for t in ph.towers)) for ph in photos)
     before = replace(photos[0], towers=tuple(_side_replayed(photos[0], t, t.qr in dark_before)
                                              for t in photos[0].towers))
-    against = {t.qr: t.dark for t in before.towers if "the replayed game gives" in t.doubt}
+    against = {t.qr: t.dark for t in before.towers if t.any_of(AGAINST_REPLAY)}
     after = replace(photos[1], towers=tuple(
         _side_replayed(photos[1], t, True if t.qr in dark_before else None, against.get(t.qr))
         for t in photos[1].towers))
@@ -212,32 +213,33 @@ def _side_replayed(ph: GenialPhoto, t: TokenRead, want: bool | None, misread: bo
     surely against the replay is doubtful, and so its value (the photo disagrees with the game: the rules flag
     it). ``misread``: the side the before photo read against the replay (the after photo's token; None: it agreed):
     the same side read again may be the same misreading, and is doubtful too."""
-    parts = _parts(t.doubt)
+    parts = list(t.doubts)
     if misread is not None and t.dark == misread and not t.side_doubted:
-        said = "dark" if t.dark else "light"
-        return replace(t, doubt="; ".join(parts + [f"side read {said} as on the before photo, where the replayed "
-                                                   "game gives the other"]))
-    if want is None or "outside" in t.doubt:
+        return replace(t, doubts=(*parts, doubt(DoubtKind.SIDE_AS_BEFORE, read=_side_name(t.dark))))
+    if want is None or t.any_of(AT_EDGE):
         return t
-    if not any(p.startswith("side unclear") for p in parts):
+    if not t.any_of(FACE_UNCLEAR):
         if t.dark == want:
             return t
-        said, game = ("dark", "light") if t.dark else ("light", "dark")
-        return replace(t, doubt="; ".join(parts + [f"side read {said}, the replayed game gives {game}"]))
-    parts = [p for p in parts if not p.startswith("side unclear")]
+        return replace(t, doubts=(*parts, doubt(DoubtKind.SIDE_AGAINST_REPLAY, read=_side_name(t.dark),
+                                                game=_side_name(want))))
+    parts = [d for d in parts if d.kind not in FACE_UNCLEAR]
     if t.dark == want:
-        return replace(t, doubt="; ".join(parts))
+        return replace(t, doubts=tuple(parts))
     turned = replace(t, dark=want)
     read = _numeral_on(ph, turned)
     low = 2 if want else 1
-    parts = [p for p in parts if "numeral" not in p]
+    parts = _without(parts, Doubted.NUMERAL)
     if read is None or read.value not in (low, low + 1):
-        return replace(turned, value=low, doubt="; ".join(
-            parts + [f"numeral not read on this side: value {low} or {low + 1}"]))
+        return replace(turned, value=low, doubts=(*parts, doubt(DoubtKind.NUMERAL_OTHER_SIDE, low=low, high=low + 1)))
     if not read.sure:
-        parts.append(f"numeral unclear ({read.value} or {read.other}, fits {read.score:.3f} and "
-                     f"{read.other_score:.3f})")
-    return replace(turned, value=read.value, doubt="; ".join(parts))
+        parts.append(doubt(DoubtKind.NUMERAL_UNCLEAR, value=int(read.value), other=int(read.other),
+                           score=float(read.score), other_score=float(read.other_score)))
+    return replace(turned, value=read.value, doubts=tuple(parts))
+
+
+def _side_name(dark: bool) -> str:
+    return "dark" if dark else "light"
 
 
 def _sides_settled(photos: Sequence[GenialPhoto]) -> Sequence[GenialPhoto]:
@@ -251,14 +253,14 @@ def _sides_settled(photos: Sequence[GenialPhoto]) -> Sequence[GenialPhoto]:
     light_after = {c for c, t in last.items() if not t.dark and not t.side_doubted}
 
     def fixed(t: TokenRead, dark: bool) -> TokenRead:
-        if "side unclear" not in t.doubt or "outside" in t.doubt:
+        if not t.any_of(FACE_UNCLEAR) or t.any_of(AT_EDGE):
             return t
-        parts = [p for p in _parts(t.doubt) if "side unclear" not in p]
+        parts = [d for d in t.doubts if d.kind not in FACE_UNCLEAR]
         if t.dark == dark:
-            return replace(t, doubt="; ".join(parts))
+            return replace(t, doubts=tuple(parts))
         low = 2 if dark else 1
-        parts = [p for p in parts if "numeral" not in p] + [f"numeral not read on this side: value {low} or {low + 1}"]
-        return replace(t, dark=dark, value=low, doubt="; ".join(parts))
+        parts = _without(parts, Doubted.NUMERAL) + [doubt(DoubtKind.NUMERAL_OTHER_SIDE, low=low, high=low + 1)]
+        return replace(t, dark=dark, value=low, doubts=tuple(parts))
 
     before = replace(photos[0], towers=tuple(fixed(t, False) if t.qr in light_after else t for t in photos[0].towers))
     after = replace(photos[1], towers=tuple(fixed(t, True) if t.qr in dark_before else t for t in photos[1].towers))

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import copy
-import json
-from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -30,6 +28,7 @@ from scoring.genial_judgement import (
     replayed_dark,
 )
 from vision.genial import GenialPhoto, GenialVisionConfig, TokenRead, marker_layout, read_photo
+from vision.genial_doubt import FACE_UNCLEAR, Doubted, doubt_text
 from vision.genial_tokens import settle_tokens
 
 TILE_DRAW_RGB = {"red": (200, 42, 42), "blue": (38, 84, 190), "yellow": (236, 196, 34), "black": (38, 38, 42)}
@@ -255,7 +254,7 @@ def reading_of(photo: GenialPhoto, colours: frozenset[str] | None = None,
     seen = {t.qr for t in photo.towers}
     missing = frozenset(c for c in (layout or {}) if c not in seen and c in given and c in symbols)
     towers += [Tower(c, (layout or {})[c], symbols[c], given[c], False) for c in sorted(missing)]
-    unseen = missing | {t.qr for t in photo.towers if "side unclear" in t.doubt}   # sides not to check
+    unseen = missing | {t.qr for t in photo.towers if t.any_of(FACE_UNCLEAR)}   # sides not to check
     tiles = {c: v for c, v in photo.tiles.items() if c not in odd}
     hidden = frozenset(c for c, why in photo.unreadable.items() if why.startswith("hidden behind"))
     return GenialReading(tiles, tuple(sorted(towers, key=lambda t: t.qr)), frozenset(photo.unreadable) | frozenset(odd),
@@ -263,11 +262,12 @@ def reading_of(photo: GenialPhoto, colours: frozenset[str] | None = None,
 
 
 def _open_doubt(t: TokenRead, values: Mapping[Cell, int], symbols: Mapping[Cell, str]) -> str:
-    """What is still in doubt about a token once the players' set-up is taken: a doubt about its symbol is settled
-    by a given symbol, one about its numeral or side by a given value (the replay knows which side it shows)."""
-    parts = [p for p in t.doubt.split("; ") if p]
-    return "; ".join(p for p in parts if not (("symbol" in p and t.qr in symbols)
-                                              or (("numeral" in p or "side" in p) and t.qr in values)))
+    """What is still in doubt about a token once the players' set-up is taken (as the players read it; empty when
+    nothing): a doubt about its symbol is settled by a given symbol, one about its numeral or side by a given value
+    (the replay knows which side it shows)."""
+    settled = (Doubted.SYMBOL if t.qr in symbols else Doubted(0)) \
+        | (Doubted.NUMERAL | Doubted.SIDE if t.qr in values else Doubted(0))
+    return doubt_text(d for d in t.doubts if not d.about(settled))
 
 
 def _doubtful_tokens(state: GenialState, ctx: GenialContext) -> dict[Cell, str]:
@@ -282,8 +282,8 @@ def _symbol_disagreements(state: GenialState, ctx: GenialContext) -> list[Cell]:
     """Towers whose symbol was read clearly and differs from the one the players gave."""
     symbols = getattr(ctx, "token_symbols", {})
     first = state.before or state.after
-    return sorted(t.qr for t in first.towers if t.qr in symbols and t.symbol is not None and "symbol" not in t.doubt
-                  and t.symbol != symbols[t.qr])
+    return sorted(t.qr for t in first.towers if t.qr in symbols and t.symbol is not None
+                  and not t.doubted(Doubted.SYMBOL) and t.symbol != symbols[t.qr])
 
 
 def _value_disagreements(state: GenialState, ctx: GenialContext) -> list[Cell]:
@@ -394,32 +394,11 @@ class GenialVerdict:
 LIVE_VOTE_IGNORES = ("towers", "scores", "symbol_scores", "ranking")
 
 
-#: The last few judgements, by what they were judged from (:func:`adjudicate`).
-_VERDICTS: OrderedDict[tuple[str, str], GenialVerdict] = OrderedDict()
-
-
 def adjudicate(state: GenialState, ctx: GenialContext) -> GenialVerdict:
     """The rules on what the photos showed (``scoring.genial_judgement``), with the vision's doubts as flags.
 
-    A pure function of the reading and the context: the live frames of a still board, read the same, are judged
-    once (the last ``_VERDICT_MEMO`` judgements kept by their state's JSON and the context's repr; the rules
-    replay every earlier placement twice)."""
-    key = (json.dumps(state.to_json(), sort_keys=True), repr(ctx))
-    if key in _VERDICTS:
-        _VERDICTS.move_to_end(key)
-        return _VERDICTS[key]
-    verdict = _judged(state, ctx)
-    _VERDICTS[key] = verdict
-    while len(_VERDICTS) > _VERDICT_MEMO:
-        _VERDICTS.popitem(last=False)
-    return verdict
-
-
-_VERDICT_MEMO = 4
-
-
-def _judged(state: GenialState, ctx: GenialContext) -> GenialVerdict:
-    """:func:`adjudicate` itself."""
+    A pure function of the reading and the context (live frames of a still board that read the same state are
+    judged once by the live runner: ``LiveSupport.same_state_same_judgement``)."""
     colours = frozenset(ctx.players.values())
     given, symbols = getattr(ctx, "token_values", {}), getattr(ctx, "token_symbols", {})
     layout = board().tower_layout(len(ctx.players))
@@ -653,6 +632,6 @@ PLUGIN = GamePlugin(
     order=50,
     marker_layout=marker_layout,
     live=LiveSupport(before="previous", change_codes=("tile_moved_or_missing",), detect_warm=live_detect,  # live2
-                     next_context=live_next_context, vote_ignores=LIVE_VOTE_IGNORES),
+                     next_context=live_next_context, vote_ignores=LIVE_VOTE_IGNORES, same_state_same_judgement=True),
 )
 SPEC = PLUGIN
