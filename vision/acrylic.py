@@ -296,12 +296,14 @@ class AcrylicConfig:
         on the dev set (seed 0; ``tools/study_board_misses.py``: is each challenge board fitted as its own shape on
         the truth?): as a webcam delivers it, challenge boards fitted right 18 -> 32 of 50, as another shape over the
         board 27 -> 11; judged exact 16 -> 18 of 26, "cannot" 2 -> 3, doubt 8 -> 5, WRONG 0 (c02, c06, s00 doubt ->
-        exact; b00 exact -> doubt, c00 doubt -> cannot); as rendered, browser and phone see the report of the lane
-        (carboard9). Where the edges lie under the noise every shape refines to about the same chamfer, and the
-        region evidence tells the shapes apart (``tools/study_board_region.py``). Without the support in the fits'
-        key, a wrong shape stepping along half its outline over an unused board took a challenge board's id (dev_2
-        as a browser delivers it: exit 3). (Before the hysteresis, 10 and 10 lost boards on car_tune2 as a webcam
-        delivers it: exact 8 -> 7 of 22.)
+        exact; b00 exact -> doubt, c00 doubt -> cannot). The whole change (hysteresis and weights) against main
+        ea4fdc8 on the same photos: as rendered, browser, phone judged the same (exact 24, 21, 24 of 26; WRONG 0),
+        boards fitted right 48 -> 48, 45 -> 47, 49 -> 50 of 50, their median outline distance to the truth
+        0.80 -> 0.82, 0.80 -> 0.84, 0.94 -> 1.00 mm. Where the edges lie under the noise every shape refines to about
+        the same chamfer, and the region evidence tells the shapes apart (``tools/study_board_region.py``). Without
+        the support in the fits' key, a wrong shape stepping along half its outline over an unused board took a
+        challenge board's id (dev_2 as a browser delivers it: exit 3). (Before the hysteresis, 10 and 10 lost boards
+        on car_tune2 as a webcam delivers it: exact 8 -> 7 of 22.)
     region_accept_min, region_accept_max_chamfer_mm, region_accept_support, region_step_fraction : float
         A fit is also acceptable (``_acceptable``) with a chamfer up to ``region_accept_max_chamfer_mm`` where its
         region score is at least ``region_accept_min``, its outline step ``min_accept_contrast``, and at least
