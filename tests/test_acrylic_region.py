@@ -19,6 +19,7 @@ from vision.acrylic import (
     BoardFit,
     _prepare_shapes,
     _rot,
+    _suppress,
     _with_ambiguity,
     region_evidence,
     region_scores,
@@ -69,9 +70,11 @@ def test_the_right_shape_has_the_best_region_score_under_heavy_noise():
         assert right > wrong + 0.01, (bid, right, wrong)
 
 
-def _fit(bid: str, chamfer: float, region: float, dx: float) -> BoardFit:
+def _fit(bid: str, chamfer: float, region: float, dx: float, support: float = 1.0, mirrored: bool = False
+         ) -> BoardFit:
     square = np.array([[0.0, 0.0], [100.0, 0.0], [100.0, 100.0], [0.0, 100.0]]) + [dx, 0.0]
-    return BoardFit(bid, False, (dx, 0.0), 0.0, square, 0.1, 1.0, 1.0, 0.7, chamfer_mm=chamfer, region=region)
+    return BoardFit(bid, mirrored, (dx, 0.0), 0.0, square, 0.1, 1.0, 1.0, 0.7, chamfer_mm=chamfer, region=region,
+                    region_support=support)
 
 
 def test_a_competing_fit_far_weaker_in_region_evidence_does_not_widen_the_sigma():
@@ -84,6 +87,32 @@ def test_a_competing_fit_far_weaker_in_region_evidence_does_not_widen_the_sigma(
     assert _with_ambiguity([best], [best, strong], config)[0].alternative_mm > 3.0
     edges_only = replace(config, region_weight_mm=0.0)
     assert _with_ambiguity([best], [best, weak], edges_only)[0].alternative_mm > 3.0
+
+
+def test_a_wrong_shape_stepping_along_half_its_outline_does_not_take_the_right_boards_id():
+    """dev_2 as a 704x528 browser camera delivers it (``_suppress``'s fits, seed 0): unused board D fitted as C
+    mirrored (chamfer 2.25 mm, region score 0.198, but its band steps along only 51 % of its outline) ranked before
+    the true board C (chamfer 1.99, region 0.115, 80 % of its outline stepping) by the chamfer less 10 mm per unit of
+    region score; it took the id C, the true C was dropped as C again, and the photo was exit 3. Counted over the
+    outline where it steps, the region evidence ranks the true C first: it is kept, the wrong C is not."""
+    config = AcrylicConfig()
+    wrong = _fit("C", 2.25, 0.198, 300.0, support=0.51, mirrored=True)
+    right = _fit("C", 1.99, 0.115, 0.0, support=0.80)
+    assert _suppress([wrong, right], None, config) == [right]  # apart: no overlap to weigh (no evidence read)
+    assert _suppress([wrong, right], None, replace(config, region_weight_mm=0.0)) == [right]
+
+
+def test_region_evidence_accepts_a_loose_fit_only_on_a_noisy_photo():
+    """A fit 2.7 mm from the edges (over ``max_chamfer_mm``) with strong region evidence stepping along its whole
+    outline is accepted where the photo's dimming ratio is noisy (the edges lie under the noise, a dim webcam's
+    0.04-0.14), not on a clean photo (0.01-0.033 as rendered), where a loose fit is a wrong shape: the region score is
+    now measured on every fit (it ranks them), the acceptance still asks for the noise."""
+    from vision.acrylic import _acceptable
+
+    config = AcrylicConfig()
+    loose = replace(_fit("B", 2.7, 0.15, 0.0, support=0.8), contrast=0.1)
+    assert _acceptable(replace(loose, region_noise=0.06), config)
+    assert not _acceptable(replace(loose, region_noise=0.02), config)
 
 
 def test_car_tune2_b00_as_a_webcam_delivers_it_finds_both_challenge_boards():
