@@ -481,6 +481,24 @@ def for_photo(config: AcrylicConfig, photo_mm_per_px: float) -> AcrylicConfig:
                    line_blur_mm=config.line_blur_mm * scale)
 
 
+def loose_acceptance(config: AcrylicConfig) -> AcrylicConfig:
+    """The acceptance of a loose board: a fit whose chamfer is at most ``refine_max_chamfer_mm`` (the loosest a
+    candidate is refined at) and whose outline steps by ``min_contrast`` (the least a coarse candidate is kept at), in
+    place of ``max_chamfer_mm`` and ``min_accept_contrast``; the rest unchanged. Only for where the judgement needs a
+    board that no acceptable fit explains (``vision.carrotain``: the chip field short of its two challenge boards):
+    such a fit is read with its outline uncertain by its chamfer, not declined.
+
+    Parameters
+    ----------
+    config : AcrylicConfig
+
+    Returns
+    -------
+    AcrylicConfig
+    """
+    return replace(config, max_chamfer_mm=config.refine_max_chamfer_mm, min_accept_contrast=config.min_contrast)
+
+
 @dataclass(frozen=True)
 class BoardFit:
     """One board pose found.
@@ -532,6 +550,9 @@ class BoardFit:
     region_noise : float
         The photo's dimming-ratio noise at the edges' scale (``_Region.noise``): the region evidence may accept a
         loose fit only where it is at least ``AcrylicConfig.region_accept_noise`` (the edges lie under the noise).
+    loose : bool
+        Accepted only as a loose board (``loose_acceptance``: where the judgement needs a board no fit was
+        acceptable for), its outline uncertain by its chamfer.
     """
 
     id: str
@@ -553,6 +574,7 @@ class BoardFit:
     region: float = 0.0
     region_support: float = 0.0
     region_noise: float = 0.0
+    loose: bool = False
 
 
 def _resample(poly: np.ndarray, step: float) -> tuple[np.ndarray, np.ndarray]:

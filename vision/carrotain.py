@@ -26,6 +26,7 @@ from vision.acrylic import (
     find_boards,
     find_boards_in,
     for_photo,
+    loose_acceptance,
     refit_boards,
     unexplained_regions,
 )
@@ -426,6 +427,8 @@ def _boards_from_evidence(ev: BoardEvidence, cal, chips: list[ChipReading], conf
     boards = ev.config if ev.config is not None else config.boards
     maps = (ev.ratio, ev.origin_mm, ev.mm_per_px, outlines, boards, ev.bottom_shift, ev.line, ev.printed)
     if carried is not None:
+        if any(f.loose for f in carried):  # a loose board is searched again (a refit would hold it to the strict test)
+            return None, ()
         refit = refit_boards(list(carried), *maps[:7], max_move_mm=config.warm_max_move_mm)
         if refit is None:
             return None, ()
@@ -441,6 +444,9 @@ def _boards_from_evidence(ev: BoardEvidence, cal, chips: list[ChipReading], conf
     if needed:  # the evidence-driven search left boards unfound: the exhaustive grid there
         fits = find_boards_in(needed, fits, *maps)
         challenge = _challenge_boards([f.outline_mm for f in fits], chips_xy, config)
+        if len(challenge) < 2:  # still short: the loose fits there, read with their outline uncertain
+            fits = _with_loose_boards(needed, fits, maps, chips_xy, config)
+            challenge = _challenge_boards([f.outline_mm for f in fits], chips_xy, config)
         unread = unexplained_regions(ev.ratio, ev.printed, fits, ev.origin_mm, ev.mm_per_px, boards, ev.line,
                                      outlines)
     extra = config.sigma_per_reproj * float(getattr(cal, "reprojection_error_mm", 0.0))
@@ -449,6 +455,8 @@ def _boards_from_evidence(ev: BoardEvidence, cal, chips: list[ChipReading], conf
         spread = float(np.max(_height_spread_mm(cal, f.outline_mm[::6], config.board_top_z_mm)))
         sigma = float(np.sqrt(f.pose_sigma_mm ** 2 + extra ** 2 + spread ** 2))
         floor = float(np.sqrt(f.floor_sigma_mm ** 2 + extra ** 2 + spread ** 2))
+        if f.loose:  # the outline is uncertain by its mean distance to the edges found
+            sigma, floor = max(sigma, f.chamfer_mm), max(floor, f.chamfer_mm)
         cov = None if f.pose_cov is None else pose_cov_about(f.pose_cov, np.asarray(f.centre_mm),
                                                              np.asarray(f.outline_mm).mean(axis=0))
         out.append(BoardReading(f.id, np.asarray(f.outline_mm), sigma, f.fit_residual_mm,
@@ -457,6 +465,47 @@ def _boards_from_evidence(ev: BoardEvidence, cal, chips: list[ChipReading], conf
     for region in unread:
         out.append(BoardReading("?", region, config.boards.max_sigma_mm, 0.0, "unread"))
     return out, tuple(fits)
+
+
+def _with_loose_boards(needed: list[np.ndarray], fits: list[BoardFit], maps: tuple, chips_xy_mm: list,
+                       config: CarrotainVisionConfig) -> list[BoardFit]:
+    """``fits`` and, while fewer than two of them are challenge boards, the loose fits (``loose_acceptance``, marked
+    ``BoardFit.loose``) that the fallback search finds in the areas that need a board (``needed``, table-mm polygons)
+    and that lie over the chip field, best first: a board whose edges lie under the noise (a dim webcam frame) is
+    read with its outline uncertain by its chamfer - the chips near its edge become borderline - instead of the
+    photo being declined. A loose fit of a board already read, or over one (more than ``stack_min_overlap_mm2``), is
+    left out.
+
+    Parameters
+    ----------
+    needed : list of ndarray, shape (N, 2)
+    fits : list[BoardFit]
+        The acceptable fits (kept as they are).
+    maps : tuple
+        ``find_boards_in``'s arguments after ``fits`` (ratio, origin, mm per px, outlines, config, walls, line,
+        print).
+    chips_xy_mm : list of (float, float)
+    config : CarrotainVisionConfig
+
+    Returns
+    -------
+    list[BoardFit]
+    """
+    ratio, origin_mm, s, outlines, boards, bottom_shift, line, printed = maps
+    found = find_boards_in(needed, fits, ratio, origin_mm, s, outlines, loose_acceptance(boards), bottom_shift, line,
+                           printed)
+    out = list(fits)
+    for f in found:
+        if len(_challenge_boards([g.outline_mm for g in out], chips_xy_mm, config)) >= 2:
+            break
+        poly = Polygon(f.outline_mm)
+        if any(g.id == f.id or poly.intersection(Polygon(g.outline_mm)).area > boards.stack_min_overlap_mm2
+               for g in out):
+            continue
+        with_f = out + [replace(f, loose=True)]
+        if len(with_f) - 1 in _challenge_boards([g.outline_mm for g in with_f], chips_xy_mm, config):
+            out = with_f
+    return out
 
 
 def _shift_field(cal, region_mm, z_from: float, z_to: float, grid_mm: float):
