@@ -473,8 +473,9 @@ def _with_loose_boards(needed: list[np.ndarray], fits: list[BoardFit], maps: tup
     ``BoardFit.loose``) that the fallback search finds in the areas that need a board (``needed``, table-mm polygons)
     and that lie over the chip field, best first: a board whose edges lie under the noise (a dim webcam frame) is
     read with its outline uncertain by its chamfer - the chips near its edge become borderline - instead of the
-    photo being declined. A loose fit of a board already read, or over one (more than ``stack_min_overlap_mm2``), is
-    left out.
+    photo being declined. The search's own suppression decides which fits may overlap; a loose fit of a board
+    already read, or over an acceptable fit that it displaced there (by more than ``stack_min_overlap_mm2``), is left
+    out: the acceptable fits stay as they were.
 
     Parameters
     ----------
@@ -495,12 +496,13 @@ def _with_loose_boards(needed: list[np.ndarray], fits: list[BoardFit], maps: tup
     found = find_boards_in(needed, fits, ratio, origin_mm, s, outlines, loose_acceptance(boards), bottom_shift, line,
                            printed)
     out = list(fits)
+    displaced = [Polygon(g.outline_mm) for g in fits if all(f.id != g.id for f in found)]
     for f in found:
         if len(_challenge_boards([g.outline_mm for g in out], chips_xy_mm, config)) >= 2:
             break
         poly = Polygon(f.outline_mm)
-        if any(g.id == f.id or poly.intersection(Polygon(g.outline_mm)).area > boards.stack_min_overlap_mm2
-               for g in out):
+        if any(g.id == f.id for g in out) \
+                or any(poly.intersection(d).area > boards.stack_min_overlap_mm2 for d in displaced):
             continue
         with_f = out + [replace(f, loose=True)]
         if len(with_f) - 1 in _challenge_boards([g.outline_mm for g in with_f], chips_xy_mm, config):
