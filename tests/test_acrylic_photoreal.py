@@ -225,3 +225,24 @@ def test_loose_acceptance_takes_a_fit_the_strict_one_declines():
     assert _acceptable(fit, loose_acceptance(config))
     assert not _acceptable(replace(fit, chamfer_mm=3.0), loose_acceptance(config))
     assert not _acceptable(replace(fit, contrast=0.04), loose_acceptance(config))
+
+
+def test_a_carried_loose_board_is_searched_again_not_refitted(monkeypatch):
+    """A warm read re-fits the carried boards by the strict acceptance (``refit_boards``), which a loose board fails
+    or - where the noise lets it pass - would read with a tighter outline than the cold read of the same frame: a
+    carry holding a loose board sends the frame to the fresh search (the warm read equals the cold one), without a
+    refit; a carry of acceptable fits is refitted."""
+    import vision.carrotain as car
+
+    refits: list = []
+    monkeypatch.setattr(car, "refit_boards", lambda fits, *a, **k: refits.append(fits))
+    ev = car.BoardEvidence(np.ones((50, 50), np.float32), np.zeros((50, 50), np.float32),
+                           np.zeros((50, 50), np.uint8), (0.0, 0.0), 1.0)
+    square = np.array([[10.0, 10.0], [40.0, 10.0], [40.0, 40.0], [10.0, 40.0]])
+    fit = BoardFit("C", False, (25.0, 25.0), 0.0, square, contrast=0.06, fit_residual_mm=2.0, pose_sigma_mm=1.0,
+                   edge_support=0.6, chamfer_mm=2.7)
+    config, comp = CarrotainVisionConfig(), load_components()
+    assert car._boards_from_evidence(ev, None, [], config, comp, (replace(fit, loose=True),)) == (None, ())
+    assert not refits
+    assert car._boards_from_evidence(ev, None, [], config, comp, (fit,)) == (None, ())
+    assert len(refits) == 1

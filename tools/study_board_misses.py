@@ -20,8 +20,7 @@ left out), the first of these that holds:
 - ``suppressed``: an acceptable fit near the truth, but not among the boards kept (``_suppress``).
 
 With the judgement's outcome (``exact`` / ``doubt`` / ``cannot`` / ``WRONG``) per photo (a ``JUDGE`` line: what was
-judged, the comparison's failed checks, the flags; an ``AWARDS`` line, judged and true, where not exact); a fit read
-only as a loose board (``BoardFit.loose``) is marked ``"loose": true``.
+judged, the comparison's failed checks, the flags; an ``AWARDS`` line, judged and true, where not exact).
 
 Measured (dev set, seed 0, main ea4fdc8; 50 challenge boards a device): as rendered, browser and phone 48, 45 and
 49 found, the few misses spread over the stages; as a webcam delivers them 13 found, 20 fitted as another shape over
@@ -142,12 +141,12 @@ def classify(rec: Recorder, tb: dict, near_mm: float, near_xy_mm: float, near_de
         if f.id == tb["id"] and f.mirrored == bool(tb["mirrored"]):
             d = _outline_distance(np.asarray(f.outline_mm), truth)
             if d < near_mm:
-                return {**row, "stage": "found", "dist_mm": d, "chamfer": f.chamfer_mm, "loose": f.loose}
+                return {**row, "stage": "found", "dist_mm": d, "chamfer": f.chamfer_mm}
     over = [f for f in rec.final if Polygon(f.outline_mm).intersection(Polygon(truth)).area > 0.5 * Polygon(truth).area]
     if over:
         f = over[0]
         return {**row, "stage": "wrong", "got": f"{f.id}{'m' if f.mirrored else ''}", "chamfer": f.chamfer_mm,
-                "loose": f.loose, "dist_mm": _outline_distance(np.asarray(f.outline_mm), truth)}
+                "dist_mm": _outline_distance(np.asarray(f.outline_mm), truth)}
     sh = next((s for s in rec.shapes if s.id == tb["id"] and s.mirrored == bool(tb["mirrored"])), None)
     if sh is None:
         return {**row, "stage": "not-proposed", "note": "no search"}

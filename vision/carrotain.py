@@ -471,11 +471,13 @@ def _with_loose_boards(needed: list[np.ndarray], fits: list[BoardFit], maps: tup
                        config: CarrotainVisionConfig) -> list[BoardFit]:
     """``fits`` and, while fewer than two of them are challenge boards, the loose fits (``loose_acceptance``, marked
     ``BoardFit.loose``) that the fallback search finds in the areas that need a board (``needed``, table-mm polygons)
-    and that lie over the chip field, best first: a board whose edges lie under the noise (a dim webcam frame) is
-    read with its outline uncertain by its chamfer - the chips near its edge become borderline - instead of the
-    photo being declined. The search's own suppression decides which fits may overlap; a loose fit of a board
-    already read, or over an acceptable fit that it displaced there (by more than ``stack_min_overlap_mm2``), is left
-    out: the acceptable fits stay as they were.
+    and that lie over the chip field, ranked as challenge boards are (``_over_the_field``: the most chips covered
+    first): a board whose edges lie under the noise (a dim webcam frame) is read with its outline uncertain by its
+    chamfer - the chips near its edge become borderline - instead of the photo being declined. The search's own
+    suppression decides which fits may overlap; a loose fit of a board already read, or over an acceptable fit that
+    it displaced there (by more than ``stack_min_overlap_mm2``), is left out: the acceptable fits stay as they were.
+    (Ranked by the fit key instead, a fit on a part of the mat where the dimming ratio blows up - contrast 5, far
+    past any acrylic's - covering one chip came before the board over ten: dev b01 as a webcam delivers it, seed 1.)
 
     Parameters
     ----------
@@ -495,19 +497,12 @@ def _with_loose_boards(needed: list[np.ndarray], fits: list[BoardFit], maps: tup
     ratio, origin_mm, s, outlines, boards, bottom_shift, line, printed = maps
     found = find_boards_in(needed, fits, ratio, origin_mm, s, outlines, loose_acceptance(boards), bottom_shift, line,
                            printed)
-    out = list(fits)
     displaced = [Polygon(g.outline_mm) for g in fits if all(f.id != g.id for f in found)]
-    for f in found:
-        if len(_challenge_boards([g.outline_mm for g in out], chips_xy_mm, config)) >= 2:
-            break
-        poly = Polygon(f.outline_mm)
-        if any(g.id == f.id for g in out) \
-                or any(poly.intersection(d).area > boards.stack_min_overlap_mm2 for d in displaced):
-            continue
-        with_f = out + [replace(f, loose=True)]
-        if len(with_f) - 1 in _challenge_boards([g.outline_mm for g in with_f], chips_xy_mm, config):
-            out = with_f
-    return out
+    loose = [f for f in found if all(g.id != f.id for g in fits)
+             and not any(Polygon(f.outline_mm).intersection(d).area > boards.stack_min_overlap_mm2 for d in displaced)]
+    missing = 2 - len(_challenge_boards([f.outline_mm for f in fits], chips_xy_mm, config))
+    ranked = _over_the_field([f.outline_mm for f in loose], chips_xy_mm, config)[:max(missing, 0)]
+    return list(fits) + [replace(loose[i], loose=True) for i in ranked]
 
 
 def _shift_field(cal, region_mm, z_from: float, z_to: float, grid_mm: float):
@@ -573,12 +568,7 @@ def unread_near_chip_field(state: CarrotainState, config: CarrotainVisionConfig 
 
 
 def _challenge_boards(outlines_mm: list[np.ndarray], chips_xy_mm: list, config: CarrotainVisionConfig) -> set[int]:
-    """Indices of the (at most two) boards lying over the chip field.
-
-    A board lies over the field when it covers chip centres (within a chip radius of its outline) or,
-    covering none, overlaps the chip field (the convex hull of the chip centres grown by a chip
-    diameter). Ranked by chips covered, then by the area over the field; a board that neither covers a
-    chip nor overlaps the field is never a challenge board.
+    """Indices of the (at most two) boards lying over the chip field: the first two of ``_over_the_field``.
 
     Parameters
     ----------
@@ -589,8 +579,28 @@ def _challenge_boards(outlines_mm: list[np.ndarray], chips_xy_mm: list, config: 
     -------
     set[int]
     """
+    return set(_over_the_field(outlines_mm, chips_xy_mm, config)[:2])
+
+
+def _over_the_field(outlines_mm: list[np.ndarray], chips_xy_mm: list, config: CarrotainVisionConfig) -> list[int]:
+    """Indices of the boards lying over the chip field, ranked.
+
+    A board lies over the field when it covers chip centres (within a chip radius of its outline) or,
+    covering none, overlaps the chip field (the convex hull of the chip centres grown by a chip
+    diameter) by more than ``min_field_overlap_mm2``. Ranked by chips covered, then by the area over the field; a
+    board that neither covers a chip nor overlaps the field is never a challenge board.
+
+    Parameters
+    ----------
+    outlines_mm : list of ndarray, shape (N, 2)
+    chips_xy_mm : list of (float, float)
+
+    Returns
+    -------
+    list[int]
+    """
     if not outlines_mm or not chips_xy_mm:
-        return set()
+        return []
     field_area = _chip_field(chips_xy_mm, config)
     keys = []
     for o in outlines_mm:
@@ -599,7 +609,7 @@ def _challenge_boards(outlines_mm: list[np.ndarray], chips_xy_mm: list, config: 
         covered = sum(reach.contains(Point(p)) for p in chips_xy_mm)
         keys.append((covered, poly.intersection(field_area).area))
     order = sorted(range(len(outlines_mm)), key=lambda i: (-keys[i][0], -keys[i][1]))
-    return {i for i in order[:2] if keys[i][0] > 0 or keys[i][1] > config.min_field_overlap_mm2}
+    return [i for i in order if keys[i][0] > 0 or keys[i][1] > config.min_field_overlap_mm2]
 
 
 def recognise(
