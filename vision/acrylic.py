@@ -139,7 +139,8 @@ class AcrylicConfig:
         least-squares refinements, issue 11; see ``grid_coarse_sample_mm`` for what the TUNE sets say).
     refine_max_chamfer_mm : float
         A candidate whose chamfer as it stands is over this is not refined (on the tune sets no candidate over
-        2.9 mm refined to an acceptable fit; the cap of a sample is ``chamfer_cap_mm``): 2.9 (was 3.2).
+        2.9 mm refined to an acceptable fit; the cap of a sample is ``chamfer_cap_mm``): 2.9 (was 3.2). Also the
+        loosest chamfer a loose board is accepted at (``loose_acceptance``).
     same_pose_mm, same_pose_deg : float
         A candidate this close to one already refined (same shape) is not refined again.
     reseed_chamfer_mm, explained_inset_mm : float
@@ -204,7 +205,8 @@ class AcrylicConfig:
         Bright pieces are painted out with the mean of the rest over this window; the level is then
         smoothed this much.
     min_contrast : float
-        Minimum mean (outside - inside) / mat level across the outline to accept a board.
+        Minimum mean (outside - inside) / mat level across the outline to accept a board (a coarse candidate, a close
+        fit, a loose board: ``loose_acceptance``).
     max_overlap : float
         Candidates overlapping an accepted board by more than this fraction of their area are dropped.
     stack_min_overlap_mm2, stack_edge_inset_mm, stack_edge_search_mm, stack_min_support : float

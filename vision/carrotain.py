@@ -568,17 +568,8 @@ def unread_near_chip_field(state: CarrotainState, config: CarrotainVisionConfig 
 
 
 def _challenge_boards(outlines_mm: list[np.ndarray], chips_xy_mm: list, config: CarrotainVisionConfig) -> set[int]:
-    """Indices of the (at most two) boards lying over the chip field: the first two of ``_over_the_field``.
-
-    Parameters
-    ----------
-    outlines_mm : list of ndarray, shape (N, 2)
-    chips_xy_mm : list of (float, float)
-
-    Returns
-    -------
-    set[int]
-    """
+    """Indices (a set) of the (at most two) boards lying over the chip field: the first two of ``_over_the_field``
+    (same arguments)."""
     return set(_over_the_field(outlines_mm, chips_xy_mm, config)[:2])
 
 
