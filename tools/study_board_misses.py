@@ -19,7 +19,8 @@ left out), the first of these that holds:
   chamfer, contrast, region score are printed;
 - ``suppressed``: an acceptable fit near the truth, but not among the boards kept (``_suppress``).
 
-With the judgement's outcome (``exact`` / ``doubt`` / ``cannot`` / ``WRONG``) per photo.
+With the judgement's outcome (``exact`` / ``doubt`` / ``cannot`` / ``WRONG``) per photo (a ``JUDGE`` line: what was
+judged, the comparison's failed checks, the flags; an ``AWARDS`` line, judged and true, where not exact).
 
 Measured (dev set, seed 0, main ea4fdc8; 50 challenge boards a device): as rendered, browser and phone 48, 45 and
 49 found, the few misses spread over the stages; as a webcam delivers them 13 found, 20 fitted as another shape over
@@ -225,7 +226,13 @@ def main(argv: list[str] | None = None) -> int:
                 rec.reset()
                 with rec:
                     verdict = judge_in_process(it.game, it.doc["context"], photos, [p.name for p in it.images])
-                outcome = judge_outcome(it, verdict)[0]
+                outcome, checks, got = judge_outcome(it, verdict)
+                flags = [str(f.get("code")) for f in (verdict.out or {}).get("flags", []) if isinstance(f, dict)]
+                failed = sorted(k for k, v in checks.items() if v is False)
+                print(f"JUDGE {device:7s} {it.name:26s} {outcome:7s} {got} failed={failed} flags={flags}", flush=True)
+                if outcome != "exact" and verdict.out is not None:
+                    print(f"AWARDS {it.name} got={json.dumps(verdict.out.get('awards'))} "
+                          f"want={json.dumps(it.doc['expected']['awards'])}", flush=True)
                 for tb in it.doc["scene"]["boards"]:
                     if tb.get("role") != "challenge" or "tilt" in tb:
                         continue

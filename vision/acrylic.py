@@ -139,7 +139,8 @@ class AcrylicConfig:
         least-squares refinements, issue 11; see ``grid_coarse_sample_mm`` for what the TUNE sets say).
     refine_max_chamfer_mm : float
         A candidate whose chamfer as it stands is over this is not refined (on the tune sets no candidate over
-        2.9 mm refined to an acceptable fit; the cap of a sample is ``chamfer_cap_mm``): 2.9 (was 3.2).
+        2.9 mm refined to an acceptable fit; the cap of a sample is ``chamfer_cap_mm``): 2.9 (was 3.2). Also the
+        loosest chamfer a loose board is accepted at (``loose_acceptance``).
     same_pose_mm, same_pose_deg : float
         A candidate this close to one already refined (same shape) is not refined again.
     reseed_chamfer_mm, explained_inset_mm : float
@@ -204,7 +205,8 @@ class AcrylicConfig:
         Bright pieces are painted out with the mean of the rest over this window; the level is then
         smoothed this much.
     min_contrast : float
-        Minimum mean (outside - inside) / mat level across the outline to accept a board.
+        Minimum mean (outside - inside) / mat level across the outline to accept a board (a coarse candidate, a close
+        fit, a loose board: ``loose_acceptance``).
     max_overlap : float
         Candidates overlapping an accepted board by more than this fraction of their area are dropped.
     stack_min_overlap_mm2, stack_edge_inset_mm, stack_edge_search_mm, stack_min_support : float
@@ -481,6 +483,24 @@ def for_photo(config: AcrylicConfig, photo_mm_per_px: float) -> AcrylicConfig:
                    line_blur_mm=config.line_blur_mm * scale)
 
 
+def loose_acceptance(config: AcrylicConfig) -> AcrylicConfig:
+    """The acceptance of a loose board: a fit whose chamfer is at most ``refine_max_chamfer_mm`` (the loosest a
+    candidate is refined at) and whose outline steps by ``min_contrast`` (the least a coarse candidate is kept at), in
+    place of ``max_chamfer_mm`` and ``min_accept_contrast``; the rest unchanged. Only for where the judgement needs a
+    board that no acceptable fit explains (``vision.carrotain``: the chip field short of its two challenge boards):
+    such a fit is read with its outline uncertain by its chamfer, not declined.
+
+    Parameters
+    ----------
+    config : AcrylicConfig
+
+    Returns
+    -------
+    AcrylicConfig
+    """
+    return replace(config, max_chamfer_mm=config.refine_max_chamfer_mm, min_accept_contrast=config.min_contrast)
+
+
 @dataclass(frozen=True)
 class BoardFit:
     """One board pose found.
@@ -532,6 +552,9 @@ class BoardFit:
     region_noise : float
         The photo's dimming-ratio noise at the edges' scale (``_Region.noise``): the region evidence may accept a
         loose fit only where it is at least ``AcrylicConfig.region_accept_noise`` (the edges lie under the noise).
+    loose : bool
+        Accepted only as a loose board (``loose_acceptance``: where the judgement needs a board no fit was
+        acceptable for), its outline uncertain by its chamfer.
     """
 
     id: str
@@ -553,6 +576,7 @@ class BoardFit:
     region: float = 0.0
     region_support: float = 0.0
     region_noise: float = 0.0
+    loose: bool = False
 
 
 def _resample(poly: np.ndarray, step: float) -> tuple[np.ndarray, np.ndarray]:

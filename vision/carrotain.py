@@ -26,6 +26,7 @@ from vision.acrylic import (
     find_boards,
     find_boards_in,
     for_photo,
+    loose_acceptance,
     refit_boards,
     unexplained_regions,
 )
@@ -426,6 +427,8 @@ def _boards_from_evidence(ev: BoardEvidence, cal, chips: list[ChipReading], conf
     boards = ev.config if ev.config is not None else config.boards
     maps = (ev.ratio, ev.origin_mm, ev.mm_per_px, outlines, boards, ev.bottom_shift, ev.line, ev.printed)
     if carried is not None:
+        if any(f.loose for f in carried):  # a loose board is searched again (a refit would hold it to the strict test)
+            return None, ()
         refit = refit_boards(list(carried), *maps[:7], max_move_mm=config.warm_max_move_mm)
         if refit is None:
             return None, ()
@@ -441,6 +444,9 @@ def _boards_from_evidence(ev: BoardEvidence, cal, chips: list[ChipReading], conf
     if needed:  # the evidence-driven search left boards unfound: the exhaustive grid there
         fits = find_boards_in(needed, fits, *maps)
         challenge = _challenge_boards([f.outline_mm for f in fits], chips_xy, config)
+        if len(challenge) < 2:  # still short: the loose fits there, read with their outline uncertain
+            fits = _with_loose_boards(needed, fits, maps, chips_xy, config)
+            challenge = _challenge_boards([f.outline_mm for f in fits], chips_xy, config)
         unread = unexplained_regions(ev.ratio, ev.printed, fits, ev.origin_mm, ev.mm_per_px, boards, ev.line,
                                      outlines)
     extra = config.sigma_per_reproj * float(getattr(cal, "reprojection_error_mm", 0.0))
@@ -449,6 +455,8 @@ def _boards_from_evidence(ev: BoardEvidence, cal, chips: list[ChipReading], conf
         spread = float(np.max(_height_spread_mm(cal, f.outline_mm[::6], config.board_top_z_mm)))
         sigma = float(np.sqrt(f.pose_sigma_mm ** 2 + extra ** 2 + spread ** 2))
         floor = float(np.sqrt(f.floor_sigma_mm ** 2 + extra ** 2 + spread ** 2))
+        if f.loose:  # the outline is uncertain by its mean distance to the edges found
+            sigma, floor = max(sigma, f.chamfer_mm), max(floor, f.chamfer_mm)
         cov = None if f.pose_cov is None else pose_cov_about(f.pose_cov, np.asarray(f.centre_mm),
                                                              np.asarray(f.outline_mm).mean(axis=0))
         out.append(BoardReading(f.id, np.asarray(f.outline_mm), sigma, f.fit_residual_mm,
@@ -457,6 +465,44 @@ def _boards_from_evidence(ev: BoardEvidence, cal, chips: list[ChipReading], conf
     for region in unread:
         out.append(BoardReading("?", region, config.boards.max_sigma_mm, 0.0, "unread"))
     return out, tuple(fits)
+
+
+def _with_loose_boards(needed: list[np.ndarray], fits: list[BoardFit], maps: tuple, chips_xy_mm: list,
+                       config: CarrotainVisionConfig) -> list[BoardFit]:
+    """``fits`` and, while fewer than two of them are challenge boards, the loose fits (``loose_acceptance``, marked
+    ``BoardFit.loose``) that the fallback search finds in the areas that need a board (``needed``, table-mm polygons)
+    and that lie over the chip field, ranked as challenge boards are (``_over_the_field``: the most chips covered
+    first): a board whose edges lie under the noise (a dim webcam frame) is read with its outline uncertain by its
+    chamfer - the chips near its edge become borderline - instead of the photo being declined. The search's own
+    suppression decides which fits may overlap; a loose fit of a board already read, or over an acceptable fit that
+    it displaced there (by more than ``stack_min_overlap_mm2``), is left out: the acceptable fits stay as they were.
+    (Ranked by the fit key instead, a fit on a part of the mat where the dimming ratio blows up - contrast 5, far
+    past any acrylic's - covering one chip came before the board over ten: dev b01 as a webcam delivers it, seed 1.)
+
+    Parameters
+    ----------
+    needed : list of ndarray, shape (N, 2)
+    fits : list[BoardFit]
+        The acceptable fits (kept as they are).
+    maps : tuple
+        ``find_boards_in``'s arguments after ``fits`` (ratio, origin, mm per px, outlines, config, walls, line,
+        print).
+    chips_xy_mm : list of (float, float)
+    config : CarrotainVisionConfig
+
+    Returns
+    -------
+    list[BoardFit]
+    """
+    ratio, origin_mm, s, outlines, boards, bottom_shift, line, printed = maps
+    found = find_boards_in(needed, fits, ratio, origin_mm, s, outlines, loose_acceptance(boards), bottom_shift, line,
+                           printed)
+    displaced = [Polygon(g.outline_mm) for g in fits if all(f.id != g.id for f in found)]
+    loose = [f for f in found if all(g.id != f.id for g in fits)
+             and not any(Polygon(f.outline_mm).intersection(d).area > boards.stack_min_overlap_mm2 for d in displaced)]
+    missing = 2 - len(_challenge_boards([f.outline_mm for f in fits], chips_xy_mm, config))
+    ranked = _over_the_field([f.outline_mm for f in loose], chips_xy_mm, config)[:max(missing, 0)]
+    return list(fits) + [replace(loose[i], loose=True) for i in ranked]
 
 
 def _shift_field(cal, region_mm, z_from: float, z_to: float, grid_mm: float):
@@ -522,12 +568,18 @@ def unread_near_chip_field(state: CarrotainState, config: CarrotainVisionConfig 
 
 
 def _challenge_boards(outlines_mm: list[np.ndarray], chips_xy_mm: list, config: CarrotainVisionConfig) -> set[int]:
-    """Indices of the (at most two) boards lying over the chip field.
+    """Indices (a set) of the (at most two) boards lying over the chip field: the first two of ``_over_the_field``
+    (same arguments)."""
+    return set(_over_the_field(outlines_mm, chips_xy_mm, config)[:2])
+
+
+def _over_the_field(outlines_mm: list[np.ndarray], chips_xy_mm: list, config: CarrotainVisionConfig) -> list[int]:
+    """Indices of the boards lying over the chip field, ranked.
 
     A board lies over the field when it covers chip centres (within a chip radius of its outline) or,
     covering none, overlaps the chip field (the convex hull of the chip centres grown by a chip
-    diameter). Ranked by chips covered, then by the area over the field; a board that neither covers a
-    chip nor overlaps the field is never a challenge board.
+    diameter) by more than ``min_field_overlap_mm2``. Ranked by chips covered, then by the area over the field; a
+    board that neither covers a chip nor overlaps the field is never a challenge board.
 
     Parameters
     ----------
@@ -536,10 +588,10 @@ def _challenge_boards(outlines_mm: list[np.ndarray], chips_xy_mm: list, config: 
 
     Returns
     -------
-    set[int]
+    list[int]
     """
     if not outlines_mm or not chips_xy_mm:
-        return set()
+        return []
     field_area = _chip_field(chips_xy_mm, config)
     keys = []
     for o in outlines_mm:
@@ -548,7 +600,7 @@ def _challenge_boards(outlines_mm: list[np.ndarray], chips_xy_mm: list, config: 
         covered = sum(reach.contains(Point(p)) for p in chips_xy_mm)
         keys.append((covered, poly.intersection(field_area).area))
     order = sorted(range(len(outlines_mm)), key=lambda i: (-keys[i][0], -keys[i][1]))
-    return {i for i in order[:2] if keys[i][0] > 0 or keys[i][1] > config.min_field_overlap_mm2}
+    return [i for i in order if keys[i][0] > 0 or keys[i][1] > config.min_field_overlap_mm2]
 
 
 def recognise(
