@@ -11,7 +11,7 @@ from scoring.genial import GameSetup, Placement, Tower
 from scoring.genial_board import GenialBoard
 from synth.genial import render_pair
 from vision.genial import GenialPhoto, marker_layout, read_photo
-from vision.genial_doubt import FACE_UNCLEAR
+from vision.genial_doubt import FACE_UNCLEAR, CellDoubtKind
 
 BOARD = GenialBoard.from_components(load_components()["genial_spezial"])
 
@@ -165,7 +165,8 @@ def test_a_pale_neutral_patch_is_glare_on_a_tile_not_an_empty_cell():
     cells = tuple(patches)
     lab = np.array([[patches[c]] * 5 for c in cells], dtype=np.float64)
     tiles, doubtful = classify_cells(CellSamples(cells, np.zeros((len(cells), 5, 2)), lab), GenialVisionConfig())
-    assert not tiles and set(doubtful) == {(0, 3), (0, 4)} and all("glare" in doubtful[c] for c in doubtful)
+    assert not tiles and set(doubtful) == {(0, 3), (0, 4)}
+    assert all(doubtful[c].kind is CellDoubtKind.PALE and "glare" in doubtful[c].text for c in doubtful)
 
 
 def test_a_dark_cell_with_colour_is_a_tile_in_shadow_not_a_black_tile():
@@ -177,7 +178,8 @@ def test_a_dark_cell_with_colour_is_a_tile_in_shadow_not_a_black_tile():
     samples = CellSamples(((0, 1), (0, 2)), np.zeros((2, 4, 2)), lab)
     tiles, doubtful = classify_cells(samples, GenialVisionConfig())
     assert tiles == {(0, 1): "black"}
-    assert "blue tile in shadow" in doubtful[(0, 2)]
+    assert doubtful[(0, 2)].kind is CellDoubtKind.DARK_COLOURED and doubtful[(0, 2)].detail("hue") == "blue"
+    assert "blue tile in shadow" in doubtful[(0, 2)].text
 
 
 def test_a_bonus_cell_is_read_from_the_face_between_its_asterisks_rays():

@@ -41,11 +41,13 @@ from geometry.hexgrid import (
 )
 from scoring.genial_board import GenialBoard
 from vision.genial_doubt import (
-    AT_EDGE,
     FACE_UNCLEAR,
+    CellDoubt,
+    CellDoubtKind,
     Doubted,
     DoubtKind,
     TokenDoubt,
+    cell_doubt,
     doubt,
     doubt_text,
     doubts_from_json,
@@ -275,8 +277,8 @@ class TokenRead:
 
     @property
     def symbol_doubted(self) -> bool:
-        """Its symbol was not read, or read with doubt (a token at the photo's edge: always)."""
-        return self.symbol is None or self.doubted(Doubted.SYMBOL) or self.any_of(AT_EDGE)
+        """Its symbol was not read, or read with doubt."""
+        return self.symbol is None or self.doubted(Doubted.SYMBOL)
 
     def to_json(self) -> dict:
         return {"qr": list(self.qr), "size": self.size, "symbol": self.symbol, "value": self.value,
@@ -324,8 +326,9 @@ class GenialPhoto:
         Towers found at the set-up's spaces.
     missing_towers : tuple of Cell
         Set-up spaces where no tower was found.
-    unreadable : dict Cell -> reason
-        Hidden behind a tower, or a colour too far from every prototype.
+    unreadable : dict Cell -> CellDoubt
+        Hidden behind a tower, or a colour too far from every prototype (typed: decisions read its kind; the JSON
+        also carries its text, ``why``).
     towers_found : int
         Board-coloured cells under the chosen outline.
     runner_up : int
@@ -341,7 +344,7 @@ class GenialPhoto:
     tiles: dict[Cell, str]
     towers: tuple[TokenRead, ...]
     missing_towers: tuple[Cell, ...]
-    unreadable: dict[Cell, str]
+    unreadable: dict[Cell, CellDoubt]
     towers_found: int
     runner_up: int
     turn_resolved: str
@@ -353,7 +356,7 @@ class GenialPhoto:
                 "tiles": [{"qr": list(c), "colour": v} for c, v in sorted(self.tiles.items())],
                 "towers": [t.to_json() for t in self.towers],
                 "missing_towers": [list(c) for c in self.missing_towers],
-                "unreadable": [{"qr": list(c), "why": v} for c, v in sorted(self.unreadable.items())],
+                "unreadable": [{"qr": list(c), **v.to_json()} for c, v in sorted(self.unreadable.items())],
                 "towers_found": self.towers_found, "runner_up": self.runner_up,
                 "turn_resolved": self.turn_resolved, "flags": list(self.flags)}
 
@@ -366,7 +369,8 @@ class GenialPhoto:
                    {cell(t["qr"]): str(t["colour"]) for t in obj.get("tiles", [])},
                    tuple(TokenRead.from_json(t) for t in obj.get("towers", [])),
                    tuple(cell(c) for c in obj.get("missing_towers", [])),
-                   {cell(u["qr"]): str(u["why"]) for u in obj.get("unreadable", [])},
+                   {cell(u["qr"]): CellDoubt.from_json({k: v for k, v in u.items() if k != "qr"})
+                    for u in obj.get("unreadable", [])},
                    int(obj.get("towers_found", 0)), int(obj.get("runner_up", 0)),
                    str(obj.get("turn_resolved", "unresolved")), tuple(obj.get("flags", [])))
 
@@ -671,7 +675,7 @@ def _nanmedian_rows(x: np.ndarray) -> np.ndarray:
 
 def classify_cells(samples: CellSamples, config: GenialVisionConfig, occluded: np.ndarray | None = None,
                    rows: np.ndarray | None = None, printed: frozenset[Cell] = frozenset()
-                   ) -> tuple[dict[Cell, str], dict[Cell, str]]:
+                   ) -> tuple[dict[Cell, str], dict[Cell, CellDoubt]]:
     """Each cell's colour from its samples: ``(tiles {cell: colour}, doubtful {cell: why})``.
 
     ``occluded`` (N cells, M samples) bool marks samples a tower hides: the colour is the median of the others.
@@ -692,19 +696,20 @@ def classify_cells(samples: CellSamples, config: GenialVisionConfig, occluded: n
     w = np.array([config.lightness_weight, 1.0, 1.0])
     d = np.linalg.norm((med[:, None, :] - protos[None]) * w, axis=2)
     order = np.argsort(d, axis=1)
-    tiles, doubtful = {}, {}
+    tiles: dict[Cell, str] = {}
+    doubtful: dict[Cell, CellDoubt] = {}
     for i, c in enumerate(cells):
         first, second = d[i, order[i, 0]], d[i, order[i, 1]]
         name = names[order[i, 0]]
         if not np.isfinite(first):
-            doubtful[c] = "outside the photo"
+            doubtful[c] = cell_doubt(CellDoubtKind.OUTSIDE)
         elif first > config.cell_max_distance or second - first < config.cell_margin:
-            doubtful[c] = f"colour between {name} and {names[order[i, 1]]}"
+            doubtful[c] = cell_doubt(CellDoubtKind.COLOUR_BETWEEN, first=name, second=names[order[i, 1]])
         elif name == "empty" and (first > config.empty_max_distance or med[i, 2] < config.empty_min_b):
-            doubtful[c] = f"pale but not the board's face (glare on a {names[order[i, 1]]} tile?)"
+            doubtful[c] = cell_doubt(CellDoubtKind.PALE, second=names[order[i, 1]])
         elif name == "black" and np.hypot(med[i, 1], med[i, 2]) > config.black_max_chroma:
-            doubtful[c] = (f"dark but coloured (chroma {np.hypot(med[i, 1], med[i, 2]):.0f}): a "
-                           f"{_hue_name(med[i], protos, names)} tile in shadow?")
+            doubtful[c] = cell_doubt(CellDoubtKind.DARK_COLOURED, chroma=float(np.hypot(med[i, 1], med[i, 2])),
+                                     hue=_hue_name(med[i], protos, names))
         elif name in TILE_RGB:
             tiles[c] = name
     return tiles, doubtful
@@ -1179,7 +1184,7 @@ def _by_evidence(view: TableView, pose: HexBoardPose, rivals: list[HexBoardPose]
 
 def _find_board(view: TableView, board: GenialBoard, layout: Mapping[Cell, str], free: list[Cell],
                 expected_tiles: Mapping[Cell, str] | None, prior: HexBoardPose | None, config: GenialVisionConfig
-                ) -> tuple[HexBoardPose, int, int, str, list[str], CellSamples, dict[Cell, str], dict[Cell, str]]:
+                ) -> tuple[HexBoardPose, int, int, str, list[str], CellSamples, dict[Cell, str], dict[Cell, CellDoubt]]:
     """The board's pose on one photo (``locate``; its turn from the other photo's pose or the earlier tiles), and
     every free cell sampled and read there: (pose, board-coloured cells covered, runner-up, how the turn was
     resolved, flags, samples, tiles, doubtful cells)."""
@@ -1261,12 +1266,12 @@ def read_photo(image_rgb: np.ndarray, calibration, board: GenialBoard, n_players
         t2, d2 = classify_cells(samples, config, occluded, part, board.bonus_cells)
         tiles = {c: v for c, v in tiles.items() if c not in again} | t2
         doubtful = {c: v for c, v in doubtful.items() if c not in again} | d2
-    unreadable = {c: f"hidden behind the tower at {t}" for c, t in hidden.items()}
+    unreadable = {c: cell_doubt(CellDoubtKind.HIDDEN, tower=t) for c, t in hidden.items()}
     for c, why in doubtful.items():
         unreadable.setdefault(c, why)
     lit = set() if earlier is None else {c for c in free if c not in earlier.tiles and c not in earlier.unreadable}
     for c, t in _shadowed_black(pose, present, tiles, expected_tiles or {}, config, lit).items():
-        unreadable.setdefault(c, f"dark in the shadow of the tower at {t}: a black tile or an empty cell")
+        unreadable.setdefault(c, cell_doubt(CellDoubtKind.SHADOW, tower=t))
     tiles = {c: v for c, v in tiles.items() if c not in unreadable}
     towers, numerals = read_tokens(view, pose, present, labs, config, earlier, carried)
     return GenialPhoto(pose, tiles, towers, missing, unreadable, found, runner, resolved, tuple(flags), numerals)

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum, Flag, auto
 from string import Formatter
-from typing import Any
+from typing import Any, ClassVar
 
 
 class Doubted(Flag):
@@ -31,37 +31,10 @@ class Doubted(Flag):
 _SIDE, _NUMERAL, _SYMBOL = Doubted.SIDE, Doubted.NUMERAL, Doubted.SYMBOL
 
 
-class DoubtKind(Enum):
-    """A kind of reason: its message (a ``str.format`` template of the reason's details) and what it puts in doubt.
+class _Template:
+    """A kind of reason's message template (``template``): the details it names."""
 
-    Two kinds put more in doubt than their name says: ``SIDE_COVERED`` the symbol too (a symbol's colour over most
-    of the disc), ``NUMERAL_CUT`` and ``NUMERAL_OTHER_SIDE`` the side too (the token at the photo's edge; a side
-    taken from the game or the other photo, its numeral read only as the other side's). ``UNTYPED`` is a doubt
-    given as text alone (a state written by hand without kinds): it doubts everything.
-    """
-
-    TOKEN_OUTSIDE = ("token outside the photo", _SIDE)
-    SIDE_FACE = ("side unclear (face lightness {lightness:.0f})", _SIDE)
-    SIDE_COVERED = ("side unclear (the symbol's colour covers {covered:.0%} of the token)", _SIDE | _SYMBOL)
-    SYMBOL_UNSEEN = ("symbol not seen", _SYMBOL)
-    SYMBOL_BETWEEN = ("symbol between {first} and {second}", _SYMBOL)
-    NUMERAL_SMALL = ("numeral too small to read ({tall_px:.0f} px tall): value {low} or {high}", _NUMERAL)
-    NUMERAL_CUT = ("numeral not read (part of it outside the photo): value {low} or {high}", _NUMERAL | _SIDE)
-    NUMERAL_UNCLEAR = ("numeral unclear ({value} or {other}, fits {score:.3f} and {other_score:.3f})", _NUMERAL)
-    NUMERAL_UNCLEAR_LEARNED = ("numeral unclear ({value} or {other}, fits {score:.3f} and {other_score:.3f}, the "
-                               "learned reader reads {learned})", _NUMERAL)
-    NUMERAL_OTHER_SIDE = ("numeral not read on this side: value {low} or {high}", _NUMERAL | _SIDE)
-    SYMBOL_CLASH = ("symbol read differently on the two photos", _SYMBOL)
-    SYMBOL_OVER = ("symbol: more {symbol} tokens read than the set holds", _SYMBOL)
-    NUMERAL_CLASH = ("numeral read as different values on the two photos", _NUMERAL)
-    NUMERAL_OVER = ("numeral: more {symbol} tokens of light value {light} read than the set holds", _NUMERAL)
-    SIDE_AGAINST_REPLAY = ("side read {read}, the replayed game gives {game}", _SIDE)
-    SIDE_AS_BEFORE = ("side read {read} as on the before photo, where the replayed game gives the other", _SIDE)
-    UNTYPED = ("{text}", _SIDE | _NUMERAL | _SYMBOL)
-
-    def __init__(self, template: str, doubted: Doubted) -> None:
-        self.template = template
-        self.doubted = doubted
+    template: str
 
     @property
     def fields(self) -> frozenset[str]:
@@ -74,6 +47,40 @@ class DoubtKind(Enum):
         return {f: spec or "" for _, f, spec, _ in Formatter().parse(self.template) if f}
 
 
+class DoubtKind(_Template, Enum):
+    """A kind of reason: its message (a ``str.format`` template of the reason's details) and what it puts in doubt.
+
+    Each kind doubts what its name says, no more (``SIDE_COVERED``: the side, not the symbol whose colour covers
+    the disc; ``NUMERAL_CUT`` and ``NUMERAL_OTHER_SIDE``: the numeral, not the side the face, the game or the other
+    photo gave; issue 15, tenth round, measured token by token against the truth). ``UNTYPED`` is a doubt given as
+    text alone (a state written by hand without kinds): it doubts everything.
+    """
+
+    TOKEN_OUTSIDE = ("token outside the photo", _SIDE)
+    SIDE_FACE = ("side unclear (face lightness {lightness:.0f})", _SIDE)
+    SIDE_COVERED = ("side unclear (the symbol's colour covers {covered:.0%} of the token)", _SIDE)
+    SYMBOL_UNSEEN = ("symbol not seen", _SYMBOL)
+    SYMBOL_BETWEEN = ("symbol between {first} and {second}", _SYMBOL)
+    NUMERAL_SMALL = ("numeral too small to read ({tall_px:.0f} px tall): value {low} or {high}", _NUMERAL)
+    NUMERAL_CUT = ("numeral not read (part of it outside the photo): value {low} or {high}", _NUMERAL)
+    NUMERAL_UNCLEAR = ("numeral unclear ({value} or {other}, fits {score:.3f} and {other_score:.3f})", _NUMERAL)
+    NUMERAL_UNCLEAR_LEARNED = ("numeral unclear ({value} or {other}, fits {score:.3f} and {other_score:.3f}, the "
+                               "learned reader reads {learned})", _NUMERAL)
+    NUMERAL_OTHER_SIDE = ("numeral not read on this side: value {low} or {high}", _NUMERAL)
+    SYMBOL_CLASH = ("symbol read differently on the two photos", _SYMBOL)
+    SYMBOL_OVER = ("symbol: more {symbol} tokens read than the set holds", _SYMBOL)
+    NUMERAL_CLASH = ("numeral read as different values on the two photos", _NUMERAL)
+    NUMERAL_OVER = ("numeral: more {symbol} tokens of light value {light} read than the set holds", _NUMERAL)
+    SIDE_AGAINST_REPLAY = ("side read {read}, the replayed game gives {game}", _SIDE)
+    SIDE_AS_BEFORE = ("side read {read} as on the before photo, where the replayed game gives the other", _SIDE)
+    UNTYPED = ("{text}", _SIDE | _NUMERAL | _SYMBOL)
+
+    def __init__(self, template: str, doubted: Doubted) -> None:
+        self.template = template
+        self.doubted = doubted
+
+
+
 #: The token lies (partly) outside the photo: neither the other photo, the token set nor the replay settles it.
 AT_EDGE = frozenset({DoubtKind.TOKEN_OUTSIDE, DoubtKind.NUMERAL_CUT})
 #: The face's lightness left the side open (the numeral's ink, the other photo or the replayed game may settle it).
@@ -82,21 +89,42 @@ FACE_UNCLEAR = frozenset({DoubtKind.SIDE_FACE, DoubtKind.SIDE_COVERED})
 AGAINST_REPLAY = frozenset({DoubtKind.SIDE_AGAINST_REPLAY, DoubtKind.SIDE_AS_BEFORE})
 
 
+class CellDoubtKind(_Template, Enum):
+    """A kind of reason a cell is unreadable: its message (a ``str.format`` template of the reason's details) and
+    whether a tower hides the cell from the camera (the rules may then know what lies there from the replay).
+    ``UNTYPED`` is a reason given as text alone (a state written by hand without kinds): not hidden."""
+
+    HIDDEN = ("hidden behind the tower at {tower}", True)
+    SHADOW = ("dark in the shadow of the tower at {tower}: a black tile or an empty cell", False)
+    OUTSIDE = ("outside the photo", False)
+    COLOUR_BETWEEN = ("colour between {first} and {second}", False)
+    PALE = ("pale but not the board's face (glare on a {second} tile?)", False)
+    DARK_COLOURED = ("dark but coloured (chroma {chroma:.0f}): a {hue} tile in shadow?", False)
+    UNTYPED = ("{text}", False)
+
+    def __init__(self, template: str, hidden: bool) -> None:
+        self.template = template
+        self.hidden = hidden
+
+
 @dataclass(frozen=True)
-class TokenDoubt:
-    """One reason a token's read is doubtful.
+class _Reason:
+    """A reason of some kind (an Enum of message templates) with the details its message names.
 
     Attributes
     ----------
-    kind : DoubtKind
+    kind : DoubtKind or CellDoubtKind
     details : tuple of (name, value)
         The values its message names (sorted by name), e.g. ``(("first", "orange"), ("second", "blue"))``; a
         number is kept as its message shows it (a fit of 0.95037 shown "0.950" is 0.95): two reasons that read
-        the same are equal, as the live frames of a still board compare their states.
+        the same are equal, as the live frames of a still board compare their states. A cell is a tuple.
     """
 
-    kind: DoubtKind
+    kind: Any
     details: tuple[tuple[str, Any], ...] = ()
+
+    #: The kinds a reason of this class is of (its JSON names them).
+    KINDS: ClassVar[type[Enum]]
 
     def __post_init__(self) -> None:
         specs = self.kind.specs
@@ -110,20 +138,52 @@ class TokenDoubt:
         """The message the players read."""
         return self.kind.template.format(**dict(self.details))
 
-    def about(self, doubted: Doubted) -> bool:
-        """Whether it puts any of ``doubted`` in doubt."""
-        return bool(self.kind.doubted & doubted)
-
     def detail(self, name: str) -> Any:
         return dict(self.details)[name]
 
     def to_json(self) -> dict:
-        return {"kind": self.kind.name.lower(), **dict(self.details)}
+        return {"kind": self.kind.name.lower(), **{k: list(v) if isinstance(v, tuple) else v
+                                                   for k, v in self.details}}
 
     @classmethod
-    def from_json(cls, obj: Mapping) -> TokenDoubt:
-        kind = DoubtKind[str(obj["kind"]).upper()]
-        return cls(kind, tuple((k, v) for k, v in obj.items() if k != "kind"))
+    def from_json(cls, obj: Mapping) -> Any:
+        kind = cls.KINDS[str(obj["kind"]).upper()]
+        return cls(kind, tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in obj.items() if k != "kind"))
+
+
+@dataclass(frozen=True)
+class TokenDoubt(_Reason):
+    """One reason a token's read is doubtful (kind: :class:`DoubtKind`)."""
+
+    kind: DoubtKind
+    KINDS: ClassVar[type[Enum]] = DoubtKind
+
+    def about(self, doubted: Doubted) -> bool:
+        """Whether it puts any of ``doubted`` in doubt."""
+        return bool(self.kind.doubted & doubted)
+
+
+@dataclass(frozen=True)
+class CellDoubt(_Reason):
+    """Why a cell is unreadable (kind: :class:`CellDoubtKind`); its JSON also carries its text as ``why``."""
+
+    kind: CellDoubtKind
+    KINDS: ClassVar[type[Enum]] = CellDoubtKind
+
+    @property
+    def hidden(self) -> bool:
+        """A tower hides the cell from the camera."""
+        return self.kind.hidden
+
+    def to_json(self) -> dict:
+        return {"why": self.text, **super().to_json()}
+
+    @classmethod
+    def from_json(cls, obj: Mapping) -> CellDoubt:
+        """From its JSON: typed when it names its ``kind``, else its ``why`` text as one ``UNTYPED`` reason."""
+        if "kind" not in obj:
+            return cell_doubt(CellDoubtKind.UNTYPED, text=str(obj.get("why", "")))
+        return super().from_json({k: v for k, v in obj.items() if k != "why"})
 
 
 def _as_shown(value: Any, spec: str) -> Any:
@@ -137,6 +197,11 @@ def _as_shown(value: Any, spec: str) -> Any:
 def doubt(kind: DoubtKind, **details: Any) -> TokenDoubt:
     """A reason of ``kind`` with the details its message names."""
     return TokenDoubt(kind, tuple(details.items()))
+
+
+def cell_doubt(kind: CellDoubtKind, **details: Any) -> CellDoubt:
+    """A cell's reason of ``kind`` with the details its message names."""
+    return CellDoubt(kind, tuple(details.items()))
 
 
 def doubt_text(doubts: Iterable[TokenDoubt]) -> str:

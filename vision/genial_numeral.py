@@ -244,9 +244,19 @@ def _unit_templates(digit: str, cov_key: tuple[float, float, float], inner_r_mm:
     """The digit's templates at every turn, blurred by the covariance ``cov_key`` (template px\u00b2: xx, xy, yy,
     rounded so that tokens seen alike share them), inside the compared disc, less what the symbol's blurred inner
     edge explains (:func:`_nuisance`), unit length. Shape (turns, P), float32."""
+    out = _unit(_residual(_blurred_in_disc(digit, cov_key, config), _nuisance(cov_key, inner_r_mm, config)))
+    out.flags.writeable = False
+    return out
+
+
+@lru_cache(maxsize=64)
+def _blurred_in_disc(digit: str, cov_key: tuple[float, float, float], config: NumeralConfig) -> np.ndarray:
+    """The digit's templates at every turn blurred by the covariance ``cov_key``, inside the compared disc: shared
+    by the tokens of every symbol (:func:`_unit_templates` takes each symbol's inner edge out of them; a photo's
+    tokens of one height share a key). Shape (turns, P), float64."""
     n_t, _ = _grid_sizes(config)
     sharp = _sharp_templates(digit, n_t, config.mm_per_px, config.rotation_step_deg)
-    out = _unit(_residual(_blurred(sharp, _cov(cov_key))[:, _disc(config)], _nuisance(cov_key, inner_r_mm, config)))
+    out = _blurred(sharp, _cov(cov_key))[:, _disc(config)]
     out.flags.writeable = False
     return out
 
@@ -454,7 +464,7 @@ def read_numeral(luminance: np.ndarray, dark: bool, jacobian_px_per_mm: np.ndarr
     best = []
     for value in candidates(dark):
         t_unit = _unit_templates(str(value), key, inner, config)
-        ncc = t_unit @ w_unit.T                         # (turns, shifts)
+        ncc = (w_unit @ t_unit.T).T                     # (turns, shifts); this order is ~3x faster in BLAS
         r, s = np.unravel_index(int(np.argmax(ncc)), ncc.shape)
         side = n - n_t + 1
         shift = (np.array([s % side, s // side]) - (side - 1) / 2.0) * config.mm_per_px

@@ -256,7 +256,7 @@ def reading_of(photo: GenialPhoto, colours: frozenset[str] | None = None,
     towers += [Tower(c, (layout or {})[c], symbols[c], given[c], False) for c in sorted(missing)]
     unseen = missing | {t.qr for t in photo.towers if t.any_of(FACE_UNCLEAR)}   # sides not to check
     tiles = {c: v for c, v in photo.tiles.items() if c not in odd}
-    hidden = frozenset(c for c, why in photo.unreadable.items() if why.startswith("hidden behind"))
+    hidden = frozenset(c for c, why in photo.unreadable.items() if why.hidden)
     return GenialReading(tiles, tuple(sorted(towers, key=lambda t: t.qr)), frozenset(photo.unreadable) | frozenset(odd),
                          unseen, hidden)
 
