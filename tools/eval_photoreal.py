@@ -55,6 +55,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from core.blas import single_thread_blas  # noqa: E402
 from tools.device_sim import DEVICES, seed_for, simulate  # noqa: E402
 from tools.flag_targets import flags_name_the_wrong_part  # noqa: E402
 from tools.photoreal_compare import COMPARE, expected_str  # noqa: E402
@@ -471,6 +472,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("-v", "--verbose", action="store_true", help="print the flags of every row")
     a = ap.parse_args(argv)
+    single_thread_blas()  # as cli.main does: judged in this process, the CPU figures are the CLI's
     devices = DEVICES if a.device == "all" else tuple(d.strip() for d in a.device.split(",") if d.strip())
     bad = [d for d in devices if d not in DEVICES]
     if bad:

@@ -45,6 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from core.blas import single_thread_blas  # noqa: E402
 from tools.eval_photoreal import judge_in_process, judge_outcome, load_items, photo_as_delivered  # noqa: E402
 from tools.study_board_region import true_pose  # noqa: E402
 
@@ -209,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="")
     ap.add_argument("--config", action="append", default=[], help="AcrylicConfig field=value, for every photo")
     args = ap.parse_args(argv)
+    single_thread_blas()  # as cli.main does
     from vision.carrotain import CarrotainVisionConfig
 
     config = CarrotainVisionConfig().boards

@@ -18,6 +18,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from core.blas import single_thread_blas  # noqa: E402
 from geometry import trilattice as tl  # noqa: E402
 from tools.eval_photoreal import judge_in_process, load_items, photo_as_delivered  # noqa: E402
 
@@ -82,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--name", default="")
     ap.add_argument("--dump", default="", help="save (confidence, right, flagged, mosaic) per tile here (.npy)")
     a = ap.parse_args(argv)
+    single_thread_blas()  # as cli.main does
     totals = {"tiles": 0, "misread": 0, "sure": 0, "missed": 0}
     for item in load_items(a.set, ("cmyk",), name_part=a.name):
         photos = [photo_as_delivered(p, a.device, a.seed) for p in item.images]
