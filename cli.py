@@ -31,7 +31,6 @@ The games are those of ``judge.registry`` (built-in: carrotain, kaleido, cmyk; m
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import sys
@@ -147,6 +146,8 @@ def cmd_judge(args: argparse.Namespace) -> int:
         img = game.annotate(frame, j.state, j.adjudication)
         save_overlay(img, args.overlay)
     if ledger is not None:
+        import hashlib  # noqa: PLC0415  (only to record: CLI start-up)
+
         first = Path(args.images[-1]).read_bytes()
         _record(ledger, args, game.name, j.result, state=j.state.to_json(),
                 photo_sha256=hashlib.sha256(first).hexdigest(), source=", ".join(args.images))

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from PIL import Image, UnidentifiedImageError
 
 from judge.errors import BadInput
 
@@ -52,6 +51,11 @@ def check_image_header(data: bytes, name: str, limits: ImageLimits = ImageLimits
     """
     if not data:
         raise BadInput(f"{name}: the file is empty")
+    size = jpeg_header_size(data)
+    if size is not None and size[0] * size[1] <= limits.max_pixels and max(size) <= limits.max_side_px:
+        return size
+    from PIL import Image, UnidentifiedImageError  # noqa: PLC0415  (Pillow only off the JPEG path: CLI start-up)
+
     try:
         with Image.open(io.BytesIO(data)) as im:
             w, h = im.size
@@ -70,6 +74,72 @@ def check_image_header(data: bytes, name: str, limits: ImageLimits = ImageLimits
             f"({limits.max_pixels // 1_000_000} MP, {limits.max_side_px} px a side); send a smaller photo"
         )
     return w, h
+
+
+#: JPEG markers that carry a length and that Pillow reads before the scan without judging their contents (DHT,
+#: DAC, DRI, COM, APP0-APP15 but those :func:`jpeg_header_size` checks itself); SOFn and DQT are checked.
+_JPEG_SOF = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
+_JPEG_SKIPPED = frozenset({0xC4, 0xCC, 0xDD, 0xFE} | set(range(0xE0, 0xF0)))
+#: APPn contents Pillow parses with reads that can fail (it then refuses the photo): left to Pillow
+_JPEG_APP_PARSED = ((0xE0, b"JFIF", 7), (0xEE, b"Adobe", 7), (0xE2, b"ICC_PROFILE\0", 14))
+_JPEG_APP_LEFT = ((0xE2, b"MPF\0"), (0xED, b"Photoshop 3.0\x00"))
+
+
+def jpeg_header_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) of a JPEG from its own header, without Pillow (importing and opening it costs a CLI call
+    ~40 ms); None for any other data and for a JPEG laid out otherwise than as below - Pillow then reads it, as
+    before.
+
+    Read as Pillow reads it: from the start-of-image marker, segment after segment up to the start of the scan
+    (whose length must also fit in the data), each segment's length within the data; the size is the last frame
+    header's (SOFn: 8-bit samples, 1, 3 or 4 components, whole, both sides > 0); quantisation tables whole. Padding
+    or stray bytes between segments, standalone markers, a multi-picture (MPF) or Photoshop segment, and APP0 JFIF /
+    APP14 Adobe / APP2 ICC segments too short for Pillow's reads all give None.
+    """
+    if data[:3] != b"\xff\xd8\xff":
+        return None
+    pos, size, n = 2, None, len(data)
+    while pos + 4 <= n and data[pos] == 0xFF:
+        marker, length = data[pos + 1], int.from_bytes(data[pos + 2:pos + 4], "big")
+        body = data[pos + 4:pos + 2 + length]
+        if length < 2 or pos + 2 + length > n:
+            return None
+        if marker == 0xDA:
+            return size
+        if marker in _JPEG_SOF:
+            size = _jpeg_frame_size(body)
+            if size is None:
+                return None
+        elif marker == 0xDB:
+            if not _jpeg_tables_whole(body):
+                return None
+        elif marker not in _JPEG_SKIPPED or not _jpeg_app_plain(marker, body):
+            return None
+        pos += 2 + length
+    return None
+
+
+def _jpeg_frame_size(body: bytes) -> tuple[int, int] | None:
+    """A frame header's (width, height) when Pillow takes it (8-bit, 1/3/4 components, every component whole)."""
+    if len(body) < 6 or body[0] != 8 or body[5] not in (1, 3, 4) or len(body) < 6 + 3 * body[5]:
+        return None
+    h, w = int.from_bytes(body[1:3], "big"), int.from_bytes(body[3:5], "big")
+    return (w, h) if w > 0 and h > 0 else None
+
+
+def _jpeg_tables_whole(body: bytes) -> bool:
+    """Every quantisation table of a DQT segment whole (64 values of 1 or 2 bytes after the table's byte)."""
+    at = 0
+    while at < len(body):
+        at += 1 + 64 * (1 if body[at] < 16 else 2)
+    return at == len(body)
+
+
+def _jpeg_app_plain(marker: int, body: bytes) -> bool:
+    """An APPn (or other skipped) segment Pillow reads without a read that can fail."""
+    if any(marker == m and body.startswith(tag) for m, tag in _JPEG_APP_LEFT):
+        return False
+    return not any(marker == m and body.startswith(tag) and len(body) < least for m, tag, least in _JPEG_APP_PARSED)
 
 
 #: libjpeg's warnings that mean the picture decoded is not the photo taken (garbled or cut short).

@@ -18,7 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
+
+from core.assignment import linear_sum_assignment
 
 GAMES = ("kaleido", "carrotain")
 FIRST_STAR = "first_star"

@@ -358,7 +358,7 @@ def mark_templates(s_mm: np.ndarray, blur_mm: float,
         Level, shift, position.
     shifts_mm : ndarray, shape (S,)
     """
-    from scipy.special import erf as erf_fast  # noqa: PLC0415  (SciPy only when reading marks: CLI start-up)
+    from core.special import erf as erf_fast  # noqa: PLC0415  (math.erf, not SciPy: CLI start-up)
 
     shifts = np.arange(-config.mark_shift_max_mm, config.mark_shift_max_mm + 1e-9, config.mark_shift_step_mm)
     sig = np.hypot(config.dot_diameter_mm / config.dot_diameter_sigmas, blur_mm)
@@ -1166,7 +1166,7 @@ def witnessed_contact_bonus(cells: list[tuple[int, int]], rotations: list[int], 
 
 def assign(scores: np.ndarray) -> np.ndarray:
     """Each tile to a distinct type, maximising the summed log-likelihood. Returns column per row."""
-    from scipy.optimize import linear_sum_assignment  # noqa: PLC0415  (imported when first needed: CLI start-up)
+    from core.assignment import linear_sum_assignment  # noqa: PLC0415  (SciPy's, without SciPy: CLI start-up)
 
     rows, cols = linear_sum_assignment(-scores)
     out = np.full(scores.shape[0], -1)

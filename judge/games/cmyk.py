@@ -19,7 +19,6 @@ from scoring import cmyk as cmyk_rules
 from scoring.cmyk_state import MosaicState
 from scoring.flags import Flag
 from vision.cmyk import CmykVisionConfig, MosaicDetection, MosaicMiss, detect_mosaic, read_mosaic
-from vision.cmyk_markerless import LatticeCalibration, lattice_calibration
 from vision.cmyk_overlay import draw_unread
 
 EDGE_MM = 45.0
@@ -170,6 +169,8 @@ def _detect(frames: list[Frame], ctx: CmykPhotoContext, timer: StageTimer, confi
         cal: Any = fr.calibration  # TableCalibration, or the tiles' own LatticeCalibration
         extra: list[Flag] = []
         if cal is None:
+            from vision.cmyk_markerless import lattice_calibration  # noqa: PLC0415  (without markers only)
+
             with timer.stage("markerless"):
                 cal = lattice_calibration(
                     fr.image_rgb, lambda img, c: detect_mosaic(img, c, None, config, ctx.horizontal_deg))
@@ -325,6 +326,8 @@ def annotate(frame: Frame, state: CmykGameState, adj: CmykAdjudication) -> np.nd
     judged = adj.players.get(player, {}) if player is not None else {}
     cal: Any = frame.calibration
     if "H_px_from_mm" in fm:
+        from vision.cmyk_markerless import LatticeCalibration  # noqa: PLC0415  (a markerless photo's only)
+
         cal = LatticeCalibration(H_px_from_mm=np.asarray(fm["H_px_from_mm"], np.float64), image_size=(0, 0),
                                  colour=None, search_region_mm=(0, 0, 0, 0))  # type: ignore[arg-type]
     if cal is None:
