@@ -561,10 +561,11 @@ def test_resolved_marks_are_not_judged_by_a_bent_ground():
 
 
 def test_a_band_blurred_in_one_channel_does_not_set_the_tile_light():
-    """The light on a tile is its brightness times the photo's light colour: one tile's cyan band, the only band that
-    shows blue, reads a third too dark in blue (a webcam's blur mixes the yellow band in); its own blue gain would read
-    its white ground far lighter than white in blue (yellow below level -0.5). With the light colour taken from all
-    tiles' bands, it reads 0, as the others."""
+    """The light on a tile is its brightness times the photo's light colour, shared with its own bands' per channel
+    (``gain_own_share``): one tile's cyan band, the only band that shows blue, reads a third too dark in blue (a
+    webcam's blur mixes the yellow band in); its own blue gain alone would read its white ground far lighter than
+    white in blue (yellow below level -0.8). With the photo's light colour alone it reads 0, as the others; with equal
+    shares, the error halved. The other tiles read 0 either way."""
     rng = np.random.default_rng(3)
     light = np.array([1.0, 0.85, 0.6])  # a warm lamp
     n = 8
@@ -575,11 +576,13 @@ def test_a_band_blurred_in_one_channel_does_not_set_the_tile_light():
     band = bright[:, None, None] * light * expected
     band[0, 0, 2] *= 0.67  # tile 0's cyan band: blue a third too dark
     ground = np.tile((bright[:, None] * light)[:, None, :], (1, 20, 1))  # white grounds (level 0 of every ink)
-    levels, _ = rd.ground_levels_batch(ground, band, inks, black)
-    assert np.abs(levels).max() < 0.1
-    alone = replace(rd.ReadConfig(), gain_photo_balance=False)
-    levels_alone, _ = rd.ground_levels_batch(ground, band, inks, black, alone)
-    assert levels_alone[0, 2] < -0.5  # its own gain: the ground reads far lighter than white in blue
+    photo, _ = rd.ground_levels_batch(ground, band, inks, black, replace(rd.ReadConfig(), gain_own_share=0.0))
+    assert np.abs(photo).max() < 0.1
+    alone, _ = rd.ground_levels_batch(ground, band, inks, black, replace(rd.ReadConfig(), gain_photo_balance=False))
+    assert alone[0, 2] < -0.8  # its own gain: the ground reads far lighter than white in blue
+    shared, _ = rd.ground_levels_batch(ground, band, inks, black)
+    assert np.abs(shared[1:]).max() < 0.1 and np.abs(shared[0, :2]).max() < 0.1
+    assert 0.65 * alone[0, 2] < shared[0, 2] < 0.35 * alone[0, 2]  # about half as far below 0
 
 
 def test_a_ground_at_level_four_leaves_level_five_open():

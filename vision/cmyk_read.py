@@ -137,6 +137,14 @@ class ReadConfig:
     #: alternating medians), not each channel from the tile's own bands: a channel one band alone shows (blue: the
     #: cyan band's) then reads the tile's light through that band's blur and noise, the yellow ground's level with it.
     gain_photo_balance: bool = True
+    #: ... where it balances, the share of a tile's own bands in its light, per channel they show (log scale: the light
+    #: is the photo-wide estimate ^ (1 - share) times the tile's own ^ share). Neither witness is right everywhere: a
+    #: band alone in a channel reads it through its blur (webcam dev: the yellow ground set by the cyan band's), but a
+    #: light that darkens one channel on one tile darkens its band and ground alike (CMYK! live clip seed 2: a cyan-4
+    #: tile's cyan band and white-in-blue ground both read a quarter dark in blue; the photo's light read its yellow
+    #: 0 as 0.5-0.66, a level 1 in one frame of three, its own bands' as 0.06-0.11). Equal shares: the error of
+    #: whichever is wrong halved, not chosen per photo set (dev webcam seeds 0-4 checked, not tuned).
+    gain_own_share: float = 0.5
     gain_balance_min_tiles: int = 4
     gain_balance_rounds: int = 3
     #: The photo's own ink hues (:func:`fit_ink_hues`): a colour cast the markers' black and white do not undo (a warm
@@ -581,19 +589,25 @@ def band_gain(band_lin: np.ndarray, band_inks: np.ndarray, black_lin: np.ndarray
     Returns
     -------
     ndarray, shape (T, 3)
-        Linear gain per channel (a channel no band shows takes the tile's pooled gain).
+        Linear gain per channel (a channel no band shows takes the tile's pooled gain; with
+        ``gain_photo_balance``, the photo-wide light's (:func:`_balanced_gain`), shared with the tile's own per
+        channel its bands show, ``gain_own_share``).
     """
     expected = srgb_to_linear(INK_RGB[band_inks] / 255.0)  # (T, 3 bands, 3 channels)
     obs = band_lin - black_lin
     use = expected > config.ground_band_min_expected
     ratio = np.where(use, obs / np.maximum(expected, 1e-6), np.nan)
+    with np.errstate(all="ignore"):
+        gain = _nanmedian_last(np.moveaxis(ratio, 1, -1))  # (T, 3 channels): from the tile's own bands
+    shown = np.isfinite(gain) & (gain > 1e-4)
     if config.gain_photo_balance and len(ratio) >= config.gain_balance_min_tiles:
-        return _balanced_gain(ratio, config.gain_balance_rounds)
+        photo = _balanced_gain(ratio, config.gain_balance_rounds)
+        share = config.gain_own_share
+        return np.where(shown, photo ** (1.0 - share) * np.where(shown, gain, 1.0) ** share, photo)
     with np.errstate(all="ignore"):
         pooled = _nanmedian_last(ratio.reshape(len(ratio), -1))
-        gain = _nanmedian_last(np.moveaxis(ratio, 1, -1))  # (T, 3 channels)
     pooled = np.where(np.isfinite(pooled), pooled, 1.0)
-    return np.where(np.isfinite(gain) & (gain > 1e-4), gain, pooled[:, None])
+    return np.where(shown, gain, pooled[:, None])
 
 
 def _balanced_gain(ratio: np.ndarray, rounds: int) -> np.ndarray:
@@ -800,39 +814,61 @@ def calibrate_ground_levels(evidence: list[TileEvidence], mark_weight: float | n
                                                         * np.array([ev.mark_ll[:, :6] for ev in normal]))
     w = log_prior + marks
     w = w - w.max(axis=2, keepdims=True)
-    others = np.array([[j for j in range(3) if j != i] for i in range(3)])  # (3 inks, 2): the other inks
     # per ink the coefficients (offset, slope, the two other inks' cross terms), their priors' means and sds
-    mean0 = np.column_stack([np.full(3, a0), np.full(3, b0), np.take_along_axis(cross0, others, axis=1)])
-    sd0 = np.array([sa, sb, config.ground_cross_prior_sd, config.ground_cross_prior_sd])
+    mean0 = np.column_stack([np.full(3, a0), np.full(3, b0), np.take_along_axis(cross0, _OTHER_INKS, axis=1)])
+    prior_prec = 1.0 / np.array([sa, sb, config.ground_cross_prior_sd, config.ground_cross_prior_sd]) ** 2
     coef = mean0.copy()
     s = np.full(3, config.ground_sigma_levels * b0)  # spread, raw units
     lo, hi = config.ground_sigma_min, config.ground_sigma_max
     expected = np.clip((raw - a0) / b0, 0.0, 5.0)  # (T, 3): each ground's expected levels, first from itself
+    lv2 = lv * lv
+    ones = np.ones((len(raw), 1))
     for _ in range(config.ground_fit_iterations):
         last = np.concatenate([coef.ravel(), s])
-        base = coef[:, 0] + np.einsum("tik,ik->ti", expected[:, others], coef[:, 2:])  # (T, 3): level 0's mean
-        d2 = (raw[:, :, None] - base[:, :, None] - coef[:, 1:2] * lv) ** 2  # (T, 3 inks, 6 levels)
-        z = w - d2 / (2 * s * s)[:, None]
+        dev = raw - _level0_means(expected, coef)  # (T, 3)
+        resid = dev[:, :, None] - coef[:, 1:2] * lv  # (T, 3 inks, 6 levels): from each level's mean
+        z = w - resid * resid * (0.5 / (s * s))[:, None]
         r = np.exp(z - z.max(axis=2, keepdims=True))
         r /= r.sum(axis=2, keepdims=True)  # (T, 3, 6): each ground's level
         expected = r @ lv
+        second = r @ lv2  # (T, 3): each ground's level's second moment
         # maximum a posteriori coefficients: per ink the 4 x 4 normal equations (the other inks at their expected
-        # levels) with the priors
-        feats = np.concatenate([np.ones((len(raw), 3, 1)), expected[:, :, None], expected[:, others]], axis=2)
-        lhs = np.einsum("tif,tig->ifg", feats, feats)
-        lhs[:, 1, 1] = np.sum(r @ (lv * lv), axis=0)  # the own level's second moment, not its mean's square
-        prec = (s * s)[:, None] / sd0 ** 2  # (3 inks, 4)
-        rhs = np.einsum("tif,ti->if", feats, raw) + prec * mean0
-        coef = np.linalg.solve(lhs + prec[:, :, None] * np.eye(4), rhs[..., None])[..., 0]
+        # levels) with the priors, from the moments of (1, C, M, Y) taken once for all inks
+        design = np.hstack([ones, expected])  # (T, 4)
+        lhs = (design.T @ design)[_NORMAL_ROWS[:, :, None], _NORMAL_ROWS[:, None, :]]  # (3 inks, 4, 4)
+        lhs[:, 1, 1] = second.sum(axis=0)  # the own level's second moment, not its mean's square
+        prec = (s * s)[:, None] * prior_prec  # (3 inks, 4)
+        rhs = (design.T @ raw)[_NORMAL_ROWS, _INK_COLUMN] + prec * mean0
+        lhs[:, _DIAG4, _DIAG4] += prec
+        coef = np.linalg.solve(lhs, rhs[..., None])[..., 0]
         coef[:, 1] = np.maximum(coef[:, 1], b0 - 3 * sb)
-        base = coef[:, 0] + np.einsum("tik,ik->ti", expected[:, others], coef[:, 2:])
-        rss = np.sum(r * (raw[:, :, None] - base[:, :, None] - coef[:, 1:2] * lv) ** 2, axis=(0, 2))
-        s = np.clip(np.sqrt(rss / len(raw)) / coef[:, 1], lo, hi) * coef[:, 1]
+        # the spread at the new means: sum over levels of r (dev - slope L)^2, by the moments of L
+        dev = raw - _level0_means(expected, coef)
+        slope = coef[:, 1]
+        rss = (dev * (dev - 2 * slope * expected) + slope * slope * second).sum(axis=0)
+        s = np.clip(np.sqrt(rss / len(raw)) / slope, lo, hi) * slope
         if np.max(np.abs(np.concatenate([coef.ravel(), s]) - last)) < config.ground_fit_tolerance:
             break
     cross = np.zeros((3, 3))
-    np.put_along_axis(cross, others, coef[:, 2:], axis=1)
+    np.put_along_axis(cross, _OTHER_INKS, coef[:, 2:], axis=1)
     return GroundModel(coef[:, 0].copy(), coef[:, 1].copy(), s / coef[:, 1], cross)
+
+
+#: Per ink (C, M, Y), the other two inks.
+_OTHER_INKS = np.array([[j for j in range(3) if j != i] for i in range(3)], np.intp)
+#: Per ink, the rows of (1, C, M, Y) its normal equations take, in the order (1, itself, the other two), shape (3, 4).
+_NORMAL_ROWS = np.column_stack([np.zeros(3, np.intp), np.arange(3) + 1, _OTHER_INKS + 1])
+_INK_COLUMN = np.arange(3)[:, None]
+_DIAG4 = np.arange(4)
+
+
+def _level0_means(expected: np.ndarray, coef: np.ndarray) -> np.ndarray:
+    """Each ground's expected raw estimate at level 0 of its own ink, the other inks at their expected levels:
+    ``offset + cross @ expected``, shape (T, 3); ``expected`` (T, 3), ``coef`` (3 inks, 4: offset, slope, the other
+    two inks' cross terms)."""
+    cross_t = np.zeros((3, 3))
+    cross_t[_OTHER_INKS, _INK_COLUMN] = coef[:, 2:]  # [other ink, ink]
+    return coef[:, 0] + expected @ cross_t
 
 
 def mark_weight(evidence: list[TileEvidence], config: ReadConfig = ReadConfig(),
