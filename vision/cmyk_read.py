@@ -821,33 +821,31 @@ def calibrate_ground_levels(evidence: list[TileEvidence], mark_weight: float | n
     s = np.full(3, config.ground_sigma_levels * b0)  # spread, raw units
     lo, hi = config.ground_sigma_min, config.ground_sigma_max
     expected = np.clip((raw - a0) / b0, 0.0, 5.0)  # (T, 3): each ground's expected levels, first from itself
-    lv2 = lv * lv
+    powers = np.stack([lv, lv * lv], axis=1)  # (6, 2): each level and its square
     ones = np.ones((len(raw), 1))
+    raw_sq = (raw * raw).sum(axis=0)
     for _ in range(config.ground_fit_iterations):
-        last = np.concatenate([coef.ravel(), s])
-        dev = raw - _level0_means(expected, coef)  # (T, 3)
-        resid = dev[:, :, None] - coef[:, 1:2] * lv  # (T, 3 inks, 6 levels): from each level's mean
+        last_coef, last_s = coef, s
+        resid = (raw - _level0_means(expected, coef))[:, :, None] - coef[:, 1:2] * lv  # (T, 3 inks, 6 levels)
         z = w - resid * resid * (0.5 / (s * s))[:, None]
         r = np.exp(z - z.max(axis=2, keepdims=True))
         r /= r.sum(axis=2, keepdims=True)  # (T, 3, 6): each ground's level
-        expected = r @ lv
-        second = r @ lv2  # (T, 3): each ground's level's second moment
-        # maximum a posteriori coefficients: per ink the 4 x 4 normal equations (the other inks at their expected
-        # levels) with the priors, from the moments of (1, C, M, Y) taken once for all inks
+        moments = r @ powers  # (T, 3, 2): each ground's level's mean and second moment
+        expected = moments[..., 0]
+        # maximum a posteriori coefficients: per ink the 4 x 4 normal equations (features 1, its own level, the other
+        # inks' expected levels) with the priors, from the moments of (1, C, M, Y) taken once for all inks
         design = np.hstack([ones, expected])  # (T, 4)
-        lhs = (design.T @ design)[_NORMAL_ROWS[:, :, None], _NORMAL_ROWS[:, None, :]]  # (3 inks, 4, 4)
-        lhs[:, 1, 1] = second.sum(axis=0)  # the own level's second moment, not its mean's square
+        normal = (design.T @ design)[_NORMAL_ROWS[:, :, None], _NORMAL_ROWS[:, None, :]]  # (3 inks, 4, 4)
+        normal[:, 1, 1] = moments[..., 1].sum(axis=0)  # the own level's second moment, not its mean's square
+        data = (design.T @ raw)[_NORMAL_ROWS, _INK_COLUMN]  # (3 inks, 4)
         prec = (s * s)[:, None] * prior_prec  # (3 inks, 4)
-        rhs = (design.T @ raw)[_NORMAL_ROWS, _INK_COLUMN] + prec * mean0
-        lhs[:, _DIAG4, _DIAG4] += prec
-        coef = np.linalg.solve(lhs, rhs[..., None])[..., 0]
+        coef = np.linalg.solve(normal + prec[:, :, None] * _EYE4, (data + prec * mean0)[..., None])[..., 0]
         coef[:, 1] = np.maximum(coef[:, 1], b0 - 3 * sb)
-        # the spread at the new means: sum over levels of r (dev - slope L)^2, by the moments of L
-        dev = raw - _level0_means(expected, coef)
+        # the spread at the new coefficients: sum over tiles and levels of r (raw - features . coef)^2, expanded
+        rss = raw_sq - 2 * (coef * data).sum(axis=1) + (coef * (normal @ coef[..., None])[..., 0]).sum(axis=1)
         slope = coef[:, 1]
-        rss = (dev * (dev - 2 * slope * expected) + slope * slope * second).sum(axis=0)
-        s = np.clip(np.sqrt(rss / len(raw)) / slope, lo, hi) * slope
-        if np.max(np.abs(np.concatenate([coef.ravel(), s]) - last)) < config.ground_fit_tolerance:
+        s = np.clip(np.sqrt(np.maximum(rss, 0.0) / len(raw)) / slope, lo, hi) * slope
+        if max(np.abs(coef - last_coef).max(), np.abs(s - last_s).max()) < config.ground_fit_tolerance:
             break
     cross = np.zeros((3, 3))
     np.put_along_axis(cross, _OTHER_INKS, coef[:, 2:], axis=1)
@@ -859,7 +857,7 @@ _OTHER_INKS = np.array([[j for j in range(3) if j != i] for i in range(3)], np.i
 #: Per ink, the rows of (1, C, M, Y) its normal equations take, in the order (1, itself, the other two), shape (3, 4).
 _NORMAL_ROWS = np.column_stack([np.zeros(3, np.intp), np.arange(3) + 1, _OTHER_INKS + 1])
 _INK_COLUMN = np.arange(3)[:, None]
-_DIAG4 = np.arange(4)
+_EYE4 = np.eye(4)
 
 
 def _level0_means(expected: np.ndarray, coef: np.ndarray) -> np.ndarray:
