@@ -20,6 +20,7 @@ import pytest
 from calibration.table import calibrate_from_markers
 from synth.samples.cmyk import render_scene
 from vision import cmyk_read as rd
+from vision.cmyk import MosaicDetection, read_mosaic
 from vision.cmyk_sharpness import marker_blur_px
 
 
@@ -596,3 +597,44 @@ def test_a_ground_at_level_four_leaves_level_five_open():
     p = rd.posteriors(rd.robust_level_loglik(ev, 0.3, 0.05)[:, 0])
     assert 0.15 < p[0, 5] < p[0, 4]
     assert p[1, 3] > 0.75 and max(p[1, 2], p[1, 4]) < 0.05
+
+
+@pytest.mark.parametrize("seed", [5, 4])
+def test_a_read_on_the_carried_lattice_equals_the_cold_read_of_the_same_photo(seed):
+    """Live mode's warm read (``judge/games/cmyk.py`` ``live_detect``: the tiles read on the lattice an earlier frame of
+    the still scene fitted) must judge a frame as a cold read does. On the very photo the lattice was fitted on,
+    nothing may differ: the light on the tiles, the ground model and the marks' blur are the photo's own either way.
+    Render seed 5 resolves the marks, seed 4 does not (the photo-wide light, the ground fit without the marks'
+    levels). (What broke the live clip, tests/test_live_warm.py seed 2, was not a path of its own but a tile
+    read at its level boundary: ``test_a_light_dark_in_one_channel_on_one_tile_is_half_undone``.)"""
+    image, _, _ = render_scene(seed)
+    cal = calibrate_from_markers(image)
+    cold = read_mosaic(image, cal)
+    assert isinstance(cold, MosaicDetection) and len(cold.state.tiles) > 10
+    warm = read_mosaic(image, cal, carried=(cold.frame, cold.lattice_flags))
+    assert isinstance(warm, MosaicDetection)
+    assert warm.state == cold.state
+
+
+def test_a_light_dark_in_one_channel_on_one_tile_is_half_undone():
+    """The counterpart of ``test_a_band_blurred_in_one_channel_does_not_set_the_tile_light``: on one tile a light dark
+    in blue darkens its cyan band and its white ground alike (CMYK! live clip seed 2: a cyan-4 tile's cyan band read a
+    quarter dark in blue, its yellow ground 0 read 0.5-0.66 under the photo's light colour alone, level 1 in one frame
+    of three, and the live read went contested). The tile's own bands undo it; the photo's light alone leaves the
+    yellow ground half a level or more dark; the shared light about half as much."""
+    rng = np.random.default_rng(5)
+    n = 8
+    inks = np.tile(np.array([[0, 1, 2]]), (n, 1))
+    bright = rng.uniform(0.5, 1.0, n)
+    expected = rd.srgb_to_linear(rd.INK_RGB[inks] / 255.0)
+    black = np.zeros(3)
+    light = np.ones((n, 3)) * bright[:, None]
+    light[0, 2] *= 0.75  # tile 0: a quarter less blue on band and ground
+    band = light[:, None, :] * expected
+    ground = np.tile(light[:, None, :], (1, 20, 1))  # white grounds
+    own, _ = rd.ground_levels_batch(ground, band, inks, black, replace(rd.ReadConfig(), gain_photo_balance=False))
+    photo, _ = rd.ground_levels_batch(ground, band, inks, black, replace(rd.ReadConfig(), gain_own_share=0.0))
+    shared, _ = rd.ground_levels_batch(ground, band, inks, black)
+    assert np.abs(own).max() < 0.05
+    assert photo[0, 2] > 0.5 and np.abs(photo[1:]).max() < 0.1
+    assert 0.35 * photo[0, 2] < shared[0, 2] < 0.65 * photo[0, 2] and np.abs(shared[1:]).max() < 0.1
