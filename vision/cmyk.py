@@ -568,12 +568,12 @@ def _read_region(image_rgb, calibration, mapper: HeightMapping, black: np.ndarra
         measured = marker_blur(image_rgb, calibration, config.sharpness)
         # no markers to measure: the assumed blur, as likely along any direction
         blur = measured or MarkerBlur(config.mark_blur_px, float(np.hypot(config.mark_blur_px, config.mark_blur_px)))
-        evidence = _read_marks(image_rgb, mapper, frame, px_per_mm, bands, black, config, blur)
-        flags.extend(_resolution_flags(px_per_mm, bands.cells, config))
-    with timer.stage("assign"):
         # the marks count as resolved only on the blur measured at the markers, never on the assumed one
         resolved = measured is not None and measured.worst_px / max(px_per_mm, config.min_px_per_mm) \
             <= config.marks_resolved_blur_mm
+        evidence = _read_marks(image_rgb, mapper, frame, px_per_mm, bands, black, config, blur, resolved)
+        flags.extend(_resolution_flags(px_per_mm, bands.cells, config))
+    with timer.stage("assign"):
         tiles, tile_flags = _assign_tiles(bands, evidence, config, resolved)
         tile_flags.extend(_contact_flags(tiles, config))
         tile_flags.extend(_risk_flags(tiles, tile_flags, config))
@@ -804,10 +804,17 @@ def _resolution_flags(px_per_mm: float, cells: list, config: CmykVisionConfig) -
 
 
 def _read_marks(image_rgb, mapper, frame, px_per_mm: float, bands: _BandReading, black,
-                config, blur: MarkerBlur) -> list[rd.TileEvidence]:
+                config, blur: MarkerBlur, marks_resolved: bool = False) -> list[rd.TileEvidence]:
     """Per tile: mark log-likelihoods along each band (templates blurred by the photo's blur, ``blur.sigma_px``, a
     Gaussian sigma in image pixels; the levels the marks tell apart at the most blur along any direction,
-    ``blur.worst_px``: ``TileEvidence.mark_ll_resolved``) and the ground colour's levels."""
+    ``blur.worst_px``: ``TileEvidence.mark_ll_resolved``) and the ground colour's levels.
+
+    The light on each tile (``cmyk_read.band_gain``) is one light colour for the photo only where the marks are not
+    resolved (``marks_resolved``, :func:`_calibrated_evidence`): there the grounds carry the levels and a blurred
+    band's channel must not set a tile's light; where the marks are sharp (as rendered, a phone) each tile keeps its
+    own bands' light (a phone's local tone mapping and saturation boost turn it per tile: photoreal dev s100000_05 as
+    a phone delivers it, seeds 0-2, magenta level 1 read 0 on three tiles under the photo's one light colour)."""
+    read_config = replace(config.read, gain_photo_balance=False) if marks_resolved else config.read
     e = config.edge_mm
     lines, s = _mark_lines(e, config.mark_offsets_mm, config.mark_half_length_mm, config.mark_step_mm)
     cells = bands.cells
@@ -845,13 +852,13 @@ def _read_marks(image_rgb, mapper, frame, px_per_mm: float, bands: _BandReading,
                         axis=1)  # (T, 3 bands, 3)
     ground_lin = cols[:, o[3]:o[4]]
     inks = np.array([[rd.INKS.index(rd.ROTATIONS[r][d]) for d in range(3)] for r in bands.rotations])
-    gest, dark_lum = rd.ground_levels_batch(ground_lin, band_lin, inks, black_lin, config.read)
+    gest, dark_lum = rd.ground_levels_batch(ground_lin, band_lin, inks, black_lin, read_config)
     corner_t, centre_t = _letter_samples(e, config.sample_step_mm, config.band_mm, config.k_corner_band_clear_mm,
                                          config.k_letter_radius_mm, config.k_centre_radius_mm)
     lcols = mapper.sample(image_rgb, _cell_points(frame, cells, np.concatenate([corner_t, centre_t]), e))
     llin = linear(lcols.reshape(len(cells), len(corner_t) + len(centre_t), 3))
     corner_v, centre_v = rd.letter_values(llin[:, :len(corner_t)], llin[:, len(corner_t):],
-                                          rd.band_gain(band_lin, inks, black_lin, config.read), black_lin, config.read)
+                                          rd.band_gain(band_lin, inks, black_lin, read_config), black_lin, config.read)
     out = []
     rotation_post = rd.posteriors(bands.rotation_ll)  # every tile's at once: the same numbers as one row's
     for t in range(len(cells)):
@@ -1026,7 +1033,7 @@ def _confidence_scores(evidence: list[rd.TileEvidence], scores: np.ndarray, bonu
         evidence = [_marks_weighed_by_band(ev, _band_weights(ev, weight)) for ev in evidence]
     n_normal = len(rd.tile_types())
     types = np.array(rd.tile_types())
-    robust = rd.robust_level_loglik(evidence, gsigma, config.evidence_outlier, errors)  # (T, 3, 6)
+    robust = rd.robust_level_loglik(evidence, gsigma, config.evidence_outlier, errors, config.read)  # (T, 3, 6)
     # each tile's own level probabilities; a tile read as K (or left unassigned: column -1, the last K column)
     # witnesses no level
     own = np.exp(robust - robust.max(axis=2, keepdims=True))
