@@ -365,9 +365,11 @@ UNREAD = "unread"
 
 
 def _board_flags(state: CarrotainState, polys: list, challenge: list[int], options: CarrotainOptions) -> list[Flag]:
-    """Unusable outlines, not exactly two challenge boards, challenge boards stacked on any board."""
+    """Unusable outlines, boards read loosely, not exactly two challenge boards, challenge boards stacked on any
+    board."""
     flags = [Flag("bad_board_outline", f"board {b.id} (#{i}) has no usable outline; ignored",
                   {"board": b.id, "index": i}) for i, (b, poly) in enumerate(zip(state.boards, polys)) if poly is None]
+    flags += _loose_board_flags(state, polys)
     if len(challenge) != BOARDS_PER_SUCCESS:
         flags.append(Flag("invalid_challenge",
                           f"{len(challenge)} challenge boards found, a challenge uses exactly {BOARDS_PER_SUCCESS}",
@@ -384,6 +386,25 @@ def _board_flags(state: CarrotainState, polys: list, challenge: list[int], optio
                                   f"boards {ida} and {idb} overlap by {area:.1f} mm^2 (stacking is not allowed)",
                                   {"boards": [ida, idb], "overlap_mm2": round(area, 2)}))
     return flags
+
+
+def _loose_board_flags(state: CarrotainState, polys: list) -> list[Flag]:
+    """A notice naming the boards read loosely (``BoardReading.loose``), with the outline uncertainty they were
+    judged with.
+
+    A notice, not a doubt: the looseness is in the board's outline sigma, so where it could change the verdict the
+    chips near its edges are borderline and the verdict is contested (flag ``contested``); where no chip lies
+    within that margin, the verdict holds whatever the outline's error within it.
+    """
+    loose = [i for i, (b, poly) in enumerate(zip(state.boards, polys)) if b.loose and poly is not None]
+    if not loose:
+        return []
+    ids = [state.boards[i].id for i in loose]
+    sigmas = [round(float(state.boards[i].pose_sigma_mm), 2) for i in loose]
+    text = ", ".join(f"{b} (+/-{s:.1f} mm)" for b, s in zip(ids, sigmas))
+    return [Flag("loose_board", f"board(s) {text} read loosely: their edges were found only faintly, so their "
+                 "outlines are uncertain by that much; chips within it of an edge are judged borderline",
+                 {"boards": ids, "sigma_mm": sigmas})]
 
 
 def _edge_sigmas(state: CarrotainState, challenge: list[int], nearest: np.ndarray, xy_mm: np.ndarray) -> np.ndarray:

@@ -91,6 +91,11 @@ class BoardReading:
     floor_sigma_mm : float
         With ``pose_cov``: the 1-sigma part common to every outline point (camera model, fit floor, a competing
         shape), mm; see :meth:`edge_sigma_mm`.
+    loose : bool
+        The outline is a loose fit: one the strict acceptance declined (its edges found only faintly or stepped
+        along loosely), taken because the chip field still lacked a challenge board; its uncertainty is at least
+        its mean distance to the edges found. The judgement names it (flag ``loose_board``) and the overlay draws
+        it apart.
     """
 
     id: str
@@ -100,6 +105,7 @@ class BoardReading:
     role: str = "challenge"
     pose_cov: np.ndarray | None = None
     floor_sigma_mm: float = 0.0
+    loose: bool = False
 
     def edge_sigma_mm(self, xy_mm: np.ndarray) -> np.ndarray:
         """1-sigma uncertainty of the outline along its normal where it passes nearest each point, mm.
@@ -140,6 +146,8 @@ class BoardReading:
             cov = np.asarray(self.pose_cov, dtype=float).reshape(3, 3)
             out["pose_cov"] = [[float(f"{v:.6g}") for v in row] for row in cov.tolist()]
             out["floor_sigma_mm"] = round(float(self.floor_sigma_mm), 3)
+        if self.loose:
+            out["loose"] = True
         return out
 
     @classmethod
@@ -160,6 +168,7 @@ class BoardReading:
             role=str(obj.get("role", "challenge")),
             pose_cov=cov,
             floor_sigma_mm=0.0 if cov is None else float(obj.get("floor_sigma_mm", 0.0)),
+            loose=bool(obj.get("loose", False)),
         )
 
 

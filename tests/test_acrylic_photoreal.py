@@ -29,7 +29,7 @@ from vision.acrylic import (
     for_photo,
     loose_acceptance,
 )
-from vision.carrotain import CarrotainVisionConfig, board_evidence, board_outlines, recognise
+from vision.carrotain import CarrotainVisionConfig, board_evidence, board_outlines, recognise, recognise_warm
 from vision.carrotain_view import colour_reference
 
 
@@ -200,7 +200,8 @@ def test_a_challenge_board_whose_edges_lie_under_a_webcams_noise_is_read_loosely
     noise; its best fit (right shape, within 3 mm of the truth) steps only loosely along the edges (chamfer 2.5-2.7 mm,
     over ``max_chamfer_mm``), so no fit was acceptable and the photo was exit 3 ("found 1 of the 2 challenge boards").
     Where the chip field still needs a board, a loose fit (``loose_acceptance``) is read with its outline uncertain by
-    its chamfer: C is read over the chips, uncertain by over 2 mm, and the clear verdict is exact."""
+    its chamfer: C is read over the chips, uncertain by over 2 mm, marked loose and named so in the judgement (a
+    notice), and the clear verdict is exact."""
     item = ITEMS["carrotain_s100000_c11"]
     img = photo_as_delivered(item.images[0], "webcam", 0)
     cal = make_frame(img, layout=MarkerLayout.from_components(load_components())).calibration
@@ -211,7 +212,23 @@ def test_a_challenge_board_whose_edges_lie_under_a_webcams_noise_is_read_loosely
     truth, got = Polygon(board["outline_mm"]), Polygon(fitted[0].outline_mm)
     assert truth.intersection(got).area / truth.union(got).area > 0.9
     assert fitted[0].pose_sigma_mm > 2.0
-    judge_exact("carrotain_s100000_c11", "webcam")
+    assert fitted[0].loose and [b.id for b in state.boards if b.loose] == ["C"]  # the reading says it was loose
+    out, _, _ = judge_exact("carrotain_s100000_c11", "webcam")
+    (notice,) = [f for f in out["flags"] if f["code"] == "loose_board"]  # and the judgement names it
+    assert notice["boards"] == ["C"] and notice["sigma_mm"][0] > 2.0
+
+
+def test_a_loose_board_reads_loose_alike_cold_warm_and_refitted():
+    """c11 as a webcam delivers it (seed 0), read as live video reads it: the cold read, a warm read of the same frame
+    (the still-scene checks hold: the carried readings), and a warm read whose carry cannot be checked (its boards
+    re-fitted, the loose one searched afresh) give the same state, C marked loose in each."""
+    img = photo_as_delivered(ITEMS["carrotain_s100000_c11"].images[0], "webcam", 0)
+    cal = make_frame(img, layout=MarkerLayout.from_components(load_components())).calibration
+    cold, carry = recognise_warm(img, cal, None)
+    still, _ = recognise_warm(img, cal, carry)
+    refitted, _ = recognise_warm(img, cal, replace(carry, probe=None))
+    assert [b.id for b in cold.boards if b.loose] == ["C"]
+    assert still.to_json() == cold.to_json() == refitted.to_json()
 
 
 def test_loose_acceptance_takes_a_fit_the_strict_one_declines():

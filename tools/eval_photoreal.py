@@ -66,8 +66,9 @@ OUTCOMES = ("exact", "doubt", "cannot", "WRONG", "error")
 CLEAR_CATEGORIES = ("clear", "all", "table")
 # flags that are notices about the game, not doubt about the reading
 INFORMATIONAL_FLAGS = frozenset(
-    {"calibration_warning", "tie", "series_tie", "illegal_contact", "extra_games_ignored", "board_not_full"}
-)
+    {"calibration_warning", "tie", "series_tie", "illegal_contact", "extra_games_ignored", "board_not_full",
+     "loose_board"}
+)  # loose_board: its doubt is in the outline's sigma (borderline chips, ``contested``), not in the notice
 
 
 @dataclass(frozen=True)

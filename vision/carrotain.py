@@ -461,7 +461,7 @@ def _boards_from_evidence(ev: BoardEvidence, cal, chips: list[ChipReading], conf
                                                              np.asarray(f.outline_mm).mean(axis=0))
         out.append(BoardReading(f.id, np.asarray(f.outline_mm), sigma, f.fit_residual_mm,
                                 "challenge" if i in challenge else "other", pose_cov=cov,
-                                floor_sigma_mm=floor if cov is not None else 0.0))
+                                floor_sigma_mm=floor if cov is not None else 0.0, loose=f.loose))
     for region in unread:
         out.append(BoardReading("?", region, config.boards.max_sigma_mm, 0.0, "unread"))
     return out, tuple(fits)

@@ -213,6 +213,8 @@ def adjudication_from_json(obj: dict) -> CarrotainAdjudication:
 
 #: Overlay colour of what was seen but not understood (unread acrylic, unread chip-like blobs).
 UNREAD_COLOUR = (255, 0, 255)
+#: Overlay colour of a board read loosely (``BoardReading.loose``), drawn with the band its edge may lie in.
+LOOSE_COLOUR = OVERLAY_COLOURS["borderline"]
 
 
 def annotate(frame: Frame, state: CarrotainState, adj: CarrotainAdjudication) -> np.ndarray:
@@ -227,9 +229,13 @@ def annotate(frame: Frame, state: CarrotainState, adj: CarrotainAdjudication) ->
     for b in state.boards:
         pts = project_outline_px(cal, b.outline_mm, 2.0)
         col = {"challenge": (120, 200, 255), "unread": UNREAD_COLOUR}.get(b.role, (160, 160, 160))
+        if b.loose:
+            col = LOOSE_COLOUR
+            _draw_uncertainty_band(img, cal, b.outline_mm, b.pose_sigma_mm)
         cv2.polylines(img, [np.round(pts * 16).astype(np.int32)], True, col, 2, cv2.LINE_AA, 4)
         c = pts.mean(axis=0)
-        cv2.putText(img, b.id, (int(c[0]), int(c[1])), cv2.FONT_HERSHEY_SIMPLEX, 0.8, col, 2, cv2.LINE_AA)
+        label = f"{b.id} loose +/-{b.pose_sigma_mm:.1f}mm" if b.loose else b.id
+        cv2.putText(img, label, (int(c[0]), int(c[1])), cv2.FONT_HERSHEY_SIMPLEX, 0.8, col, 2, cv2.LINE_AA)
     for i, ch in enumerate(state.chips):
         r = adj.chips[i] if i < len(adj.chips) else None
         key = "not_hidden" if r is None else "borderline" if r.borderline else "hidden" if r.hidden else "not_hidden"
@@ -252,6 +258,22 @@ def annotate(frame: Frame, state: CarrotainState, adj: CarrotainAdjudication) ->
     col = (245, 170, 20) if adj.contested else ((40, 200, 70) if verdict == "SUCCESS" else (230, 50, 50))
     cv2.putText(img, text, (12, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.8, col, 2, cv2.LINE_AA)
     return img
+
+
+def _draw_uncertainty_band(img: np.ndarray, cal, outline_mm: np.ndarray, sigma_mm: float) -> None:
+    """Thin outlines ``sigma_mm`` outside and inside a board's outline (table mm, (N, 2)): where its edge may lie,
+    drawn in ``LOOSE_COLOUR`` onto ``img`` (the overlay's own copy)."""
+    from shapely.geometry import Polygon  # noqa: PLC0415
+
+    from vision.carrotain import project_outline_px  # noqa: PLC0415
+
+    poly = Polygon(np.asarray(outline_mm, dtype=np.float64).reshape(-1, 2))
+    for d_mm in (sigma_mm, -sigma_mm):
+        band = poly.buffer(d_mm, join_style="mitre")
+        if band.is_empty or band.geom_type != "Polygon":
+            continue
+        pts = project_outline_px(cal, np.asarray(band.exterior.coords)[:-1], 2.0)
+        cv2.polylines(img, [np.round(pts * 16).astype(np.int32)], True, LOOSE_COLOUR, 1, cv2.LINE_AA, 4)
 
 
 def truth_state(scene: dict) -> CarrotainState:
