@@ -77,6 +77,19 @@ def test_reasons_survive_the_state_json_and_a_doubt_given_as_text_alone_doubts_e
     assert doubts_from_json({"doubt": ""}) == ()
 
 
+def test_a_state_naming_an_unknown_kind_is_refused_by_name():
+    """A hand-written state with a kind no reason has: one clear line naming it (cli.py: bad input), not the bare
+    key of a failed lookup."""
+    from judge.errors import BadInput
+
+    with pytest.raises(ValueError, match="doubt kind 'bogus' unknown"):
+        doubts_from_json({"doubts": [{"kind": "bogus"}]})
+    photos, _, _ = _scene(11)
+    after = photos[1].to_json() | {"unreadable": [{"qr": [0, 0], "kind": "behind_the_sofa"}]}
+    with pytest.raises(BadInput, match="doubt kind 'behind_the_sofa' unknown"):
+        G.state_from_json({"before": photos[0].to_json(), "after": after})
+
+
 def _scene(seed: int):
     """A game's before/after boards and towers, read as photos whose tokens carry reasons of every kind (before and
     after: one kind per tower, in turn), the numerals compared on some of them."""

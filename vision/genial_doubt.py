@@ -147,7 +147,11 @@ class _Reason:
 
     @classmethod
     def from_json(cls, obj: Mapping) -> Any:
-        kind = cls.KINDS[str(obj["kind"]).upper()]
+        name = str(obj["kind"]).upper()
+        if name not in cls.KINDS.__members__:
+            raise ValueError(f"doubt kind {obj['kind']!r} unknown (known: "
+                             f"{', '.join(k.lower() for k in cls.KINDS.__members__)})")
+        kind = cls.KINDS[name]
         return cls(kind, tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in obj.items() if k != "kind"))
 
 
