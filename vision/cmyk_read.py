@@ -618,15 +618,19 @@ def _balanced_gain(ratio: np.ndarray, rounds: int) -> np.ndarray:
     channels (``ratio``, shape (T, 3 bands, 3 channels), NaN where unused); shape (T, 3)."""
     with np.errstate(all="ignore"):
         lr = np.log(np.where(ratio > 1e-4, ratio, np.nan))
-        log_s = _nanmedian_last(lr.reshape(len(lr), -1))
-        log_s = np.where(np.isfinite(log_s), log_s, np.nanmedian(log_s) if np.isfinite(log_s).any() else 0.0)
+        log_s = _median_where_unknown(_nanmedian_last(lr.reshape(len(lr), -1)))
         log_w = np.zeros(3)
         for _ in range(rounds):
             log_w = _nanmedian_last(np.moveaxis(lr - log_s[:, None, None], 2, 0).reshape(3, -1))
             log_w = np.where(np.isfinite(log_w), log_w, 0.0)
-            log_s = _nanmedian_last((lr - log_w).reshape(len(lr), -1))
-            log_s = np.where(np.isfinite(log_s), log_s, np.nanmedian(log_s) if np.isfinite(log_s).any() else 0.0)
+            log_s = _median_where_unknown(_nanmedian_last((lr - log_w).reshape(len(lr), -1)))
     return np.exp(log_s[:, None] + log_w[None, :])
+
+
+def _median_where_unknown(log_s: np.ndarray) -> np.ndarray:
+    """Tiles' log brightness (T,) with a NaN (no usable band) replaced by the others' median (0 when none is known)."""
+    known = np.isfinite(log_s)
+    return np.where(known, log_s, np.nanmedian(log_s) if known.any() else 0.0)
 
 
 def letter_values(corner_lin: np.ndarray, centre_lin: np.ndarray, gain: np.ndarray, black_lin: np.ndarray,
