@@ -296,6 +296,9 @@ def live_panel(game: Any, context: dict | None, ledger: Any, config: LivePageCon
             if ev.kind == "baseline":  # a pair game's board before the next placement: nothing to judge yet
                 status_box.info("The board is read; place a tile and take your hand away to have it judged.")
                 continue
+            if ev.kind == "contested" and proc.live.photos:  # one photo's frames disagree: no judgement yet
+                status_box.warning(ev.note or "This photo reads differently from frame to frame; it is read again.")
+                continue
             if ev.kind == "settled" and not ev.votes[0].reading.ok:
                 if proc.live.before_frame == ev.frame:  # Carrotain's chips alone: the "before" of the challenge
                     status_box.info(f"Frame {ev.frame} is kept as the 'before' photo ({ev.votes[0].reading.value}); "
