@@ -263,3 +263,29 @@ def test_a_carried_loose_board_is_searched_again_not_refitted(monkeypatch):
     assert not refits
     assert car._boards_from_evidence(ev, None, [], config, comp, (fit,)) == (None, ())
     assert len(refits) == 1
+
+
+def test_the_loose_search_judges_the_strict_searchs_poses_again_instead_of_searching_again(monkeypatch):
+    """c11 as a webcam delivers it (seed 0) needs the loose search after the strict fallback search, over the same
+    areas: the loose one takes the poses the strict one refined around each seed (``GridRefits``) - no seed is
+    searched twice - and reads the same state as searching every seed afresh."""
+    import vision.acrylic as acrylic
+
+    img = photo_as_delivered(ITEMS["carrotain_s100000_c11"].images[0], "webcam", 0)
+    cal = make_frame(img, layout=MarkerLayout.from_components(load_components())).calibration
+    searched: list[tuple[float, float]] = []
+    grid_refined = acrylic._grid_refined
+
+    def counted(seed, *args):
+        searched.append((float(seed[0]), float(seed[1])))
+        return grid_refined(seed, *args)
+
+    monkeypatch.setattr(acrylic, "_grid_refined", counted)
+    reused = recognise(img, cal)
+    assert [b.id for b in reused.boards if b.loose] == ["C"]  # the loose search ran
+    assert searched and len(set(searched)) == len(searched)
+    n_reused = len(searched)
+    monkeypatch.setattr(acrylic.GridRefits, "get", lambda self, seed, search: search(seed))  # every seed afresh
+    afresh = recognise(img, cal)
+    assert len(searched) - n_reused > n_reused  # the strict search's seeds were searched again
+    assert afresh.to_json() == reused.to_json()

@@ -1307,6 +1307,7 @@ def find_boards_in(
     bottom_shift=None,
     line: np.ndarray | None = None,
     printed: np.ndarray | None = None,
+    refits: GridRefits | None = None,
 ) -> list[BoardFit]:
     """Fallback search where boards are still needed: the exhaustive coarse pose grid.
 
@@ -1324,6 +1325,9 @@ def find_boards_in(
         The boards ``find_boards`` found.
     ratio, origin_mm, mm_per_px, outlines_mm, config, bottom_shift, line, printed
         As for ``find_boards``.
+    refits : GridRefits, optional
+        The refined poses of an earlier search of the same evidence (``GridRefits``): a seed searched then is not
+        searched again, only its poses judged by this ``config``'s acceptance. None: every seed searched.
 
     Returns
     -------
@@ -1341,10 +1345,51 @@ def find_boards_in(
     ev = _Evidence(ratio, line, origin_mm, mm_per_px, config.line_weight)
     ev_coarse = _coarse_evidence(ratio, line, origin_mm, mm_per_px, config)
     shapes, _ = _prepare_shapes(outlines_mm, config)
+    refits = GridRefits() if refits is None else refits
+    refits.bind((ratio, line, printed, bottom_shift, outlines_mm), origin_mm, mm_per_px, config)
     ok = list(fits)
     for seed in seeds:
-        ok += _grid_fits(seed, ev, ev_coarse, shapes, config, bottom_shift)
+        ok += [f for f in refits.get(seed, lambda p: _grid_refined(p, ev, ev_coarse, shapes, config, bottom_shift))
+               if _acceptable(f, config)]
     return _converged(_with_ambiguity(_suppress(ok, ev, config), ok, config), ev, shapes, config, bottom_shift)
+
+
+class GridRefits:
+    """What the fallback grid search (``find_boards_in``) refined around each seed of one frame's evidence, before any
+    acceptance: a second search of the same evidence that differs only in its acceptance (``loose_acceptance``)
+    judges these poses again instead of searching again (the search, polishing and least squares read no acceptance
+    limit, so the poses are the same ones). Bound to the evidence and the search configuration of its first use;
+    used with any other it starts afresh.
+    """
+
+    def __init__(self) -> None:
+        self._key: tuple | None = None
+        self._maps: tuple = ()  # held: their ids cannot be reused by other objects while bound
+        self._by_seed: dict[tuple[float, float], list[BoardFit]] = {}
+
+    def bind(self, maps: tuple, origin_mm: tuple[float, float], mm_per_px: float, config: AcrylicConfig) -> None:
+        """Use these poses for the evidence ``maps`` (arrays, outlines and callables, compared by identity), the
+        view's ``origin_mm`` and ``mm_per_px`` and ``config`` (its acceptance limits left out): kept if they are those
+        of the poses held, else the poses are dropped."""
+        key = (tuple(id(m) for m in maps), float(origin_mm[0]), float(origin_mm[1]), float(mm_per_px),
+               _search_part(config))
+        if key != self._key:
+            self._by_seed = {}
+        self._key, self._maps = key, maps
+
+    def get(self, seed: np.ndarray, search) -> list[BoardFit]:
+        """The refined poses around ``seed``: held, or ``search(seed)`` (then held)."""
+        key = (float(seed[0]), float(seed[1]))
+        if key not in self._by_seed:
+            self._by_seed[key] = search(seed)
+        return self._by_seed[key]
+
+
+def _search_part(config: AcrylicConfig) -> AcrylicConfig:
+    """``config`` with the acceptance limits ``loose_acceptance`` changes set to those of the strict one: two
+    configurations with the same search part refine the same poses."""
+    strict = AcrylicConfig()
+    return replace(config, max_chamfer_mm=strict.max_chamfer_mm, min_accept_contrast=strict.min_accept_contrast)
 
 
 def refit_boards(
@@ -1401,7 +1446,13 @@ def _square_grid(half: float, step: float) -> np.ndarray:
 
 def _grid_fits(seed: np.ndarray, ev: _Evidence, ev_coarse: _Evidence, shapes: list[_Shape], config: AcrylicConfig,
                bottom_shift=None) -> list[BoardFit]:
-    """Acceptable fits around one seed by the exhaustive grid: coarse candidates of every shape, each
+    """Acceptable fits around one seed by the exhaustive grid (``_grid_refined``)."""
+    return [f for f in _grid_refined(seed, ev, ev_coarse, shapes, config, bottom_shift) if _acceptable(f, config)]
+
+
+def _grid_refined(seed: np.ndarray, ev: _Evidence, ev_coarse: _Evidence, shapes: list[_Shape], config: AcrylicConfig,
+                  bottom_shift=None) -> list[BoardFit]:
+    """Refined fits around one seed by the exhaustive grid, acceptable or not: coarse candidates of every shape, each
     on a finer grid at full resolution, the best on a finer one still, then least squares."""
     coarse = _grid_candidates(seed, ev_coarse, shapes, config)
     step = config.grid_step_mm
@@ -1414,7 +1465,7 @@ def _grid_fits(seed: np.ndarray, ev: _Evidence, ev_coarse: _Evidence, shapes: li
         c = _grid_step(ev, shapes[c.shape], c, config, 16.0, step / 3.0, step / 12.0)
         sh = shapes[c.shape]
         fit = _refine(ev, sh, c.theta, c.xy - _rot(np.array(c.theta)) @ sh.cen, c.sign, config, bottom_shift)
-        if fit is not None and _acceptable(fit, config):
+        if fit is not None:
             out.append(fit)
     return out
 

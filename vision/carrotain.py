@@ -22,6 +22,7 @@ from scoring.flags import Flag
 from vision.acrylic import (
     AcrylicConfig,
     BoardFit,
+    GridRefits,
     board_maps,
     find_boards,
     find_boards_in,
@@ -442,10 +443,11 @@ def _boards_from_evidence(ev: BoardEvidence, cal, chips: list[ChipReading], conf
     if needed and carried is not None:
         return None, ()
     if needed:  # the evidence-driven search left boards unfound: the exhaustive grid there
-        fits = find_boards_in(needed, fits, *maps)
+        refits = GridRefits()  # what that grid refined, judged again (not searched again) by the loose acceptance
+        fits = find_boards_in(needed, fits, *maps, refits=refits)
         challenge = _challenge_boards([f.outline_mm for f in fits], chips_xy, config)
         if len(challenge) < 2:  # still short: the loose fits there, read with their outline uncertain
-            fits = _with_loose_boards(needed, fits, maps, chips_xy, config)
+            fits = _with_loose_boards(needed, fits, maps, chips_xy, config, refits)
             challenge = _challenge_boards([f.outline_mm for f in fits], chips_xy, config)
         unread = unexplained_regions(ev.ratio, ev.printed, fits, ev.origin_mm, ev.mm_per_px, boards, ev.line,
                                      outlines)
@@ -468,7 +470,7 @@ def _boards_from_evidence(ev: BoardEvidence, cal, chips: list[ChipReading], conf
 
 
 def _with_loose_boards(needed: list[np.ndarray], fits: list[BoardFit], maps: tuple, chips_xy_mm: list,
-                       config: CarrotainVisionConfig) -> list[BoardFit]:
+                       config: CarrotainVisionConfig, refits: GridRefits | None = None) -> list[BoardFit]:
     """``fits`` and, while fewer than two of them are challenge boards, the loose fits (``loose_acceptance``, marked
     ``BoardFit.loose``) that the fallback search finds in the areas that need a board (``needed``, table-mm polygons)
     and that lie over the chip field, ranked as challenge boards are (``_over_the_field``: the most chips covered
@@ -489,6 +491,8 @@ def _with_loose_boards(needed: list[np.ndarray], fits: list[BoardFit], maps: tup
         print).
     chips_xy_mm : list of (float, float)
     config : CarrotainVisionConfig
+    refits : GridRefits, optional
+        The poses the strict fallback search refined on the same evidence (judged again, not searched again).
 
     Returns
     -------
@@ -496,7 +500,7 @@ def _with_loose_boards(needed: list[np.ndarray], fits: list[BoardFit], maps: tup
     """
     ratio, origin_mm, s, outlines, boards, bottom_shift, line, printed = maps
     found = find_boards_in(needed, fits, ratio, origin_mm, s, outlines, loose_acceptance(boards), bottom_shift, line,
-                           printed)
+                           printed, refits=refits)
     displaced = [Polygon(g.outline_mm) for g in fits if all(f.id != g.id for f in found)]
     loose = [f for f in found if all(g.id != f.id for g in fits)
              and not any(Polygon(f.outline_mm).intersection(d).area > boards.stack_min_overlap_mm2 for d in displaced)]

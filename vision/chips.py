@@ -636,10 +636,11 @@ def _read_chip(img, rim: _Rim, origin_mm, s: float, palette, face_palette, hole_
         confidence = float(min(hole_conf, face_conf[0]))
         presence = 1.0  # a dark centre on a bright disc: a holed chip, or a chip with a dark dot
     else:
-        colour, dot_conf = _dot_colour(rel, palette, in_play, config, colour_config)
+        dist = _faded_distances(rel, palette, config)  # once, for its colour and its presence
+        colour, dot_conf = _name_dot(dist, in_play, config, colour_config)
         kind = "star"
         confidence = float(min(hole_conf, dot_conf))
-        presence = _dot_presence(rel, palette, config, colour_config)
+        presence = _presence_of(dist, colour_config)
     sigma = float(np.hypot(config.base_sigma_mm, config.rim_sigma_factor * rim.rms_mm / np.sqrt(max(rim.n_good, 1))))
     scale = 1.0
     if rim.fallback:
@@ -722,8 +723,12 @@ def _dot_presence(rel_rgb: np.ndarray, palette: dict[str, np.ndarray], config: C
     rel_rgb : ndarray, shape (3,)
         The centre's colour relative to its chip's face, on the normalised scale.
     """
-    best = min(_faded_distances(rel_rgb, palette, config).values())
-    return float(np.exp(-best / colour_config.max_de))
+    return _presence_of(_faded_distances(rel_rgb, palette, config), colour_config)
+
+
+def _presence_of(dist: dict[str, float], colour_config: ColourConfig) -> float:
+    """``_dot_presence`` given the distances to every palette colour (``_faded_distances``)."""
+    return float(np.exp(-min(dist.values()) / colour_config.max_de))
 
 
 def _faded_distances(rel_rgb: np.ndarray, palette: dict[str, np.ndarray], config: ChipConfig) -> dict[str, float]:
