@@ -79,6 +79,13 @@ class CarrotainOptions:
         *uncertain*: flagged, and a not-hidden uncertain chip may be a phantom, so the verdict is contested when
         dropping uncertain (and flipping borderline) chips could change it. Chips whose kind/colour it is less
         sure of than this (``ChipReading.confidence``) make the awards they could change doubtful.
+    unread_touch_mm : float
+        Unread acrylic (a region of role ``"unread"``) within this distance of a challenge board's outline makes that
+        board's place unsure: the fit may explain only part of the acrylic of the board really there
+        (``_misplaced_board_chips``).
+    board_reach_mm : float
+        The longest chord of the largest board (G, 238.7 mm in components/carrotain): a board covering an unread region
+        can cover no chip farther than this from any point of the region.
     """
 
     coverage: str = "centre"
@@ -89,6 +96,8 @@ class CarrotainOptions:
     hole_diameter_mm: float = 6.0
     sigma_factor: float = 2.5
     min_confidence: float = 0.5
+    unread_touch_mm: float = 0.0
+    board_reach_mm: float = 239.0
 
     def __post_init__(self) -> None:
         if self.coverage not in COVERAGES:
@@ -459,11 +468,64 @@ def _chip_geometry(state: CarrotainState, xy_mm: np.ndarray, polys: list, challe
     return _ChipGeometry(hidden, margin, borderline, bad_xy, tuple(board_of), band)
 
 
-def _contest(geo: _ChipGeometry, uncertain: np.ndarray) -> _Contest:
-    """Could flipping borderline chips (or dropping uncertain not-hidden ones) change the verdict?"""
+def _misplaced_board_chips(state: CarrotainState, polys: list, challenge: list[int], xy_mm: np.ndarray,
+                           geo: _ChipGeometry, options: CarrotainOptions) -> tuple[np.ndarray, np.ndarray, list[Flag]]:
+    """The chips a misplaced challenge board could change, and a flag naming each board whose place is unsure.
+
+    Unread acrylic (role ``"unread"``) touching a challenge board's outline (within ``unread_touch_mm``) says the fit
+    may explain only part of the acrylic there: a fit at the wrong place, or a second board stacked on it. Under
+    that reading a board covers the unread region, so a chip not hidden that such a board could reach (every point
+    of the region within ``board_reach_mm`` of it) may be hidden, and a chip that fit alone hides but such a board
+    could not reach may not be. Both are doubtful (``_contest``).
+
+    Parameters
+    ----------
+    xy_mm : ndarray, shape (n, 2)
+
+    Returns
+    -------
+    may_cover, may_uncover : ndarray of bool, shape (n,)
+    flags : list[Flag]
+        ``board_place_unsure`` per challenge board touched: the board, the unread regions (indices into
+        ``state.boards``) and the chips it makes doubtful.
+    """
+    n = len(xy_mm)
+    may_cover, may_uncover = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+    unread = [k for k, b in enumerate(state.boards) if b.role == UNREAD and polys[k] is not None]
+    if not n or not unread:
+        return may_cover, may_uncover, []
+    ok = ~geo.bad_xy
+    flags = []
+    for c in challenge:
+        touching = [k for k in unread if float(shapely.distance(polys[c], polys[k])) <= options.unread_touch_mm]
+        if not touching:
+            continue
+        board_id = state.boards[c].id
+        only_c = geo.hidden & ok & np.array([geo.board[i] == board_id for i in range(n)], dtype=bool)
+        cover, uncover = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+        for k in touching:
+            region = shapely.get_coordinates(polys[k])
+            far_mm = np.max(np.linalg.norm(xy_mm[:, None, :] - region[None, :, :], axis=2), axis=1)
+            reach = far_mm <= options.board_reach_mm
+            cover |= reach & ok & ~geo.hidden
+            uncover |= only_c & ~reach
+        may_cover |= cover
+        may_uncover |= uncover
+        chips = [int(i) for i in np.flatnonzero(cover | uncover)]
+        flags.append(Flag("board_place_unsure",
+                          f"acrylic not read as a board touches challenge board {board_id}: the board may lie "
+                          "elsewhere over it (a fit at the wrong place, or a second board stacked on it)"
+                          + (f"; chip(s) {_chip_list(chips)} could change" if chips else ""),
+                          {"board": board_id, "unread": touching, "chips": chips}))
+    return may_cover, may_uncover, flags
+
+
+def _contest(geo: _ChipGeometry, uncertain: np.ndarray, may_uncover: np.ndarray) -> _Contest:
+    """Could flipping borderline chips (or dropping uncertain not-hidden ones, or uncovering the hidden ones
+    ``may_uncover`` marks) change the verdict?"""
     hidden, margin = geo.hidden, geo.margin_mm
     n_not = int(np.count_nonzero(~hidden))
-    bl = np.flatnonzero(geo.borderline)
+    bl = np.flatnonzero(geo.borderline | (may_uncover & hidden))
     bl_hidden = sorted((int(i) for i in bl if hidden[i]), key=lambda i: abs(margin[i]))
     # not-hidden chips that could drop out of the count: borderline ones first, then phantoms
     could_drop = sorted((int(i) for i in bl if not hidden[i]), key=lambda i: abs(margin[i])) + \
@@ -634,6 +696,8 @@ def adjudicate(
         under = [int(i) for i in np.flatnonzero(in_unread)]
         flags.append(Flag("under_unread_acrylic", f"chip(s) {_chip_list(under)} lie under acrylic that was not read "
                           "as a board: they may be hidden", {"chips": under}))
+    may_cover, may_uncover, misplaced = _misplaced_board_chips(state, polys, challenge, xy_mm, geo, options)
+    flags += misplaced
     for k, b in enumerate(state.boards):
         if b.role in ("challenge", UNREAD) or polys[k] is None or not n:
             continue
@@ -651,7 +715,7 @@ def adjudicate(
 
     n_not = int(np.count_nonzero(~geo.hidden))
     verdict = _verdict(n_not)
-    contest = _contest(geo, uncertain | in_unread)
+    contest = _contest(geo, uncertain | in_unread | may_cover, may_uncover)
     if contest.contested:
         flags.append(Flag("contested", f"verdict contested: borderline/uncertain chip(s) "
                           f"{_chip_list(contest.doubtful)} could give {contest.other}",
