@@ -32,3 +32,17 @@ def test_a_wrong_truth_is_a_silent_wrong_not_exact():
                        "scores": {}}
     r = judge_pair(name, doc, photos, "setup")
     assert r["outcome"] == "WRONG" and not r["checks"]["placed"]
+
+
+def test_synthetic_pairs_delivered_by_the_device_asked():
+    """``--synth`` with ``--device``: each photo as the simulated device delivers it, seeded by its name (the same
+    pair and seed give the same photos, another seed others)."""
+    import numpy as np
+
+    ((_, _, rendered),) = list(synth_items(2, 3, hard=False))
+    ((_, _, webcam),) = list(synth_items(2, 3, hard=False, device="webcam", seed=0))
+    ((_, _, again),) = list(synth_items(2, 3, hard=False, device="webcam", seed=0))
+    ((_, _, other),) = list(synth_items(2, 3, hard=False, device="webcam", seed=1))
+    assert all(w.shape[:2] != r.shape[:2] or not np.array_equal(w, r) for w, r in zip(webcam, rendered, strict=True))
+    assert all(np.array_equal(w, a) for w, a in zip(webcam, again, strict=True))
+    assert not all(np.array_equal(w, o) for w, o in zip(webcam, other, strict=True))

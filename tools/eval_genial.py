@@ -1,7 +1,7 @@
 """Measure Genial Spezial judging on photo pairs with truth: photoreal sets or seeded synthetic renders.
 
     .venv/bin/python tools/eval_genial.py --set SET [--values setup|values|none|all] [--name SUBSTR] [-v]
-    .venv/bin/python tools/eval_genial.py --synth 0:20 [--hard] [--values ...] [-v]
+    .venv/bin/python tools/eval_genial.py --synth 0:20 [--hard] [--values ...] [--device webcam [--seed N]] [-v]
     .venv/bin/python tools/eval_genial.py --set SET --report OUT.json
     .venv/bin/python tools/eval_genial.py --set SET --device webcam [--seed N]
 
@@ -226,8 +226,6 @@ def photoreal_items(set_dir: Path, name_part: str = "", device: str = "none",
     as rendered)."""
     import cv2
 
-    from tools.device_sim import seed_for, simulate
-
     for tp in sorted((set_dir / "truth" / "genial").glob("*.json")):
         if name_part and name_part not in tp.stem:
             continue
@@ -236,20 +234,31 @@ def photoreal_items(set_dir: Path, name_part: str = "", device: str = "none",
         if not all(p.exists() for p in imgs):
             continue
         photos = [cv2.cvtColor(cv2.imread(str(p)), cv2.COLOR_BGR2RGB) for p in imgs]
-        if device != "none":
-            photos = [simulate(ph, device, seed_for(p.name, device, seed)) for ph, p in zip(photos, imgs, strict=True)]
-        yield tp.stem, doc, photos
+        yield tp.stem, doc, delivered(photos, [p.name for p in imgs], device, seed)
 
 
-def synth_items(lo: int, hi: int, hard: bool) -> Iterator[tuple[str, dict, list]]:
+def delivered(photos: list, names: list[str], device: str, seed: int) -> list:
+    """The photos (RGB) as ``device`` delivers them (``tools/device_sim.py``, each seeded by its name, the device
+    and ``seed``; ``none``: unchanged)."""
+    if device == "none":
+        return photos
+    from tools.device_sim import seed_for, simulate
+
+    return [simulate(ph, device, seed_for(n, device, seed)) for ph, n in zip(photos, names, strict=True)]
+
+
+def synth_items(lo: int, hi: int, hard: bool, device: str = "none", seed: int = 0) -> Iterator[tuple[str, dict, list]]:
+    """Seeded synthetic pairs (``synth.genial.render_pair``) with their truth, each photo as ``device`` delivers it
+    (seeded by the pair's name, ``_before`` / ``_after``, the device and ``seed``)."""
     from synth.genial import render_pair
 
-    for seed in range(lo, hi):
-        images, truth = render_pair(seed, hard=hard)
+    for s in range(lo, hi):
+        images, truth = render_pair(s, hard=hard)
         sc = truth["scene"]
         doc = dict(truth) | {"category": "all", "scene": dict(sc) | {
             "towers": [dict(t) | {"light": t.get("light", t.get("value"))} for t in sc["towers"]]}}
-        yield f"synth{'_hard' if hard else ''}_{seed}", doc, list(images)
+        name = f"synth{'_hard' if hard else ''}_{s}"
+        yield name, doc, delivered(list(images), [f"{name}_before", f"{name}_after"], device, seed)
 
 
 def _line(r: dict) -> str:
@@ -270,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
                          "only), read from the photos (none), or all three")
     ap.add_argument("--name", default="", help="only items whose name contains this")
     ap.add_argument("--device", default="none", choices=("none", "phone", "webcam", "browser"),
-                    help="photoreal photos as this device delivers them (tools/device_sim.py)")
+                    help="the photos (photoreal or synthetic) as this device delivers them (tools/device_sim.py)")
     ap.add_argument("--seed", type=int, default=0, help="base seed of the device simulation")
     ap.add_argument("--report", type=Path, help="write every row and the summary as JSON here")
     ap.add_argument("-v", "--verbose", action="store_true", help="print the flags and misses of every row")
@@ -281,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         items = photoreal_items(a.set, a.name, a.device, a.seed)
     elif a.synth:
         lo, hi = (int(x) for x in a.synth.split(":"))
-        items = synth_items(lo, hi, a.hard)
+        items = synth_items(lo, hi, a.hard, a.device, a.seed)
     else:
         ap.error("give --set or --synth")
     modes = MODES if a.values == "all" else (a.values,)
