@@ -72,4 +72,8 @@ def test_a_cmyk_table_shown_mosaic_by_mosaic_settles_its_ranking_once(tmp_path):
     result = recorded[0].result
     assert [m["player"] for m in recorded[0].state["mosaics"]] == ["Aki", "Ben"]
     assert _pieces(result) == _pieces(expected)  # the mosaics of the still photos
-    assert "Ranking: " + " > ".join(result["ranking"]) in text and "Now show Aki's mosaic" in text  # next table
+    # the guide starts the next table: its first mosaic, or - Chrome's fake camera loops the clip - that mosaic read
+    # again already, for the next table, before STOP was pressed
+    next_table = "Now show Aki's mosaic" in text or "Read: Aki's mosaic ✓ · Now show Ben's mosaic" in text
+    assert "Ranking: " + " > ".join(result["ranking"]) in text
+    assert next_table, text
